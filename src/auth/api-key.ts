@@ -1,0 +1,18 @@
+/** The X-API-KEY check (D4 step 2). */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AuthFailure } from './failures.js';
+
+const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+
+/**
+ * Compares in constant time: both sides are hashed to 32 bytes first, so neither the
+ * length nor the first differing byte of the presented key changes the time taken.
+ */
+export function sameKey(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+export function checkApiKey(header: string | undefined, expected: string): AuthFailure | null {
+  if (header === undefined || header === '') return 'api_key_missing';
+  return sameKey(header, expected) ? null : 'api_key_invalid';
+}

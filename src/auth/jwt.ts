@@ -1,0 +1,91 @@
+/**
+ * JWT checks (D4 step 3, D9): the token's form first, then fast-jwt with HS256 pinned.
+ * Verified tokens are cached by fast-jwt until they expire.
+ */
+import { createSigner, createVerifier, TokenError } from 'fast-jwt';
+import type { AuthFailure } from './failures.js';
+
+export interface TokenClaims {
+  sub: string;
+  name?: string;
+  iat?: number;
+  exp: number;
+  nbf?: number;
+}
+
+export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; failure: AuthFailure };
+
+const SEGMENT = /^[A-Za-z0-9_-]+$/;
+const SIGNATURE = /^[A-Za-z0-9_-]*$/;
+const NBF_LEEWAY_S = 60;
+
+function isJsonObject(segment: string): boolean {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
+/** Three base64url segments whose first two decode to JSON objects. */
+export function isWellFormed(token: string): boolean {
+  const parts = token.split('.');
+  if (parts.length !== 3) return false;
+  const [header = '', payload = '', signature = ''] = parts;
+  return SEGMENT.test(header) && SEGMENT.test(payload) && SIGNATURE.test(signature) && isJsonObject(header) && isJsonObject(payload);
+}
+
+function failureOf(err: unknown): AuthFailure {
+  if (!(err instanceof TokenError)) return 'token_bad_signature';
+  switch (err.code) {
+    case TokenError.codes.expired:
+      return 'token_expired';
+    case TokenError.codes.missingRequiredClaim:
+      return 'token_without_expiry';
+    default:
+      return 'token_bad_signature';
+  }
+}
+
+type Verify = (token: string) => Record<string, unknown>;
+
+export class TokenVerifier {
+  private verify: Verify | undefined;
+  private secret: string | undefined;
+
+  private verifierFor(secret: string): Verify {
+    if (this.secret !== secret || !this.verify) {
+      this.secret = secret;
+      this.verify = createVerifier({
+        key: secret,
+        algorithms: ['HS256'],
+        requiredClaims: ['exp'],
+        // nbf is checked below with its leeway; exp has none.
+        ignoreNotBefore: true,
+        cache: 10_000,
+      }) as Verify;
+    }
+    return this.verify;
+  }
+
+  check(token: string, secret: string, nowMs: number = Date.now()): TokenCheck {
+    if (!isWellFormed(token)) return { ok: false, failure: 'token_malformed' };
+    let claims: Record<string, unknown>;
+    try {
+      claims = this.verifierFor(secret)(token);
+    } catch (err) {
+      return { ok: false, failure: failureOf(err) };
+    }
+    if (typeof claims.nbf === 'number' && claims.nbf > nowMs / 1000 + NBF_LEEWAY_S) {
+      return { ok: false, failure: 'token_not_yet_valid' };
+    }
+    return { ok: true, claims: claims as unknown as TokenClaims };
+  }
+}
+
+export function signToken(secret: string, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): string {
+  const iat = Math.floor(nowMs / 1000);
+  const sign = createSigner({ key: secret, algorithm: 'HS256' });
+  return sign({ sub: String(userId), name: login, iat, exp: iat + ttlSeconds });
+}

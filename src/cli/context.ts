@@ -1,0 +1,39 @@
+/** What every admin command starts from: the configuration and a migrated store. */
+import { loadConfig, type Config } from '../config.js';
+import { ensureSettings, toAuthSettings } from '../settings.js';
+import { openStore, type Store } from '../store/index.js';
+import type { AuthSettings } from '../auth/authenticate.js';
+
+/** A failure to report on one line and exit non-zero. */
+export class CliError extends Error {
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
+
+export interface CliContext {
+  config: Config;
+  store: Store;
+  out: (line: string) => void;
+  err: (line: string) => void;
+  /** Settings with the environment's secret overrides applied, as servers see them. */
+  authSettings(): Promise<AuthSettings>;
+}
+
+export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
+  const config = loadConfig();
+  const store = openStore(config.databaseUrl, config.db);
+  try {
+    await store.migrate();
+    const ctx: CliContext = {
+      config,
+      store,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+      authSettings: async () => toAuthSettings(await ensureSettings(store.settings), { apiKey: config.apiKey, jwtSecret: config.jwtSecret }),
+    };
+    return await fn(ctx);
+  } finally {
+    await store.close();
+  }
+}

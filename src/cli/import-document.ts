@@ -1,0 +1,123 @@
+/**
+ * The import document: users and listings in the shapes the interface returns.
+ * Parsing it either yields the catalog or names the first bad entry by its path,
+ * e.g. `listings[3].images[0].sizes.full.width: expected integer`.
+ */
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import type { Catalog } from '../domain/catalog.js';
+import { LISTING_STATUSES, type Listing, type User } from '../domain/model.js';
+import { ImageObject, TermObject } from '../present/wire-schemas.js';
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const OptText = Type.Optional(Type.String({ maxLength: 10_000 }));
+
+export const ImportUser = Type.Object(
+  {
+    id: Id,
+    login: Type.String({ minLength: 1, maxLength: 255 }),
+    name: OptText,
+    email: OptText,
+    phone: OptText,
+    whatsapp: OptText,
+    website: OptText,
+    profile_picture: OptText,
+    disabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportListing = Type.Object(
+  {
+    id: Id,
+    owner_id: Id,
+    title: Type.String({ maxLength: 10_000 }),
+    slug: Type.Optional(Type.String({ maxLength: 1000 })),
+    status: Type.Optional(Type.Union(LISTING_STATUSES.map((s) => Type.Literal(s)))),
+    price: Type.Optional(Type.String({ pattern: '^([0-9]{1,15}(\\.[0-9]{1,8})?)?$' })),
+    images: Type.Optional(Type.Array(ImageObject)),
+    category: Type.Optional(Type.Array(TermObject)),
+    location: Type.Optional(Type.Array(TermObject)),
+  },
+  { additionalProperties: false },
+);
+
+export const ImportDocument = Type.Object(
+  {
+    users: Type.Optional(Type.Array(ImportUser)),
+    listings: Type.Optional(Type.Array(ImportListing)),
+  },
+  { additionalProperties: false, title: 'Souk import document' },
+);
+export type ImportDocument = Static<typeof ImportDocument>;
+
+/** `/listings/3/images/0` -> `listings[3].images[0]` */
+export function displayPath(pointer: string): string {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
+    .reduce((path, part) => (/^\d+$/.test(part) ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+}
+
+function lowerFirst(text: string): string {
+  return text.charAt(0).toLowerCase() + text.slice(1);
+}
+
+/** The deepest error first: a union's "expected one of" is less helpful than the field inside it. */
+function firstProblem(schema: TSchema, value: unknown): { path: string; problem: string } | null {
+  let best: { path: string; message: string } | null = null;
+  for (const error of Value.Errors(schema, value)) {
+    if (!best || error.path.length > best.path.length) best = { path: error.path, message: error.message };
+    if (best.path.split('/').length > 6) break;
+  }
+  if (!best) return null;
+  return { path: displayPath(best.path) || '(document)', problem: lowerFirst(best.message) };
+}
+
+export function slugify(title: string, id: number): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+  return slug || String(id);
+}
+
+function toUser(u: Static<typeof ImportUser>): User {
+  return {
+    id: u.id,
+    login: u.login,
+    name: u.name ?? '',
+    email: u.email ?? '',
+    phone: u.phone ?? '',
+    whatsapp: u.whatsapp ?? '',
+    website: u.website ?? '',
+    profilePicture: u.profile_picture ?? '',
+    disabled: u.disabled ?? false,
+  };
+}
+
+function toListing(l: Static<typeof ImportListing>): Listing {
+  return {
+    id: l.id,
+    ownerId: l.owner_id,
+    title: l.title,
+    slug: l.slug || slugify(l.title, l.id),
+    status: l.status ?? 'publish',
+    price: l.price ?? '',
+    images: l.images ?? [],
+    category: l.category ?? [],
+    location: l.location ?? [],
+  };
+}
+
+export type ParsedDocument = { ok: true; catalog: Catalog } | { ok: false; path: string; problem: string };
+
+export function parseImportDocument(value: unknown): ParsedDocument {
+  const problem = firstProblem(ImportDocument, value);
+  if (problem) return { ok: false, ...problem };
+  const doc = value as ImportDocument;
+  return { ok: true, catalog: { users: (doc.users ?? []).map(toUser), listings: (doc.listings ?? []).map(toListing) } };
+}

@@ -1,0 +1,76 @@
+/** The `souk` admin CLI: serve, migrate, import, token, settings, api-key, listings, demo. */
+import { parseArgs } from 'node:util';
+import { ConfigError, loadConfig } from '../config.js';
+import { serve } from '../server.js';
+import { CliError, withStore } from './context.js';
+import { demo } from './commands/demo.js';
+import { importFile } from './commands/import.js';
+import { deleteListingsCommand } from './commands/listings.js';
+import { getSetting, listSettings, rotateApiKey, setSetting } from './commands/settings.js';
+import { token } from './commands/token.js';
+
+const USAGE = `usage: souk COMMAND
+
+  serve                          serve the interface (what npm start runs)
+  migrate                        apply pending database migrations
+  import FILE|-                  upsert users and listings from a JSON document (atomic)
+  token USER_ID [--ttl SECONDS]  print a signed JWT for a user (default lifetime 1 day)
+  settings                       print the settings
+  settings get KEY               print one setting's raw value
+  settings set rest_api true|false
+  api-key rotate                 generate and print a new API key
+  listings delete ID...          remove listings (they leave every favourite list)
+  demo                           import a demo marketplace and print curl commands
+
+Every command uses DATABASE_URL (default sqlite:./data/souk.db).`;
+
+async function run(argv: string[]): Promise<void> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      await serve(loadConfig());
+      return;
+    case 'migrate':
+      return withStore(async (ctx) => ctx.out('database is up to date'));
+    case 'import':
+      return withStore((ctx) => importFile(ctx, rest[0]));
+    case 'token': {
+      const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { ttl: { type: 'string' } } });
+      return withStore((ctx) => token(ctx, positionals[0], values.ttl));
+    }
+    case 'settings':
+      if (rest[0] === undefined) return withStore(listSettings);
+      if (rest[0] === 'get') return withStore((ctx) => getSetting(ctx, rest[1]));
+      if (rest[0] === 'set') return withStore((ctx) => setSetting(ctx, rest[1], rest[2]));
+      throw new CliError('usage: souk settings [get KEY | set rest_api true|false]');
+    case 'api-key':
+      if (rest[0] === 'rotate') return withStore(rotateApiKey);
+      throw new CliError('usage: souk api-key rotate');
+    case 'listings':
+      if (rest[0] === 'delete') return withStore((ctx) => deleteListingsCommand(ctx, rest.slice(1)));
+      throw new CliError('usage: souk listings delete ID...');
+    case 'demo':
+      return withStore(demo);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    default:
+      throw new CliError(`unknown command "${command}"\n${USAGE}`);
+  }
+}
+
+export async function main(argv: string[]): Promise<void> {
+  try {
+    await run(argv);
+  } catch (err) {
+    if (err instanceof ConfigError) process.stderr.write(`souk: invalid setting: ${err.message}\n`);
+    else if (err instanceof CliError) process.stderr.write(`souk: ${err.message}\n`);
+    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`souk: ${err.message}\n`);
+    else process.stderr.write(`souk: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exitCode = err instanceof CliError ? err.exitCode : 1;
+  }
+}
+

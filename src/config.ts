@@ -1,0 +1,158 @@
+/**
+ * Every setting Souk reads from the environment, validated in one place.
+ * A bad value stops start-up with a ConfigError whose message names the setting.
+ */
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export type CurrencyPosition = 'left' | 'right' | 'left_space' | 'right_space';
+
+export interface PriceFormat {
+  currencySymbol: string;
+  position: CurrencyPosition;
+  decimals: number;
+  thousandsSeparator: string;
+  decimalSeparator: string;
+}
+
+export interface Config {
+  port: number;
+  host: string;
+  databaseUrl: string;
+  apiPrefix: string;
+  siteUrl: string;
+  siteTimezone: string;
+  listingUrlTemplate: string;
+  /** Overrides of the secrets stored in the database settings (D9). */
+  apiKey: string | undefined;
+  jwtSecret: string | undefined;
+  bodyLimit: number;
+  textMaxLength: number;
+  maxFiles: number;
+  price: PriceFormat;
+  logLevel: string;
+  /** How often a server re-reads settings changed by the CLI. */
+  settingsRefreshMs: number;
+  db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+const POSITIONS: CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
+
+function text(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+function optionalSecret(env: Env, name: string): string | undefined {
+  const value = env[name];
+  if (value === undefined || value === '') return undefined;
+  if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
+  return value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
+  const value = text(env, name, fallback);
+  if (!allowed.includes(value as T)) {
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+  }
+  return value as T;
+}
+
+function databaseUrl(env: Env): string {
+  const value = text(env, 'DATABASE_URL', 'sqlite:./data/souk.db');
+  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+    throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
+  }
+  return value;
+}
+
+function apiPrefix(env: Env): string {
+  const value = text(env, 'API_PREFIX', '/wp-json/rtcl');
+  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value)) {
+    throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
+  }
+  return value;
+}
+
+function siteUrl(env: Env, port: number, host: string): string {
+  const value = text(env, 'SITE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
+  let parsed: URL;
+  try {
+    parsed = new URL(value);
+  } catch {
+    throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${value}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+    throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${value}"`);
+  }
+  return value.replace(/\/+$/, '');
+}
+
+function timezone(env: Env): string {
+  const value = text(env, 'SITE_TIMEZONE', 'UTC');
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: value });
+  } catch {
+    throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as UTC or Europe/Paris, got "${value}"`);
+  }
+  return value;
+}
+
+function listingUrlTemplate(env: Env): string {
+  const value = text(env, 'LISTING_URL_TEMPLATE', '{site_url}/listing/{slug}/');
+  if (!value.includes('{slug}') && !value.includes('{id}')) {
+    throw new ConfigError('LISTING_URL_TEMPLATE must contain {slug} or {id}');
+  }
+  return value;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, 'PORT', 8080, 0, 65535);
+  const host = text(env, 'HOST', '127.0.0.1');
+  const logLevel = text(env, 'LOG_LEVEL', 'info');
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  return {
+    port,
+    host,
+    databaseUrl: databaseUrl(env),
+    apiPrefix: apiPrefix(env),
+    siteUrl: siteUrl(env, port, host),
+    siteTimezone: timezone(env),
+    listingUrlTemplate: listingUrlTemplate(env),
+    apiKey: optionalSecret(env, 'API_KEY'),
+    jwtSecret: optionalSecret(env, 'JWT_SECRET'),
+    bodyLimit: integer(env, 'BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
+    textMaxLength: integer(env, 'TEXT_MAX_LENGTH', 5000, 1, 1_000_000),
+    maxFiles: 10,
+    price: {
+      currencySymbol: text(env, 'CURRENCY_SYMBOL', '&#36;'),
+      position: oneOf(env, 'CURRENCY_POSITION', 'left', POSITIONS),
+      decimals: integer(env, 'PRICE_DECIMALS', 2, 0, 8),
+      thousandsSeparator: env.PRICE_THOUSANDS_SEPARATOR ?? ',',
+      decimalSeparator: text(env, 'PRICE_DECIMAL_SEPARATOR', '.'),
+    },
+    logLevel,
+    settingsRefreshMs: integer(env, 'SETTINGS_REFRESH_MS', 2000, 100, 60_000),
+    db: {
+      poolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
+      statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
+      connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+    },
+  };
+}

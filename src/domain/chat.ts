@@ -1,0 +1,101 @@
+/** Chat: start a conversation about a listing with its first message (D6). */
+import type { Attachment, Conversation, Listing, Message, MessageType, User } from './model.js';
+import type { Repositories, UnitOfWork } from './ports.js';
+
+export interface StartConversationInput {
+  listingId: number;
+  text: string;
+  files: Attachment[];
+  /** The client's id for this message; a retry with the same one stores nothing new. */
+  tempId: string | null;
+}
+
+export interface ChatLimits {
+  textMaxLength: number;
+  maxFiles: number;
+}
+
+export interface StartedConversation {
+  conversation: Conversation;
+  listing: Listing;
+  sender: User;
+  recipient: User;
+  message: Message;
+  lastMessage: Message;
+  unreadCount: number;
+}
+
+export type StartConversationError = 'text_required' | 'text_too_long' | 'too_many_files' | 'listing_not_found' | 'own_listing';
+
+export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
+
+/** Counts characters as people do (code points), not UTF-16 units. */
+function characterCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+export function checkMessageInput(input: StartConversationInput, limits: ChatLimits): StartConversationError | null {
+  if (input.files.length > limits.maxFiles) return 'too_many_files';
+  if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
+  if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
+  return null;
+}
+
+function messageType(input: StartConversationInput): MessageType {
+  return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
+}
+
+async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number): Promise<Conversation> {
+  const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
+  return existing ?? repos.conversations.create(listing.id, callerId, listing.ownerId, now);
+}
+
+async function appendMessage(repos: Repositories, conversation: Conversation, callerId: number, input: StartConversationInput, now: number) {
+  if (input.tempId !== null) {
+    const stored = await repos.messages.findByTempId(conversation.id, callerId, input.tempId);
+    if (stored) return { message: stored, conversation, isRetry: true };
+  }
+  const message = await repos.messages.create({
+    conId: conversation.id,
+    sourceId: callerId,
+    text: input.text,
+    type: messageType(input),
+    attachments: input.files.length > 0 ? input.files : null,
+    tempId: input.tempId,
+    createdAt: now,
+  });
+  await repos.conversations.recordLastMessage(conversation.id, message.id, now);
+  return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, isRetry: false };
+}
+
+export async function startConversation(
+  uow: UnitOfWork,
+  caller: User,
+  input: StartConversationInput,
+  limits: ChatLimits,
+  now: number = Date.now(),
+): Promise<StartConversationResult> {
+  const invalid = checkMessageInput(input, limits);
+  if (invalid) return { ok: false, error: invalid };
+
+  return uow.transaction(async (repos) => {
+    // One caller's starts run one at a time: concurrent starts share one conversation.
+    await repos.users.lock(caller.id);
+    const listing = await repos.listings.findById(input.listingId);
+    if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
+    if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
+    const recipient = await repos.users.findById(listing.ownerId);
+    if (!recipient) return { ok: false, error: 'listing_not_found' } as const;
+
+    const opened = await openConversation(repos, listing, caller.id, now);
+    const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);
+    const lastMessage =
+      isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
+        ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
+        : message;
+    const unreadCount = await repos.conversations.unreadCount(conversation.id, caller.id);
+    return { ok: true, value: { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount } } as const;
+  });
+}

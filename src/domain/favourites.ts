@@ -1,0 +1,21 @@
+/** Favourites: toggle a listing in the caller's list (interface rules 1-2, D5). */
+import type { UnitOfWork } from './ports.js';
+
+export type ToggleFavouriteResult = { ok: true; favouriteIds: number[] } | { ok: false; error: 'listing_not_found' };
+
+export async function toggleFavourite(
+  uow: UnitOfWork,
+  userId: number,
+  listingId: number,
+  now: number = Date.now(),
+): Promise<ToggleFavouriteResult> {
+  return uow.transaction(async (repos) => {
+    // One user's toggles run one at a time, so none is lost and no id is listed twice.
+    await repos.users.lock(userId);
+    const listing = await repos.listings.findById(listingId);
+    if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
+    const removed = await repos.favourites.remove(userId, listingId);
+    if (!removed) await repos.favourites.add(userId, listingId, now);
+    return { ok: true, favouriteIds: await repos.favourites.listIds(userId) } as const;
+  });
+}

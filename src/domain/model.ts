@@ -1,0 +1,71 @@
+/** The marketplace's records as the use cases see them: no SQL, no HTTP. */
+import type { Attachment, ImageObject, TermObject } from '../present/wire-schemas.js';
+
+export type { Attachment, ImageObject, TermObject };
+
+export const LISTING_STATUSES = ['publish', 'pending', 'draft', 'expired', 'trash'] as const;
+export type ListingStatus = (typeof LISTING_STATUSES)[number];
+
+export interface User {
+  id: number;
+  login: string;
+  name: string;
+  email: string;
+  phone: string;
+  whatsapp: string;
+  website: string;
+  profilePicture: string;
+  disabled: boolean;
+}
+
+export interface Listing {
+  id: number;
+  ownerId: number;
+  title: string;
+  slug: string;
+  status: ListingStatus;
+  /** The stored price string, e.g. "1200"; "" when there is none. */
+  price: string;
+  images: ImageObject[];
+  category: TermObject[];
+  location: TermObject[];
+}
+
+export interface Conversation {
+  id: number;
+  listingId: number;
+  senderId: number;
+  recipientId: number;
+  senderDelete: boolean;
+  recipientDelete: boolean;
+  senderReview: boolean;
+  recipientReview: boolean;
+  invertReview: boolean;
+  lastMessageId: number | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+export type MessageType = 'text' | 'attachment';
+
+export interface Message {
+  id: number;
+  conId: number;
+  sourceId: number;
+  text: string;
+  type: MessageType;
+  attachments: Attachment[] | null;
+  isRead: boolean;
+  tempId: string | null;
+  createdAt: number;
+}
+
+export interface NewMessage {
+  conId: number;
+  sourceId: number;
+  text: string;
+  type: MessageType;
+  attachments: Attachment[] | null;
+  tempId: string | null;
+  createdAt: number;
+}

@@ -1,0 +1,60 @@
+/** What the use cases need from storage. src/store implements it for SQLite and PostgreSQL. */
+import type { Conversation, Listing, Message, NewMessage, User } from './model.js';
+
+export interface UserRepository {
+  findById(id: number): Promise<User | undefined>;
+  /** Serialises concurrent writes by one user until the transaction ends. */
+  lock(id: number): Promise<void>;
+}
+
+export interface ListingRepository {
+  findById(id: number): Promise<Listing | undefined>;
+}
+
+export interface FavouriteRepository {
+  /** Removes the listing from the user's favourites; true when it was there. */
+  remove(userId: number, listingId: number): Promise<boolean>;
+  add(userId: number, listingId: number, at: number): Promise<void>;
+  /** The user's favourite listing ids, oldest addition first. */
+  listIds(userId: number): Promise<number[]>;
+}
+
+export interface ConversationRepository {
+  findOpen(listingId: number, senderId: number, recipientId: number): Promise<Conversation | undefined>;
+  create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
+  recordLastMessage(conId: number, messageId: number, at: number): Promise<void>;
+  findById(conId: number): Promise<Conversation | undefined>;
+  unreadCount(conId: number, readerId: number): Promise<number>;
+}
+
+export interface MessageRepository {
+  findByTempId(conId: number, sourceId: number, tempId: string): Promise<Message | undefined>;
+  findById(id: number): Promise<Message | undefined>;
+  create(message: NewMessage): Promise<Message>;
+}
+
+export interface Repositories {
+  users: UserRepository;
+  listings: ListingRepository;
+  favourites: FavouriteRepository;
+  conversations: ConversationRepository;
+  messages: MessageRepository;
+}
+
+export interface UnitOfWork {
+  /** Runs fn in one database transaction: all of its writes land, or none. */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+}
+
+/** Admin writes: the catalog import and listing removal. */
+export interface CatalogRepository {
+  upsertUser(user: User): Promise<void>;
+  upsertListing(listing: Listing): Promise<void>;
+  existingUserIds(ids: number[]): Promise<Set<number>>;
+  /** Removes listings; they leave every favourite list, their conversations stay. Returns the ids removed. */
+  deleteListings(ids: number[]): Promise<number[]>;
+}
+
+export interface CatalogUnitOfWork {
+  catalogTransaction<T>(fn: (catalog: CatalogRepository) => Promise<T>): Promise<T>;
+}

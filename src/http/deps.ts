@@ -1,0 +1,12 @@
+import type { AuthDeps } from '../auth/authenticate.js';
+import type { ChatLimits } from '../domain/chat.js';
+import type { Presentation } from '../present/conversation.js';
+import type { Store } from '../store/index.js';
+
+/** What the routes are given: the store, the auth pipeline's needs, limits and presentation settings. */
+export interface RouteDeps {
+  store: Store;
+  auth: AuthDeps;
+  limits: ChatLimits;
+  presentation: Presentation;
+}

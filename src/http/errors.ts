@@ -1,0 +1,77 @@
+/**
+ * The interface's three error shapes and the mapping of every failure to one of them.
+ * This is the only place that decides what an error looks like on the wire.
+ */
+import type { AuthFailure } from '../auth/failures.js';
+import type { StartConversationError } from '../domain/chat.js';
+
+export interface ShapeA { code: string; message: string }
+export interface ShapeB { status: 'error'; error: string; code: string; error_message: string }
+export interface ShapeC { code: string; message: string; data: { status: number } }
+
+/** An answer that is not a success: its HTTP status and the body to send. */
+export class ApiError extends Error {
+  constructor(
+    readonly statusCode: number,
+    readonly body: ShapeA | ShapeB | ShapeC,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(`${statusCode} ${'error' in body ? body.error : body.code}`);
+  }
+}
+
+export const shapeA = (status: number, code: string, message: string) => new ApiError(status, { code, message });
+
+export const shapeB = (status: number, error: string, message: string, headers?: Record<string, string>) =>
+  new ApiError(status, { status: 'error', error, code: String(status), error_message: message }, headers);
+
+export const shapeC = (status: number, code: string, message: string) => new ApiError(status, { code, message, data: { status } });
+
+export const MESSAGES = {
+  notLoggedIn: 'You are not logged in.',
+  noPermission: 'You are not permitted to access this conversation.',
+  listingNotFound: 'Listing not found.',
+  listingId: 'listing_id is required and must be a positive integer.',
+  noRoute: 'No route was found matching the URL and request method.',
+} as const;
+
+// Texts of the deployed PHP service where the interface gives only their meaning.
+const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
+  rest_api_disabled: () => shapeC(403, 'DENIED_REST_API', 'Denied api call'),
+  api_key_missing: () =>
+    shapeB(401, 'MISSING_X_API_KEY_HEADER', 'X_API_KEY header not received. Either authorization header was not sent or it was removed by your server due to security reasons.'),
+  api_key_invalid: () => shapeB(401, 'INVALID_API_KEY', 'Sorry, you are using invalid API Key.'),
+  authorization_missing: () =>
+    shapeB(401, 'MISSING_AUTHORIZATION_HEADER', 'Authorization header not received. Either authorization header was not sent or it was removed by your server due to security reasons.'),
+  authorization_not_bearer: () => shapeB(401, 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'Authorization header must be type of Bearer Token.'),
+  token_malformed: () => shapeB(401, 'SEGMENT_FAULT', 'Incorrect JWT Format.'),
+  token_bad_signature: () => shapeB(401, 'INVALID_TOKEN', 'JWT signature verification failed.'),
+  token_expired: () => shapeB(401, 'INVALID_TOKEN', 'JWT has expired.'),
+  token_not_yet_valid: () => shapeB(401, 'INVALID_TOKEN', 'JWT is not valid yet.'),
+  token_without_expiry: () => shapeB(401, 'INVALID_TOKEN', 'JWT has no expiry (exp claim missing).'),
+  not_logged_in: () => shapeA(403, 'FORBIDDEN', MESSAGES.notLoggedIn),
+};
+
+export const authError = (failure: AuthFailure): ApiError => AUTH_ERRORS[failure]();
+
+export const badRequest = (message: string) => shapeB(400, 'BADREQUEST', message);
+
+export function chatError(error: StartConversationError, limits: { textMaxLength: number; maxFiles: number }): ApiError {
+  switch (error) {
+    case 'listing_not_found':
+      return badRequest(MESSAGES.listingNotFound);
+    case 'own_listing':
+      return shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
+    case 'text_required':
+      return badRequest('text is required: send a non-empty message or attach at least one file.');
+    case 'text_too_long':
+      return badRequest(`text must be at most ${limits.textMaxLength} characters.`);
+    case 'too_many_files':
+      return badRequest(`files may hold at most ${limits.maxFiles} files.`);
+  }
+}
+
+export const serviceUnavailable = () =>
+  shapeB(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again shortly.', { 'retry-after': '1' });
+
+export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The server could not complete the request.');

@@ -1,0 +1,28 @@
+/** POST {api_base}/my/chat/conversation */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { startConversation } from '../../domain/chat.js';
+import { conversationReply } from '../../present/conversation.js';
+import { listingId, tempId } from '../body.js';
+import { chatError } from '../errors.js';
+import { requireCaller } from '../auth-hook.js';
+import type { RouteDeps } from '../deps.js';
+import { startConversationSchema } from './conversation.schema.js';
+
+export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  app.post(
+    '/my/chat/conversation',
+    { schema: startConversationSchema(deps.limits), onRequest: requireCaller('startConversation', deps.auth) },
+    async (request) => {
+      const body = request.body;
+      const input = {
+        listingId: listingId(body.listing_id),
+        text: body.text,
+        files: body.files ?? [],
+        tempId: tempId(body.temp_id),
+      };
+      const result = await startConversation(deps.store, request.caller!, input, deps.limits);
+      if (!result.ok) throw chatError(result.error, deps.limits);
+      return conversationReply(result.value, deps.presentation);
+    },
+  );
+};

@@ -1,0 +1,23 @@
+/** Builds the interface's user summary (D8). */
+import { createHash } from 'node:crypto';
+import type { User } from '../domain/model.js';
+import type { UserSummary } from './wire-schemas.js';
+
+/** The Gravatar address WordPress shows for a user without a picture. */
+export function gravatarUrl(email: string): string {
+  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+  return `https://secure.gravatar.com/avatar/${hash}?s=96&d=mm&r=g`;
+}
+
+export function userSummary(user: User): UserSummary {
+  return {
+    id: user.id,
+    // WordPress shows the login when a user has no display name.
+    name: user.name || user.login,
+    email: user.email,
+    phone: user.phone,
+    whatsapp: user.whatsapp,
+    website: user.website,
+    profile_picture: user.profilePicture || gravatarUrl(user.email),
+  };
+}

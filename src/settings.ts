@@ -1,0 +1,68 @@
+/**
+ * Runtime settings kept in the database so every instance and the CLI share them:
+ * the API key, the JWT secret (both generated per installation, D9) and the REST switch.
+ * A server re-reads them every few seconds, so a CLI change applies without a restart.
+ */
+import { randomBytes } from 'node:crypto';
+import type { AuthSettings } from './auth/authenticate.js';
+import type { SettingsRepository } from './store/index.js';
+
+export const SETTING = { apiKey: 'api_key', jwtSecret: 'jwt_secret', restApi: 'rest_api' } as const;
+
+export interface SecretOverrides {
+  apiKey: string | undefined;
+  jwtSecret: string | undefined;
+}
+
+export function newSecret(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+/** Generates whatever is missing; safe when several instances start at once (insert-if-absent). */
+export async function ensureSettings(repo: SettingsRepository): Promise<Record<string, string>> {
+  let all = await repo.all();
+  if (all[SETTING.apiKey] && all[SETTING.jwtSecret] && all[SETTING.restApi]) return all;
+  await repo.setIfAbsent(SETTING.apiKey, newSecret());
+  await repo.setIfAbsent(SETTING.jwtSecret, newSecret());
+  await repo.setIfAbsent(SETTING.restApi, 'true');
+  all = await repo.all();
+  return all;
+}
+
+export function toAuthSettings(all: Record<string, string>, overrides: SecretOverrides): AuthSettings {
+  return {
+    apiKey: overrides.apiKey ?? all[SETTING.apiKey] ?? '',
+    jwtSecret: overrides.jwtSecret ?? all[SETTING.jwtSecret] ?? '',
+    restApiEnabled: all[SETTING.restApi] !== 'false',
+  };
+}
+
+export class LiveSettings {
+  private timer: NodeJS.Timeout | undefined;
+
+  private constructor(
+    private readonly repo: SettingsRepository,
+    private readonly overrides: SecretOverrides,
+    private value: AuthSettings,
+  ) {}
+
+  static async load(repo: SettingsRepository, overrides: SecretOverrides): Promise<LiveSettings> {
+    return new LiveSettings(repo, overrides, toAuthSettings(await ensureSettings(repo), overrides));
+  }
+
+  current = (): AuthSettings => this.value;
+
+  async refresh(): Promise<void> {
+    this.value = toAuthSettings(await this.repo.all(), this.overrides);
+  }
+
+  /** Polls the database; while it is unreachable the last known settings stay in force. */
+  watch(intervalMs: number): void {
+    this.timer = setInterval(() => this.refresh().catch(() => {}), intervalMs);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+  }
+}

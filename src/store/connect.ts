@@ -1,0 +1,100 @@
+/**
+ * Opens the database named by DATABASE_URL: an embedded SQLite file or a PostgreSQL pool.
+ * This is the only file that knows which driver sits under Kysely.
+ */
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  SqliteAdapter,
+  SqliteDriver,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect as KyselyDialect,
+  type SqliteDatabase,
+} from 'kysely';
+import type { Database, Dialect } from './schema.js';
+
+export interface DbOptions {
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+}
+
+export interface Connection {
+  db: Kysely<Database>;
+  dialect: Dialect;
+}
+
+/** Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade. */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+/** better-sqlite3 behind a statement cache: each distinct SQL text is prepared once. */
+function cachedStatements(raw: BetterSqlite3.Database): SqliteDatabase {
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => raw.close(),
+    prepare: (sql: string) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        statement = raw.prepare(sql);
+        statements.set(sql, statement);
+      }
+      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
+    },
+  };
+}
+
+export function sqlitePath(url: string): string {
+  return url.replace(/^sqlite:(\/\/)?/, '');
+}
+
+function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
+  const path = sqlitePath(url);
+  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  const raw = new BetterSqlite3(path, { timeout: opts.statementTimeoutMs });
+  // WAL with synchronous=NORMAL: a commit is in the WAL before the reply, so a crash of the
+  // process loses nothing answered; only a power cut may roll back the last commits.
+  raw.pragma('journal_mode = WAL');
+  raw.pragma('synchronous = NORMAL');
+  raw.pragma('foreign_keys = ON');
+  const database = cachedStatements(raw);
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createIntrospector: (db) => new SqliteIntrospector(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  };
+}
+
+// 64-bit ids and epoch-millisecond times come back as JS numbers (safe up to 2^53-1).
+pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+
+function postgresDialect(url: string, opts: DbOptions): KyselyDialect {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize,
+    connectionTimeoutMillis: opts.connectTimeoutMs,
+    statement_timeout: opts.statementTimeoutMs,
+    query_timeout: opts.statementTimeoutMs + 1000,
+    idleTimeoutMillis: 30_000,
+  });
+  // An idle client that loses its server emits 'error'; the pool drops it and makes a new one later.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}
+
+export function connect(url: string, opts: DbOptions): Connection {
+  const dialect: Dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
+  const kyselyDialect = dialect === 'sqlite' ? sqliteDialect(url, opts) : postgresDialect(url, opts);
+  return { db: new Kysely<Database>({ dialect: kyselyDialect }), dialect };
+}

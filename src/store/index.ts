@@ -1,0 +1,50 @@
+/**
+ * The store: one factory that opens the database, runs migrations and hands out
+ * repositories, plain or bound to a transaction. The rest of Souk sees no SQL.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { CatalogUnitOfWork, Repositories, UnitOfWork } from '../domain/ports.js';
+import { connect, type DbOptions } from './connect.js';
+import { migrateToLatest, migrationsApplied } from './migrate.js';
+import type { Database, Dialect } from './schema.js';
+import { catalogRepository } from './repositories/catalog.js';
+import { marketplaceRepositories } from './repositories/marketplace.js';
+import { settingsRepository, type SettingsRepository } from './repositories/settings.js';
+
+export type { Dialect } from './schema.js';
+export type { SettingsRepository } from './repositories/settings.js';
+export { isStoreUnavailable } from './errors.js';
+
+export interface Store extends UnitOfWork, CatalogUnitOfWork {
+  readonly dialect: Dialect;
+  readonly repos: Repositories;
+  readonly settings: SettingsRepository;
+  migrate(): Promise<string[]>;
+  /** True when the database answers and every migration is applied. */
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+  /** The Kysely instance, for tests and tools that inspect the database. */
+  readonly db: Kysely<Database>;
+}
+
+export function openStore(url: string, opts: DbOptions): Store {
+  const { db, dialect } = connect(url, opts);
+  return {
+    dialect,
+    db,
+    repos: marketplaceRepositories(db, dialect),
+    settings: settingsRepository(db),
+    transaction: (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(trx, dialect))),
+    catalogTransaction: (fn) => db.transaction().execute((trx) => fn(catalogRepository(trx))),
+    migrate: () => migrateToLatest(db, dialect),
+    async ready() {
+      try {
+        await sql`select 1`.execute(db);
+        return await migrationsApplied(db, dialect);
+      } catch {
+        return false;
+      }
+    },
+    close: () => db.destroy(),
+  };
+}
