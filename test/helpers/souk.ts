@@ -1,0 +1,77 @@
+/**
+ * A real Souk for a test: a fresh database, the fixture marketplace imported, the real
+ * Fastify app (inject, or a listening socket with listen()), and helpers to call it.
+ */
+import { after } from 'node:test';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { loadConfig, type Config } from '../../src/config.js';
+import { signToken } from '../../src/auth/jwt.js';
+import { importCatalog } from '../../src/domain/catalog.js';
+import { parseImportDocument } from '../../src/cli/import-document.js';
+import { createSouk, type Souk } from '../../src/server.js';
+import { freshDatabase, type TestDatabase } from './database.js';
+import { marketplace, SITE_URL } from './fixtures.js';
+
+export const PATHS = { toggle: '/wp-json/rtcl/v1/my/favourites', start: '/wp-json/rtcl/v1/my/chat/conversation' } as const;
+
+export interface TestSouk {
+  souk: Souk;
+  app: FastifyInstance;
+  config: Config;
+  database: TestDatabase;
+  apiKey: string;
+  jwtSecret: string;
+  token(userId: number, opts?: { ttl?: number; login?: string }): string;
+  /** Headers of a logged-in call for the user. */
+  auth(userId: number): Record<string, string>;
+  post(path: string, body: unknown, headers?: Record<string, string | undefined>): Promise<LightMyRequestResponse>;
+  toggle(userId: number, body: unknown): Promise<LightMyRequestResponse>;
+  start(userId: number, body: unknown): Promise<LightMyRequestResponse>;
+  /** Starts listening on 127.0.0.1 and returns the base address. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startTestSouk(env: Record<string, string> = {}, document: unknown = marketplace()): Promise<TestSouk> {
+  const database = await freshDatabase();
+  const config = loadConfig({ DATABASE_URL: database.url, SITE_URL, SETTINGS_REFRESH_MS: '200', LOG_LEVEL: 'silent', ...env });
+  const souk = await createSouk(config);
+  const parsed = parseImportDocument(document);
+  if (!parsed.ok) throw new Error(`fixture: ${parsed.path}: ${parsed.problem}`);
+  const imported = await importCatalog(souk.store, parsed.catalog);
+  if (!imported.ok) throw new Error(`fixture: ${imported.path}: ${imported.problem}`);
+  const { apiKey, jwtSecret } = souk.settings.current();
+  const token = (userId: number, opts: { ttl?: number; login?: string } = {}) =>
+    signToken(jwtSecret, userId, opts.login ?? `user${userId}`, opts.ttl ?? 3600);
+  const auth = (userId: number) => ({ authorization: `Bearer ${token(userId)}`, 'x-api-key': apiKey });
+  const post = (url: string, body: unknown, headers: Record<string, string | undefined> = {}) => {
+    const payload = typeof body === 'string' ? body : JSON.stringify(body);
+    const clean = Object.fromEntries(Object.entries({ 'content-type': 'application/json', ...headers }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    return souk.app.inject({ method: 'POST', url, payload, headers: clean });
+  };
+  let closed = false;
+  const t: TestSouk = {
+    souk,
+    app: souk.app,
+    config,
+    database,
+    apiKey,
+    jwtSecret,
+    token,
+    auth,
+    post,
+    toggle: (userId, body) => post(PATHS.toggle, body, auth(userId)),
+    start: (userId, body) => post(PATHS.start, body, auth(userId)),
+    async listen() {
+      return souk.app.listen({ port: 0, host: '127.0.0.1' });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await souk.close();
+      await database.drop();
+    },
+  };
+  after(() => t.close());
+  return t;
+}
