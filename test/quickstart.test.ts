@@ -1,0 +1,68 @@
+/**
+ * The README's quick start, as a new user runs it: `npm start` in a checkout with no
+ * settings (SQLite under ./data/), then `./bin/souk demo` and the curl commands it prints.
+ * The checkout is a temp folder holding this build, so the test leaves ./data untouched.
+ */
+import { after, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  const port = (server.address() as { port: number }).port;
+  await new Promise((r) => server.close(r));
+  return port;
+}
+
+function checkout(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'souk-quickstart-'));
+  copyFileSync(join(root, 'package.json'), join(dir, 'package.json'));
+  cpSync(join(root, 'bin'), join(dir, 'bin'), { recursive: true });
+  symlinkSync(join(root, 'dist'), join(dir, 'dist'));
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  return dir;
+}
+
+it('npm start serves on a fresh SQLite database and the demo\'s curl commands work', async () => {
+  const dir = checkout();
+  const port = await freePort();
+  const env = { ...process.env, PORT: String(port) };
+  delete env.DATABASE_URL;
+  const server = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  after(() => {
+    try {
+      process.kill(-server.pid!, 'SIGTERM');
+    } catch {}
+    rmSync(dir, { recursive: true, force: true });
+  });
+  let output = '';
+  server.stdout.on('data', (d) => (output += d));
+  server.stderr.on('data', (d) => (output += d));
+  const address = `http://127.0.0.1:${port}/wp-json/rtcl/v1`;
+  for (let i = 0; i < 200 && !output.includes(`serving the interface at ${address}`); i++) await new Promise((r) => setTimeout(r, 50));
+  assert.ok(output.includes(`Souk is serving the interface at ${address}`), `npm start printed: ${output}`);
+  assert.ok(existsSync(join(dir, 'data', 'souk.db')), 'the database is created under ./data/');
+
+  const demo = await run(join(dir, 'bin', 'souk'), ['demo'], { cwd: dir, env });
+  const curls = demo.stdout.split('\n').filter((line) => line.startsWith('curl '));
+  assert.equal(curls.length, 2, demo.stdout);
+
+  const toggle = await run('bash', ['-c', curls[0]!], { cwd: dir });
+  assert.equal(toggle.stdout, '[101]');
+  const again = await run('bash', ['-c', curls[0]!], { cwd: dir });
+  assert.equal(again.stdout, '[]');
+  const start = JSON.parse((await run('bash', ['-c', curls[1]!], { cwd: dir })).stdout);
+  assert.equal(start.listing_id, 101);
+  assert.equal(start.newMessage.message, 'Hello, is the bike still available?');
+  assert.equal(start.newMessage.temp_id, '1');
+  assert.equal(start.recipient.name, 'Youssef B.');
+});
