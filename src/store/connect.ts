@@ -88,8 +88,11 @@ function postgresDialect(url: string, opts: DbOptions): KyselyDialect {
     query_timeout: opts.statementTimeoutMs + 1000,
     idleTimeoutMillis: 30_000,
   });
-  // An idle client that loses its server emits 'error'; the pool drops it and makes a new one later.
+  // A client whose server goes away emits 'error': the pool reports idle ones here and drops them.
   pool.on('error', () => {});
+  // A checked-out one fails its query (answered 503) but would also emit 'error' with no
+  // listener, which would crash the process; the pool discards it on release.
+  pool.on('connect', (client) => client.on('error', () => {}));
   return new PostgresDialect({ pool });
 }
 

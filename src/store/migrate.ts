@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Dialect } from './schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 
@@ -10,19 +10,48 @@ class BundledMigrations implements MigrationProvider {
   }
 }
 
-export function migrator(db: Kysely<Database>, dialect: Dialect): Migrator {
-  return new Migrator({ db, provider: new BundledMigrations(dialect), migrationTableName: 'souk_migrations', migrationLockTableName: 'souk_migrations_lock' });
+/**
+ * On PostgreSQL the bookkeeping tables are placed in the connection's current schema by name:
+ * Kysely otherwise looks for them in any schema and would find another installation's.
+ */
+async function migrator(db: Kysely<Database>, dialect: Dialect): Promise<Migrator> {
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
+  return new Migrator({
+    db,
+    provider: new BundledMigrations(dialect),
+    migrationTableName: 'souk_migrations',
+    migrationLockTableName: 'souk_migrations_lock',
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
 }
 
-/** Applies every pending migration. Kysely takes a lock, so instances starting together are safe. */
+// Any constant: instances of one installation agree on it, so only one migrates at a time.
+const MIGRATION_LOCK_KEY = 74_673_831;
+
+/**
+ * Applies every pending migration. On PostgreSQL an advisory lock makes instances that start
+ * together take turns (creating Kysely's own lock table is itself not safe to race).
+ */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
-  const { error, results } = await migrator(db, dialect).migrateToLatest();
-  if (error) throw error instanceof Error ? error : new Error(String(error));
-  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  const run = async (conn: Kysely<Database>) => {
+    const { error, results } = await (await migrator(conn, dialect)).migrateToLatest();
+    if (error) throw error instanceof Error ? error : new Error(String(error));
+    return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  };
+  if (dialect !== 'postgres') return run(db);
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    try {
+      return await run(conn);
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
 }
 
 /** True when every bundled migration has been applied. */
 export async function migrationsApplied(db: Kysely<Database>, dialect: Dialect): Promise<boolean> {
-  const migrations = await migrator(db, dialect).getMigrations();
+  const migrations = await (await migrator(db, dialect)).getMigrations();
   return migrations.every((m) => m.executedAt !== undefined);
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env node
+/**
+ * `npm test`: the whole suite on SQLite, then again on PostgreSQL (each test in a fresh schema).
+ * PostgreSQL is TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`).
+ * Without a reachable PostgreSQL the second pass is skipped with a warning, except under CI
+ * (CI=true), where it is an error.
+ */
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+
+const args = process.argv.slice(2);
+const only = args.filter((a) => !a.startsWith('--'));
+const sqliteOnly = args.includes('--sqlite-only');
+
+function testFiles(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return testFiles(path);
+    return entry.name.endsWith('.test.ts') ? [path] : [];
+  });
+}
+
+function runSuite(label, env) {
+  const files = only.length ? only : testFiles('test').sort();
+  console.log(`\n=== ${label}: ${files.length} test files, Node.js ${process.version} ===`);
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+    stdio: 'inherit',
+    env: { ...process.env, ...env },
+  });
+  return result.status ?? 1;
+}
+
+async function reachable(url) {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 3000 });
+  try {
+    await client.connect();
+    await client.query('select 1');
+    return true;
+  } catch (err) {
+    console.warn(`PostgreSQL at ${url.replace(/\/\/[^@]*@/, '//***@')} is not reachable: ${err.message}`);
+    return false;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+let status = runSuite('SQLite', { TEST_DATABASE_URL: '' });
+if (!sqliteOnly) {
+  const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+  if (await reachable(url)) {
+    status = runSuite('PostgreSQL', { TEST_DATABASE_URL: url }) || status;
+  } else if (process.env.CI === 'true') {
+    console.error('CI=true: the PostgreSQL pass is required');
+    status = 1;
+  } else {
+    console.warn('Skipping the PostgreSQL pass (set TEST_DATABASE_URL to run it).');
+  }
+}
+process.exit(status);
