@@ -9,7 +9,14 @@ const digest = (value: string) => createHash('sha256').update(value, 'utf8').dig
  * length nor the first differing byte of the presented key changes the time taken.
  */
 export function sameKey(presented: string, expected: string): boolean {
-  return timingSafeEqual(digest(presented), digest(expected));
+  return timingSafeEqual(digest(presented), expectedDigest(expected));
+}
+
+// The configured key changes rarely: its digest is computed once per value.
+let lastExpected: { key: string; digest: Buffer } | undefined;
+function expectedDigest(key: string): Buffer {
+  if (lastExpected?.key !== key) lastExpected = { key, digest: digest(key) };
+  return lastExpected.digest;
 }
 
 export function checkApiKey(header: string | undefined, expected: string): AuthFailure | null {

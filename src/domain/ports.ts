@@ -1,5 +1,5 @@
 /** What the use cases need from storage. src/store implements it for SQLite and PostgreSQL. */
-import type { Conversation, Listing, Message, NewMessage, User } from './model.js';
+import type { Conversation, Listing, ListingStatus, Message, NewMessage, User } from './model.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -9,6 +9,8 @@ export interface UserRepository {
 
 export interface ListingRepository {
   findById(id: number): Promise<Listing | undefined>;
+  /** Just the status, for rules that need no more of the listing. */
+  statusOf(id: number): Promise<ListingStatus | undefined>;
 }
 
 export interface FavouriteRepository {

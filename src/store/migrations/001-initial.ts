@@ -49,7 +49,8 @@ export function initialMigration(dialect: Dialect) {
 
       await db.schema
         .createTable('favourites')
-        .addColumn('id', serial, serialPk)
+        // A plain rowid on SQLite (no AUTOINCREMENT bookkeeping): a new row's id is still above every existing one.
+        .addColumn('id', serial, (c) => c.primaryKey())
         .addColumn('user_id', int64, (c) => c.notNull().references('users.id').onDelete('cascade'))
         // Deleting a listing removes it from every favourite list (D5).
         .addColumn('listing_id', int64, (c) => c.notNull().references('listings.id').onDelete('cascade'))

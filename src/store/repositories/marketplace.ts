@@ -1,4 +1,7 @@
-/** Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept. */
+/**
+ * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
+ * The queries on the request path are prepared once (see ../prepared.ts).
+ */
 import type { Kysely } from 'kysely';
 import type { NewMessage } from '../../domain/model.js';
 import type {
@@ -9,153 +12,159 @@ import type {
   Repositories,
   UserRepository,
 } from '../../domain/ports.js';
+import { prepare } from '../prepared.js';
 import type { Database, Dialect } from '../schema.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
 
 type Db = Kysely<Database>;
 
+const q = {
+  userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
+  lockUser: prepare((db, id: number) => db.selectFrom('users').select('id').where('id', '=', id).forUpdate()),
+  listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
+  listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
+  removeFavourite: prepare((db, userId: number, listingId: number) =>
+    db.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId),
+  ),
+  addFavourite: prepare((db, userId: number, listingId: number, at: number) =>
+    db
+      .insertInto('favourites')
+      .values({ user_id: userId, listing_id: listingId, added_at: at })
+      .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing()),
+  ),
+  favouriteIds: prepare((db, userId: number) =>
+    db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
+  ),
+  openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
+    db
+      .selectFrom('conversations')
+      .selectAll()
+      .where('listing_id', '=', listingId)
+      .where('sender_id', '=', senderId)
+      .where('recipient_id', '=', recipientId)
+      .where('sender_delete', '=', 0)
+      .where('recipient_delete', '=', 0),
+  ),
+  createConversation: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
+    db
+      .insertInto('conversations')
+      .values({
+        listing_id: listingId,
+        sender_id: senderId,
+        recipient_id: recipientId,
+        sender_delete: 0,
+        recipient_delete: 0,
+        sender_review: 0,
+        recipient_review: 0,
+        invert_review: 0,
+        created_at: at,
+        updated_at: at,
+      })
+      .returningAll(),
+  ),
+  recordLastMessage: prepare((db, conId: number, messageId: number, at: number) =>
+    db.updateTable('conversations').set({ last_message_id: messageId, updated_at: at }).where('id', '=', conId),
+  ),
+  conversationById: prepare((db, id: number) => db.selectFrom('conversations').selectAll().where('id', '=', id)),
+  unreadCount: prepare((db, conId: number, readerId: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('con_id', '=', conId)
+      .where('source_id', '<>', readerId)
+      .where('is_read', '=', 0),
+  ),
+  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) =>
+    db.selectFrom('messages').selectAll().where('con_id', '=', conId).where('source_id', '=', sourceId).where('temp_id', '=', tempId),
+  ),
+  messageById: prepare((db, id: number) => db.selectFrom('messages').selectAll().where('id', '=', id)),
+  createMessage: prepare(
+    (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
+      db
+        .insertInto('messages')
+        .values({ con_id: conId, source_id: sourceId, message: text, type, attachments, meta: null, is_read: 0, temp_id: tempId, created_at: at })
+        .returningAll(),
+  ),
+};
+
 function users(db: Db, dialect: Dialect): UserRepository {
   return {
     async findById(id) {
-      const row = await db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = (await q.userById(db, dialect, id)).rows[0];
       return row && toUser(row);
     },
     async lock(id) {
       // SQLite transactions already hold the database write lock (begin immediate).
-      if (dialect === 'postgres') {
-        await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
-      }
+      if (dialect === 'postgres') await q.lockUser(db, dialect, id);
     },
   };
 }
 
-function listings(db: Db): ListingRepository {
+function listings(db: Db, dialect: Dialect): ListingRepository {
   return {
     async findById(id) {
-      const row = await db.selectFrom('listings').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = (await q.listingById(db, dialect, id)).rows[0];
       return row && toListing(row);
     },
+    async statusOf(id) {
+      return (await q.listingStatus(db, dialect, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
+    },
   };
 }
 
-function favourites(db: Db): FavouriteRepository {
+function favourites(db: Db, dialect: Dialect): FavouriteRepository {
   return {
     async remove(userId, listingId) {
-      const result = await db
-        .deleteFrom('favourites')
-        .where('user_id', '=', userId)
-        .where('listing_id', '=', listingId)
-        .executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      const result = await q.removeFavourite(db, dialect, userId, listingId);
+      return Number(result.numAffectedRows ?? 0) > 0;
     },
     async add(userId, listingId, at) {
-      await db
-        .insertInto('favourites')
-        .values({ user_id: userId, listing_id: listingId, added_at: at })
-        .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing())
-        .execute();
+      await q.addFavourite(db, dialect, userId, listingId, at);
     },
     async listIds(userId) {
-      const rows = await db
-        .selectFrom('favourites')
-        .select('listing_id')
-        .where('user_id', '=', userId)
-        .orderBy('id')
-        .execute();
-      return rows.map((r) => r.listing_id);
+      return (await q.favouriteIds(db, dialect, userId)).rows.map((r) => r.listing_id);
     },
   };
 }
 
-function conversations(db: Db): ConversationRepository {
+function conversations(db: Db, dialect: Dialect): ConversationRepository {
   return {
     async findOpen(listingId, senderId, recipientId) {
-      const row = await db
-        .selectFrom('conversations')
-        .selectAll()
-        .where('listing_id', '=', listingId)
-        .where('sender_id', '=', senderId)
-        .where('recipient_id', '=', recipientId)
-        .where('sender_delete', '=', 0)
-        .where('recipient_delete', '=', 0)
-        .executeTakeFirst();
+      const row = (await q.openConversation(db, dialect, listingId, senderId, recipientId)).rows[0];
       return row && toConversation(row);
     },
     async create(listingId, senderId, recipientId, at) {
-      const row = await db
-        .insertInto('conversations')
-        .values({
-          listing_id: listingId,
-          sender_id: senderId,
-          recipient_id: recipientId,
-          sender_delete: 0,
-          recipient_delete: 0,
-          sender_review: 0,
-          recipient_review: 0,
-          invert_review: 0,
-          created_at: at,
-          updated_at: at,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const row = (await q.createConversation(db, dialect, listingId, senderId, recipientId, at)).rows[0];
+      if (!row) throw new Error('insert into conversations returned no row');
       return toConversation(row);
     },
     async recordLastMessage(conId, messageId, at) {
-      await db
-        .updateTable('conversations')
-        .set({ last_message_id: messageId, updated_at: at })
-        .where('id', '=', conId)
-        .execute();
+      await q.recordLastMessage(db, dialect, conId, messageId, at);
     },
     async findById(conId) {
-      const row = await db.selectFrom('conversations').selectAll().where('id', '=', conId).executeTakeFirst();
+      const row = (await q.conversationById(db, dialect, conId)).rows[0];
       return row && toConversation(row);
     },
     async unreadCount(conId, readerId) {
-      const row = await db
-        .selectFrom('messages')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where('con_id', '=', conId)
-        .where('source_id', '<>', readerId)
-        .where('is_read', '=', 0)
-        .executeTakeFirstOrThrow();
-      return Number(row.n);
+      return Number((await q.unreadCount(db, dialect, conId, readerId)).rows[0]?.n ?? 0);
     },
   };
 }
 
-function messages(db: Db): MessageRepository {
+function messages(db: Db, dialect: Dialect): MessageRepository {
   return {
     async findByTempId(conId, sourceId, tempId) {
-      const row = await db
-        .selectFrom('messages')
-        .selectAll()
-        .where('con_id', '=', conId)
-        .where('source_id', '=', sourceId)
-        .where('temp_id', '=', tempId)
-        .executeTakeFirst();
+      const row = (await q.messageByTempId(db, dialect, conId, sourceId, tempId)).rows[0];
       return row && toMessage(row);
     },
     async findById(id) {
-      const row = await db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+      const row = (await q.messageById(db, dialect, id)).rows[0];
       return row && toMessage(row);
     },
     async create(m: NewMessage) {
-      const row = await db
-        .insertInto('messages')
-        .values({
-          con_id: m.conId,
-          source_id: m.sourceId,
-          message: m.text,
-          type: m.type,
-          attachments: m.attachments === null ? null : JSON.stringify(m.attachments),
-          meta: null,
-          is_read: 0,
-          temp_id: m.tempId,
-          created_at: m.createdAt,
-        })
-        .returningAll()
-        .executeTakeFirstOrThrow();
+      const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
+      const row = (await q.createMessage(db, dialect, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt)).rows[0];
+      if (!row) throw new Error('insert into messages returned no row');
       return toMessage(row);
     },
   };
@@ -164,9 +173,9 @@ function messages(db: Db): MessageRepository {
 export function marketplaceRepositories(db: Db, dialect: Dialect): Repositories {
   return {
     users: users(db, dialect),
-    listings: listings(db),
-    favourites: favourites(db),
-    conversations: conversations(db),
-    messages: messages(db),
+    listings: listings(db, dialect),
+    favourites: favourites(db, dialect),
+    conversations: conversations(db, dialect),
+    messages: messages(db, dialect),
   };
 }

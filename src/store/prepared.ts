@@ -1,0 +1,41 @@
+/**
+ * Kysely builds and compiles a query's SQL on every call; on the request path that costs more
+ * than running it. A prepared query is built once (per dialect) with placeholder arguments and
+ * then run with new parameter values, so each request skips straight to the database.
+ */
+import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Database, Dialect } from './schema.js';
+
+type Db = Kysely<Database>;
+
+interface Template {
+  compiled: CompiledQuery;
+  /** For each SQL parameter, the index of the argument it takes, or -1 for a constant. */
+  slots: number[];
+}
+
+/** Marks where an argument lands in the compiled parameters; compared by identity. */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => Compilable<O>) {
+  const templates = new Map<Dialect, Template>();
+
+  function template(db: Db, dialect: Dialect, arity: number): Template {
+    let t = templates.get(dialect);
+    if (!t) {
+      const slots = Array.from({ length: arity }, (_, i) => new Slot(i));
+      const compiled = build(db, ...(slots as unknown as A)).compile();
+      t = { compiled, slots: compiled.parameters.map((p) => (p instanceof Slot ? p.index : -1)) };
+      templates.set(dialect, t);
+    }
+    return t;
+  }
+
+  return (db: Db, dialect: Dialect, ...args: A): Promise<QueryResult<O>> => {
+    const { compiled, slots } = template(db, dialect, args.length);
+    const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
+    return db.executeQuery<O>({ ...compiled, parameters } as CompiledQuery<O>);
+  };
+}
