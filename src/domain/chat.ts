@@ -95,7 +95,9 @@ export async function startConversation(
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
         ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
         : message;
-    const unreadCount = await repos.conversations.unreadCount(conversation.id, caller.id);
+    // A conversation has two participants: what the caller has not read, the other one sent.
+    const otherParty = conversation.senderId === caller.id ? conversation.recipientId : conversation.senderId;
+    const unreadCount = await repos.conversations.unreadFrom(conversation.id, otherParty);
     return { ok: true, value: { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount } } as const;
   });
 }

@@ -26,7 +26,8 @@ export interface ConversationRepository {
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
   recordLastMessage(conId: number, messageId: number, at: number): Promise<void>;
   findById(conId: number): Promise<Conversation | undefined>;
-  unreadCount(conId: number, readerId: number): Promise<number>;
+  /** Messages in the conversation sent by senderId that are still unread. */
+  unreadFrom(conId: number, senderId: number): Promise<number>;
 }
 
 export interface MessageRepository {

@@ -100,6 +100,8 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('created_at', int64, (c) => c.notNull())
         .execute();
       await db.schema.createIndex('messages_con').on('messages').columns(['con_id', 'id']).execute();
+      // Counting a participant's unread messages reads only those rows, however long the conversation.
+      await db.schema.createIndex('messages_unread').on('messages').columns(['con_id', 'source_id', 'is_read']).execute();
       // A client retry with the same temp_id finds the message stored the first time (D6).
       await db.schema
         .createIndex('messages_retry_unique')

@@ -66,12 +66,12 @@ const q = {
     db.updateTable('conversations').set({ last_message_id: messageId, updated_at: at }).where('id', '=', conId),
   ),
   conversationById: prepare((db, id: number) => db.selectFrom('conversations').selectAll().where('id', '=', id)),
-  unreadCount: prepare((db, conId: number, readerId: number) =>
+  unreadFrom: prepare((db, conId: number, senderId: number) =>
     db
       .selectFrom('messages')
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('con_id', '=', conId)
-      .where('source_id', '<>', readerId)
+      .where('source_id', '=', senderId)
       .where('is_read', '=', 0),
   ),
   messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) =>
@@ -145,8 +145,8 @@ function conversations(db: Db, dialect: Dialect): ConversationRepository {
       const row = (await q.conversationById(db, dialect, conId)).rows[0];
       return row && toConversation(row);
     },
-    async unreadCount(conId, readerId) {
-      return Number((await q.unreadCount(db, dialect, conId, readerId)).rows[0]?.n ?? 0);
+    async unreadFrom(conId, senderId) {
+      return Number((await q.unreadFrom(db, dialect, conId, senderId)).rows[0]?.n ?? 0);
     },
   };
 }
