@@ -20,7 +20,7 @@ type Db = Kysely<Database>;
 
 const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
-  lockUser: prepare((db, id: number) => db.selectFrom('users').select('id').where('id', '=', id).forUpdate()),
+  lockUser: prepare((db, id: number) => db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate()),
   listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
   listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
   removeFavourite: prepare((db, userId: number, listingId: number) =>
@@ -94,7 +94,8 @@ function users(db: Db, dialect: Dialect): UserRepository {
       return row && toUser(row);
     },
     async lock(id) {
-      // SQLite transactions already hold the database write lock (begin immediate).
+      // SQLite transactions already hold the database write lock (begin immediate). On PostgreSQL,
+      // NO KEY UPDATE still lets other users' rows reference this one (foreign keys) without waiting.
       if (dialect === 'postgres') await q.lockUser(db, dialect, id);
     },
   };
