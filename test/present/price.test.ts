@@ -1,0 +1,39 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { formatAmount } from '../../src/present/price.js';
+import type { PriceFormat } from '../../src/config.js';
+
+const dollars: PriceFormat = { currencySymbol: '&#36;', position: 'left', decimals: 2, thousandsSeparator: ',', decimalSeparator: '.' };
+const wrap = (inner: string) => `<span class="rtcl-price-amount amount">${inner}</span>`;
+const symbol = (s: string) => `<span class="rtcl-price-currencySymbol">${s}</span>`;
+
+describe('listing amount (D7)', () => {
+  it('renders the interface\'s example', () => {
+    assert.equal(formatAmount('1200', dollars), wrap(`${symbol('&#36;')}1,200.00`));
+  });
+
+  it('is empty when there is no price', () => {
+    assert.equal(formatAmount('', dollars), '');
+  });
+
+  for (const [raw, shown] of [
+    ['0', '0.00'],
+    ['5', '5.00'],
+    ['999.999', '1,000.00'],
+    ['1.005', '1.01'],
+    ['1234567.891', '1,234,567.89'],
+    ['0007', '7.00'],
+    ['99999999999999.995', '100,000,000,000,000.00'],
+  ] as const) {
+    it(`rounds half up without binary float errors: ${raw} -> ${shown}`, () => {
+      assert.equal(formatAmount(raw, dollars), wrap(`${symbol('&#36;')}${shown}`));
+    });
+  }
+
+  it('follows the currency settings: symbol, position, decimals and separators', () => {
+    const euros: PriceFormat = { currencySymbol: '&euro;', position: 'right_space', decimals: 0, thousandsSeparator: '.', decimalSeparator: ',' };
+    assert.equal(formatAmount('1234567.5', euros), wrap(`1.234.568&nbsp;${symbol('&euro;')}`));
+    assert.equal(formatAmount('12.5', { ...euros, position: 'left_space', decimals: 1 }), wrap(`${symbol('&euro;')}&nbsp;12,5`));
+    assert.equal(formatAmount('12.5', { ...dollars, position: 'right' }), wrap(`12.50${symbol('&#36;')}`));
+  });
+});
