@@ -20,6 +20,7 @@ export function routeDeps(config: Config, store: Store, settings: LiveSettings):
     store,
     auth: { settings: settings.current, verifier: new TokenVerifier(), findUser: (id) => store.repos.users.findById(id) },
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    bodyLimit: config.bodyLimit,
     presentation: {
       siteUrl: config.siteUrl,
       listingUrlTemplate: config.listingUrlTemplate,

@@ -7,6 +7,7 @@ import { installErrorHandling } from './error-handler.js';
 import type { RouteDeps } from './deps.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { favouriteRoutes } from './routes/favourites.js';
+import { ERROR_SHAPES } from './routes/errors.schema.js';
 
 export interface AppOptions {
   config: Config;
@@ -32,6 +33,7 @@ export async function buildApp({ config, deps, logger = false }: AppOptions): Pr
   app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
+  for (const shape of ERROR_SHAPES) app.addSchema(shape);
 
   await app.register(
     async (api) => {
