@@ -53,14 +53,16 @@ export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => 
       help,
       registers: [registry],
       collect() {
-        // SQLite has one connection and no pool: these gauges then report nothing.
         const stats = opts.poolStats();
         if (stats) this.set(pick(stats));
       },
     });
-  pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
-  pool('souk_db_pool_idle_connections', 'Idle PostgreSQL connections', (s) => s.idle);
-  pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
+  // SQLite has one connection and no pool: no pool gauges then, rather than misleading zeros.
+  if (opts.poolStats()) {
+    pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
+    pool('souk_db_pool_idle_connections', 'Idle PostgreSQL connections', (s) => s.idle);
+    pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
+  }
 
   app.addHook('onResponse', async (request, reply) => {
     const labels = { method: request.method, route: routeLabel(request), status_code: String(reply.statusCode) };
