@@ -37,13 +37,13 @@ export async function loggerOptions(config: Config, destination?: LogDestination
     // Belt and braces: nothing logs request objects, but if someone adds it the credentials stay out.
     redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
   };
-  if (destination) return { ...options, stream: destination };
   if (config.logPretty) {
-    // Loaded only when asked for: development use, not needed by a production server.
+    // Loaded only when asked for: a development aid, not needed by a production server.
     const { default: pretty } = await import('pino-pretty');
-    return { ...options, stream: pretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) };
+    const to = destination ? { destination: destination as NodeJS.WritableStream, colorize: false } : { colorize: true };
+    return { ...options, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, ...to }) };
   }
-  return options;
+  return destination ? { ...options, stream: destination } : options;
 }
 
 /** The route pattern (not the raw address, which would leak ids into labels), or "unmatched" for a 404. */
