@@ -18,7 +18,8 @@ const CSP = [
   "object-src 'none'",
   "script-src 'self'",
   "script-src-attr 'none'",
-  "style-src 'self'",
+  // Swagger UI sets a few inline styles; scripts stay restricted to the page's own files.
+  "style-src 'self' 'unsafe-inline'",
 ].join('; ');
 
 export const docs = fp(async (app: FastifyInstance) => {
