@@ -46,11 +46,13 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
+  // The error responses of the route schemas refer to these by $id.
   for (const shape of ERROR_SHAPES) app.addSchema(shape);
 
   await app.register(requestIdHeader);
   await app.register(metrics, { token: config.metricsToken, poolStats: () => deps.store.poolStats() });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
+  // Before the routes: @fastify/swagger collects the routes as they are added.
   await app.register(openapi, { apiBase: apiBase(config) });
   await app.register(docs);
   await app.register(health, { readiness: () => deps.store.readiness() });
