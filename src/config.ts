@@ -33,6 +33,12 @@ export interface Config {
   maxFiles: number;
   price: PriceFormat;
   logLevel: string;
+  /** Human-readable, coloured log lines (development) instead of JSON lines. */
+  logPretty: boolean;
+  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
+  metricsToken: string | undefined;
+  /** Browser origins allowed to call the service (CORS); empty means CORS is off. */
+  corsOrigins: string[];
   /** How often a server re-reads settings changed by the CLI. */
   settingsRefreshMs: number;
   db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
@@ -70,6 +76,30 @@ function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: r
     throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
   }
   return value as T;
+}
+
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const value = text(env, name, String(fallback)).toLowerCase();
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+}
+
+/** A comma-separated allow-list of exact origins such as https://app.example; "*" is refused on purpose. */
+function origins(env: Env, name: string): string[] {
+  const items = text(env, name, '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const item of items) {
+    let origin: string | undefined;
+    try {
+      origin = new URL(item).origin;
+    } catch {
+      origin = undefined;
+    }
+    if (origin !== item || !/^https?:/.test(item)) {
+      throw new ConfigError(`${name} must list origins like https://app.example (scheme, host, optional port; no path), got "${item}"`);
+    }
+  }
+  return items;
 }
 
 function databaseUrl(env: Env): string {
@@ -148,6 +178,9 @@ export function loadConfig(env: Env = process.env): Config {
       decimalSeparator: text(env, 'PRICE_DECIMAL_SEPARATOR', '.'),
     },
     logLevel,
+    logPretty: flag(env, 'LOG_PRETTY', false),
+    metricsToken: optionalSecret(env, 'METRICS_TOKEN'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
     settingsRefreshMs: integer(env, 'SETTINGS_REFRESH_MS', 2000, 100, 60_000),
     db: {
       poolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
@@ -155,4 +188,44 @@ export function loadConfig(env: Env = process.env): Config {
       connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
     },
   };
+}
+
+/** The password of a database address (user:password@ or ?password=) replaced by ****, for printing. */
+export function maskDatabaseUrl(url: string): string {
+  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:).*@/, '$1****@').replace(/([?&]password=)[^&]*/gi, '$1****');
+}
+
+const mask = (secret: string | undefined) => (secret === undefined ? '' : '****');
+
+/**
+ * The effective value of every setting, by its environment name, secrets masked.
+ * An empty API_KEY or JWT_SECRET means the value stored in the database is used (D9).
+ */
+export function effectiveSettings(config: Config): Array<[name: string, value: string]> {
+  return [
+    ['PORT', String(config.port)],
+    ['HOST', config.host],
+    ['DATABASE_URL', maskDatabaseUrl(config.databaseUrl)],
+    ['DB_POOL_SIZE', String(config.db.poolSize)],
+    ['DB_STATEMENT_TIMEOUT_MS', String(config.db.statementTimeoutMs)],
+    ['DB_CONNECT_TIMEOUT_MS', String(config.db.connectTimeoutMs)],
+    ['API_PREFIX', config.apiPrefix],
+    ['SITE_URL', config.siteUrl],
+    ['SITE_TIMEZONE', config.siteTimezone],
+    ['LISTING_URL_TEMPLATE', config.listingUrlTemplate],
+    ['API_KEY', mask(config.apiKey)],
+    ['JWT_SECRET', mask(config.jwtSecret)],
+    ['BODY_LIMIT', String(config.bodyLimit)],
+    ['TEXT_MAX_LENGTH', String(config.textMaxLength)],
+    ['CURRENCY_SYMBOL', config.price.currencySymbol],
+    ['CURRENCY_POSITION', config.price.position],
+    ['PRICE_DECIMALS', String(config.price.decimals)],
+    ['PRICE_THOUSANDS_SEPARATOR', config.price.thousandsSeparator],
+    ['PRICE_DECIMAL_SEPARATOR', config.price.decimalSeparator],
+    ['SETTINGS_REFRESH_MS', String(config.settingsRefreshMs)],
+    ['LOG_LEVEL', config.logLevel],
+    ['LOG_PRETTY', String(config.logPretty)],
+    ['METRICS_TOKEN', mask(config.metricsToken)],
+    ['CORS_ORIGINS', config.corsOrigins.join(',')],
+  ];
 }

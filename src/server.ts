@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { TokenVerifier } from './auth/jwt.js';
 import { apiBase, buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
+import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './settings.js';
 import { openStore, type Store } from './store/index.js';
@@ -20,6 +21,7 @@ export function routeDeps(config: Config, store: Store, settings: LiveSettings):
     store,
     auth: { settings: settings.current, verifier: new TokenVerifier(), findUser: (id) => store.repos.users.findById(id) },
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    bodyLimit: config.bodyLimit,
     presentation: {
       siteUrl: config.siteUrl,
       listingUrlTemplate: config.listingUrlTemplate,
@@ -29,21 +31,19 @@ export function routeDeps(config: Config, store: Store, settings: LiveSettings):
   };
 }
 
-export function loggerOptions(config: Config) {
-  return {
-    level: config.logLevel,
-    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]'], censor: '[redacted]' },
-  };
+export interface SoukOptions {
+  /** Log lines go here instead of stdout (tests read them). */
+  logDestination?: LogDestination;
 }
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
-export async function createSouk(config: Config, logger: boolean | object = false): Promise<Souk> {
+export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const store = openStore(config.databaseUrl, config.db);
   try {
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
     settings.watch(config.settingsRefreshMs);
-    const app = await buildApp({ config, deps: routeDeps(config, store, settings), logger });
+    const app = await buildApp({ config, deps: routeDeps(config, store, settings), logDestination: options.logDestination });
     return {
       app,
       store,
@@ -61,7 +61,7 @@ export async function createSouk(config: Config, logger: boolean | object = fals
 }
 
 export async function serve(config: Config): Promise<Souk> {
-  const souk = await createSouk(config, loggerOptions(config));
+  const souk = await createSouk(config);
   const address = await souk.app.listen({ port: config.port, host: config.host });
   console.log(`Souk is serving the interface at ${address}${apiBase(config)}`);
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -1,8 +1,9 @@
-/** The `souk` admin CLI: serve, migrate, import, token, settings, api-key, listings, demo. */
+/** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, listings, demo. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { serve } from '../server.js';
 import { CliError, withStore } from './context.js';
+import { printConfig } from './commands/config.js';
 import { demo } from './commands/demo.js';
 import { importFile } from './commands/import.js';
 import { deleteListingsCommand } from './commands/listings.js';
@@ -12,6 +13,7 @@ import { token } from './commands/token.js';
 const USAGE = `usage: souk COMMAND
 
   serve                          serve the interface (what npm start runs)
+  config                         print the effective configuration (secrets masked)
   migrate                        apply pending database migrations
   import FILE|-                  upsert users and listings from a JSON document (atomic)
   token USER_ID [--ttl SECONDS]  print a signed JWT for a user (default lifetime 1 day)
@@ -22,13 +24,17 @@ const USAGE = `usage: souk COMMAND
   listings delete ID...          remove listings (they leave every favourite list)
   demo                           import a demo marketplace and print curl commands
 
-Every command uses DATABASE_URL (default sqlite:./data/souk.db).`;
+Every command uses DATABASE_URL (default sqlite:./data/souk.db).
+Settings are environment variables: see docs/configuration.md.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
     case 'serve':
       await serve(loadConfig());
+      return;
+    case 'config':
+      printConfig((line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
       return;
     case 'migrate':
       return withStore(async (ctx) => ctx.out('database is up to date'));

@@ -1,5 +1,8 @@
-/** Assembles the Fastify application: parsers, error shapes, auth and the two routes under {api_base}. */
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+/**
+ * Assembles the Fastify application: logging, metrics, CORS, the OpenAPI document and docs page,
+ * health probes, parsers, error shapes, auth and the two routes under {api_base}.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
@@ -7,20 +10,31 @@ import { installErrorHandling } from './error-handler.js';
 import type { RouteDeps } from './deps.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { favouriteRoutes } from './routes/favourites.js';
+import { ERROR_SHAPES } from './routes/errors.schema.js';
+import { cors } from './plugins/cors.js';
+import { docs } from './plugins/docs.js';
+import { health } from './plugins/health.js';
+import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogDestination } from './plugins/logging.js';
+import { metrics } from './plugins/metrics.js';
+import { openapi } from './plugins/openapi.js';
 
 export interface AppOptions {
   config: Config;
   deps: RouteDeps;
-  logger?: FastifyServerOptions['logger'];
+  /** Log lines go here instead of stdout (tests read them). */
+  logDestination?: LogDestination;
 }
 
 export function apiBase(config: Pick<Config, 'apiPrefix'>): string {
   return `${config.apiPrefix}/v1`;
 }
 
-export async function buildApp({ config, deps, logger = false }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, deps, logDestination }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger,
+    logger: await loggerOptions(config, logDestination),
+    logController: new OneLinePerRequest(),
+    requestIdHeader: false,
+    genReqId: requestId,
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
     // Types are not coerced: "12" is accepted for listing_id by the schema itself, true is not.
@@ -32,6 +46,16 @@ export async function buildApp({ config, deps, logger = false }: AppOptions): Pr
   app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
+  // The error responses of the route schemas refer to these by $id.
+  for (const shape of ERROR_SHAPES) app.addSchema(shape);
+
+  await app.register(requestIdHeader);
+  await app.register(metrics, { token: config.metricsToken, poolStats: () => deps.store.poolStats() });
+  if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
+  // Before the routes: @fastify/swagger collects the routes as they are added.
+  await app.register(openapi, { apiBase: apiBase(config) });
+  await app.register(docs);
+  await app.register(health, { readiness: () => deps.store.readiness() });
 
   await app.register(
     async (api) => {

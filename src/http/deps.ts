@@ -8,5 +8,7 @@ export interface RouteDeps {
   store: Store;
   auth: AuthDeps;
   limits: ChatLimits;
+  /** Largest accepted request body in bytes (documented in the 413 response). */
+  bodyLimit: number;
   presentation: Presentation;
 }

@@ -1,13 +1,13 @@
 /** Turns whatever went wrong while serving a request into the interface's error shapes. */
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { isStoreUnavailable } from '../store/index.js';
-import { ApiError, badRequest, internalError, MESSAGES, serviceUnavailable, shapeA, shapeB } from './errors.js';
+import { ApiError, badRequest, internalError, MESSAGES, noRoute, payloadTooLarge, serviceUnavailable, textTooLongMessage } from './errors.js';
 
 const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   listing_id: () => MESSAGES.listingId,
-  text: (keyword) => (keyword === 'maxLength' ? 'text is too long.' : 'text is required and must be a string.'),
-  files: () => 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
-  temp_id: () => 'temp_id must be an integer or a string of digits.',
+  text: (keyword) => (keyword === 'maxLength' ? 'text is too long.' : MESSAGES.textNotString),
+  files: () => MESSAGES.files,
+  temp_id: () => MESSAGES.tempId,
 };
 
 interface ValidationIssue {
@@ -24,8 +24,8 @@ function validationMessage(issues: ValidationIssue[], maxTextLength: number): st
     first.instancePath === '' && first.keyword === 'required'
       ? String(first.params.missingProperty)
       : first.instancePath.split('/')[1];
-  if (field === undefined || field === '') return 'The request body must be a JSON object.';
-  if (field === 'text' && first.keyword === 'maxLength') return `text must be at most ${maxTextLength} characters.`;
+  if (field === undefined || field === '') return MESSAGES.notAnObject;
+  if (field === 'text' && first.keyword === 'maxLength') return textTooLongMessage(maxTextLength);
   return FIELD_MESSAGES[field]?.(first.keyword) ?? `${field} is invalid.`;
 }
 
@@ -33,24 +33,22 @@ function fastifyError(err: FastifyError, bodyLimit: number, maxTextLength: numbe
   if (err.validation) return badRequest(validationMessage(err.validation as ValidationIssue[], maxTextLength));
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`);
+      return payloadTooLarge(bodyLimit);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return badRequest('Content-Type must be application/json or application/x-www-form-urlencoded.');
+      return badRequest(MESSAGES.contentType);
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-      return badRequest('The request body is empty; a JSON object is expected.');
+      return badRequest(MESSAGES.emptyBody);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return badRequest('The request body is not valid JSON.');
+      return badRequest(MESSAGES.invalidJson);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return badRequest('The Content-Length header does not match the body.');
   }
-  if (err instanceof SyntaxError) return badRequest('The request body is not valid JSON.');
+  if (err instanceof SyntaxError) return badRequest(MESSAGES.invalidJson);
   if (/prototype|constructor/i.test(err.message) && err.statusCode === 400) {
     return badRequest('The request body contains a forbidden property name (__proto__ or constructor).');
   }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    return err.statusCode === 413
-      ? shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`)
-      : badRequest('The request could not be read.');
+    return err.statusCode === 413 ? payloadTooLarge(bodyLimit) : badRequest('The request could not be read.');
   }
   return undefined;
 }
@@ -66,11 +64,22 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
       request.log.error({ err }, 'unexpected error');
       answer = internalError();
     }
-    void reply.code(answer.statusCode).headers(answer.headers).send(answer.body);
+    send(reply, answer);
   });
 
-  app.setNotFoundHandler((_request, reply) => {
-    const answer = shapeA(404, 'rest_no_route', MESSAGES.noRoute);
-    void reply.code(404).send(answer.body);
-  });
+  app.setNotFoundHandler((_request, reply) => send(reply, noRoute()));
+}
+
+/**
+ * Error bodies are built by errors.ts in their exact wire order and sent with JSON.stringify, not through
+ * the routes' response schemas: those document the errors (OpenAPI), but a status such as 403 has two
+ * shapes, and a schema-driven serialiser would have to guess between them and could drop keys.
+ */
+function send(reply: FastifyReply, answer: ApiError): void {
+  void reply
+    .code(answer.statusCode)
+    .headers(answer.headers)
+    .type('application/json; charset=utf-8')
+    .serializer(JSON.stringify)
+    .send(answer.body);
 }

@@ -33,6 +33,14 @@ export const MESSAGES = {
   listingNotFound: 'Listing not found.',
   listingId: 'listing_id is required and must be a positive integer.',
   noRoute: 'No route was found matching the URL and request method.',
+  contentType: 'Content-Type must be application/json or application/x-www-form-urlencoded.',
+  emptyBody: 'The request body is empty; a JSON object is expected.',
+  invalidJson: 'The request body is not valid JSON.',
+  notAnObject: 'The request body must be a JSON object.',
+  textRequired: 'text is required: send a non-empty message or attach at least one file.',
+  textNotString: 'text is required and must be a string.',
+  files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
+  tempId: 'temp_id must be an integer or a string of digits.',
 } as const;
 
 // Texts of the deployed PHP service where the interface gives only their meaning.
@@ -63,13 +71,20 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
     case 'own_listing':
       return shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
     case 'text_required':
-      return badRequest('text is required: send a non-empty message or attach at least one file.');
+      return badRequest(MESSAGES.textRequired);
     case 'text_too_long':
-      return badRequest(`text must be at most ${limits.textMaxLength} characters.`);
+      return badRequest(textTooLongMessage(limits.textMaxLength));
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
   }
 }
+
+export const textTooLongMessage = (textMaxLength: number) => `text must be at most ${textMaxLength} characters.`;
+
+export const payloadTooLarge = (bodyLimit: number) =>
+  shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`);
+
+export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 
 export const serviceUnavailable = () =>
   shapeB(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again shortly.', { 'retry-after': '1' });

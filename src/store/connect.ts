@@ -26,9 +26,18 @@ export interface DbOptions {
   connectTimeoutMs: number;
 }
 
+/** Connection pool occupancy, for metrics. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
 export interface Connection {
   db: Kysely<Database>;
   dialect: Dialect;
+  /** PostgreSQL's pool occupancy; undefined on SQLite, which has one connection and no pool. */
+  poolStats: () => PoolStats | undefined;
 }
 
 /** Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade. */
@@ -84,7 +93,7 @@ function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
 // 64-bit ids and epoch-millisecond times come back as JS numbers (safe up to 2^53-1).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
 
-function postgresDialect(url: string, opts: DbOptions): KyselyDialect {
+function postgresPool(url: string, opts: DbOptions): pg.Pool {
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize,
@@ -98,11 +107,17 @@ function postgresDialect(url: string, opts: DbOptions): KyselyDialect {
   // A checked-out one fails its query (answered 503) but would also emit 'error' with no
   // listener, which would crash the process; the pool discards it on release.
   pool.on('connect', (client) => client.on('error', () => {}));
-  return new PostgresDialect({ pool });
+  return pool;
 }
 
 export function connect(url: string, opts: DbOptions): Connection {
-  const dialect: Dialect = url.startsWith('sqlite:') ? 'sqlite' : 'postgres';
-  const kyselyDialect = dialect === 'sqlite' ? sqliteDialect(url, opts) : postgresDialect(url, opts);
-  return { db: new Kysely<Database>({ dialect: kyselyDialect }), dialect };
+  if (url.startsWith('sqlite:')) {
+    return { db: new Kysely<Database>({ dialect: sqliteDialect(url, opts) }), dialect: 'sqlite', poolStats: () => undefined };
+  }
+  const pool = postgresPool(url, opts);
+  return {
+    db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
+    dialect: 'postgres',
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+  };
 }

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { CatalogUnitOfWork, Repositories, UnitOfWork } from '../domain/ports.js';
-import { connect, type DbOptions } from './connect.js';
+import { connect, type DbOptions, type PoolStats } from './connect.js';
 import { migrateToLatest, migrationsApplied } from './migrate.js';
 import type { Database, Dialect } from './schema.js';
 import { catalogRepository } from './repositories/catalog.js';
@@ -12,6 +12,7 @@ import { marketplaceRepositories } from './repositories/marketplace.js';
 import { settingsRepository, type SettingsRepository } from './repositories/settings.js';
 
 export type { Dialect } from './schema.js';
+export type { PoolStats } from './connect.js';
 export type { SettingsRepository } from './repositories/settings.js';
 export { isStoreUnavailable } from './errors.js';
 
@@ -22,13 +23,29 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork {
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */
   ready(): Promise<boolean>;
+  /** The two parts of ready(), for a readiness probe that says which one failed. */
+  readiness(): Promise<{ database: boolean; migrations: boolean }>;
+  /** Connection pool occupancy (PostgreSQL); undefined on SQLite. */
+  poolStats(): PoolStats | undefined;
   close(): Promise<void>;
   /** The Kysely instance, for tests and tools that inspect the database. */
   readonly db: Kysely<Database>;
 }
 
 export function openStore(url: string, opts: DbOptions): Store {
-  const { db, dialect } = connect(url, opts);
+  const { db, dialect, poolStats } = connect(url, opts);
+  async function readiness() {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      return { database: false, migrations: false };
+    }
+    try {
+      return { database: true, migrations: await migrationsApplied(db, dialect) };
+    } catch {
+      return { database: true, migrations: false };
+    }
+  }
   return {
     dialect,
     db,
@@ -38,13 +55,11 @@ export function openStore(url: string, opts: DbOptions): Store {
     catalogTransaction: (fn) => db.transaction().execute((trx) => fn(catalogRepository(trx))),
     migrate: () => migrateToLatest(db, dialect),
     async ready() {
-      try {
-        await sql`select 1`.execute(db);
-        return await migrationsApplied(db, dialect);
-      } catch {
-        return false;
-      }
+      const { database, migrations } = await readiness();
+      return database && migrations;
     },
+    readiness,
+    poolStats,
     close: () => db.destroy(),
   };
 }

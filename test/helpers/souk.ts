@@ -8,7 +8,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { signToken } from '../../src/auth/jwt.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
-import { createSouk, type Souk } from '../../src/server.js';
+import { createSouk, type Souk, type SoukOptions } from '../../src/server.js';
 import { freshDatabase, type TestDatabase } from './database.js';
 import { marketplace, SITE_URL } from './fixtures.js';
 
@@ -32,10 +32,14 @@ export interface TestSouk {
   close(): Promise<void>;
 }
 
-export async function startTestSouk(env: Record<string, string> = {}, document: unknown = marketplace()): Promise<TestSouk> {
+export async function startTestSouk(
+  env: Record<string, string> = {},
+  document: unknown = marketplace(),
+  options: SoukOptions = {},
+): Promise<TestSouk> {
   const database = await freshDatabase();
   const config = loadConfig({ DATABASE_URL: database.url, SITE_URL, SETTINGS_REFRESH_MS: '200', LOG_LEVEL: 'silent', ...env });
-  const souk = await createSouk(config);
+  const souk = await createSouk(config, options);
   const parsed = parseImportDocument(document);
   if (!parsed.ok) throw new Error(`fixture: ${parsed.path}: ${parsed.problem}`);
   const imported = await importCatalog(souk.store, parsed.catalog);

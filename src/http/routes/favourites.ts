@@ -10,7 +10,7 @@ import { toggleFavouriteSchema } from './favourites.schema.js';
 export const favouriteRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.post(
     '/my/favourites',
-    { schema: toggleFavouriteSchema, onRequest: requireCaller('toggleFavourite', deps.auth) },
+    { schema: toggleFavouriteSchema({ bodyLimit: deps.bodyLimit }), onRequest: requireCaller('toggleFavourite', deps.auth) },
     async (request) => {
       const result = await toggleFavourite(deps.store, request.caller!.id, listingId(request.body.listing_id));
       if (!result.ok) throw badRequest(MESSAGES.listingNotFound);

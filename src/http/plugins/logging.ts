@@ -1,0 +1,85 @@
+/**
+ * Logs: pino JSON lines (or readable lines with LOG_PRETTY), exactly one line per request, and request ids.
+ * Nothing here logs headers or bodies: tokens, API keys, passwords and message texts never reach the logs.
+ */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { LogController, type FastifyInstance, type FastifyReply, type FastifyRequest, type FastifyServerOptions } from 'fastify';
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.js';
+
+/** Where log lines go instead of stdout (tests capture them); pino's DestinationStream. */
+export interface LogDestination {
+  write(line: string): void;
+}
+
+/** An incoming X-Request-Id is kept only when it is short and plain, so it is safe to log and echo. */
+const ACCEPTED_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Fastify's own requestIdHeader option would trust any incoming value, so the header is read here
+ * (requestIdHeader is off) and replaced by a random id when it is missing or not acceptable.
+ */
+export function requestId(req: IncomingMessage): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && ACCEPTED_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+/** Errors are logged by name, code, message and stack only: driver errors can carry row values in other fields. */
+function errorSerializer(err: Error & { code?: unknown }) {
+  return { type: err.name, code: err.code, message: err.message, stack: err.stack ?? '' };
+}
+
+export async function loggerOptions(config: Config, destination?: LogDestination): Promise<FastifyServerOptions['logger']> {
+  const options = {
+    level: config.logLevel,
+    serializers: { err: errorSerializer },
+    // Belt and braces: nothing logs request objects, but if someone adds it the credentials stay out.
+    redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
+  };
+  if (config.logPretty) {
+    // Loaded only when asked for: a development aid, not needed by a production server.
+    const { default: pretty } = await import('pino-pretty');
+    const to = destination ? { destination: destination as NodeJS.WritableStream, colorize: false } : { colorize: true };
+    return { ...options, stream: pretty({ translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname', singleLine: true, ...to }) };
+  }
+  return destination ? { ...options, stream: destination } : options;
+}
+
+/** The route pattern (not the raw address, which would leak ids into labels), or "unmatched" for a 404. */
+export function routeLabel(request: { routeOptions: { url?: string } }): string {
+  return request.routeOptions.url ?? 'unmatched';
+}
+
+/**
+ * Replaces Fastify's two lines per request ("incoming request" with the request's headers, and
+ * "request completed") by one line when the reply is sent. Its other per-request lines (route not
+ * found, default error handler) stay off: the one line says it all.
+ */
+export class OneLinePerRequest extends LogController {
+  constructor() {
+    super({ disableRequestLogging: true });
+  }
+
+  override incomingRequest(): void {}
+
+  override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    const line = {
+      method: request.method,
+      route: routeLabel(request),
+      // The query string is left out: it is the client's, and could carry anything.
+      path: request.url.split('?', 1)[0],
+      statusCode: reply.statusCode,
+      durationMs: Math.round(reply.elapsedTime * 10) / 10,
+    };
+    if (error) request.log.error({ ...line, err: error }, 'request failed while sending the reply');
+    else request.log.info(line, 'request');
+  }
+}
+
+/** Echoes the request id on every reply, errors and 404s included. */
+export const requestIdHeader = fp(async (app: FastifyInstance) => {
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+}, { name: 'souk-request-id' });

@@ -1,0 +1,152 @@
+/**
+ * The error responses of the two operations, as route response schemas and so in the OpenAPI document.
+ * Every reply a status can carry is listed as a named example built by errors.ts itself, so the
+ * document cannot drift from what is sent. (Error bodies are sent by error-handler.ts with
+ * JSON.stringify; these schemas describe them and the contract test checks real replies against them.)
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import type { AuthFailure } from '../../auth/failures.js';
+import {
+  authError,
+  badRequest,
+  chatError,
+  internalError,
+  MESSAGES,
+  noRoute,
+  payloadTooLarge,
+  serviceUnavailable,
+  textTooLongMessage,
+  type ApiError,
+} from '../errors.js';
+
+export const ErrorShapeA = Type.Object(
+  { code: Type.String(), message: Type.String() },
+  { $id: 'ErrorShapeA', additionalProperties: false, title: 'Error shape A', description: '`{code, message}`' },
+);
+
+export const ErrorShapeB = Type.Object(
+  {
+    status: Type.Literal('error'),
+    error: Type.String(),
+    code: Type.String({ pattern: '^[1-5][0-9]{2}$', description: 'The HTTP status as a string.' }),
+    error_message: Type.String(),
+  },
+  { $id: 'ErrorShapeB', additionalProperties: false, title: 'Error shape B', description: '`{status: "error", error, code, error_message}`' },
+);
+
+export const ErrorShapeC = Type.Object(
+  { code: Type.String(), message: Type.String(), data: Type.Object({ status: Type.Integer() }, { additionalProperties: false }) },
+  { $id: 'ErrorShapeC', additionalProperties: false, title: 'Error shape C', description: '`{code, message, data: {status}}`' },
+);
+
+/** Shared schemas (app.addSchema): the responses refer to them, and the OpenAPI document lists them once. */
+export const ERROR_SHAPES = [ErrorShapeA, ErrorShapeB, ErrorShapeC];
+
+type ErrorBody = Static<typeof ErrorShapeA> | Static<typeof ErrorShapeB> | Static<typeof ErrorShapeC>;
+
+export const RequestIdReplyHeader = {
+  type: 'string',
+  description: 'The request id: the incoming X-Request-Id when it was acceptable, else a generated one. It is in the logs too.',
+};
+
+function shapeOf(error: ApiError): string {
+  if ('data' in error.body) return ErrorShapeC.$id as string;
+  return ('status' in error.body ? ErrorShapeB.$id : ErrorShapeA.$id) as string;
+}
+
+const codeOf = (error: ApiError) => ('error' in error.body ? error.body.error : error.body.code);
+const messageOf = (error: ApiError) => ('error_message' in error.body ? error.body.error_message : error.body.message);
+
+/**
+ * One status's response: the shape (or shapes) its body takes, a description listing every
+ * code and message, and each possible body as a named example.
+ */
+function errorResponse(summary: string, errors: ApiError[], headers: Record<string, object> = {}) {
+  const shapes = [...new Set(errors.map(shapeOf))].map((id) => ({ $ref: `${id}#` }));
+  // allOf of one: @fastify/swagger drops the siblings (examples) of a bare $ref.
+  const schema = shapes.length === 1 ? { allOf: shapes } : { anyOf: shapes };
+  const seen = new Map<string, number>();
+  const examples = Object.fromEntries(
+    errors.map((error) => {
+      const code = codeOf(error);
+      const n = (seen.get(code) ?? 0) + 1;
+      seen.set(code, n);
+      return [n === 1 ? code : `${code} (${n})`, { summary: messageOf(error), value: error.body }];
+    }),
+  );
+  const list = errors.map((e) => `- \`${codeOf(e)}\`: ${messageOf(e)}`).join('\n');
+  return Type.Unsafe<ErrorBody>({
+    ...schema,
+    // The response's description (x-response-description keeps it out of the body schema).
+    'x-response-description': `${summary}\n\n${list}`,
+    headers: { 'x-request-id': RequestIdReplyHeader, ...headers },
+    'x-examples': examples,
+  });
+}
+
+const auth = (failures: AuthFailure[]) => failures.map(authError);
+
+/** Token failures after the API key was accepted (D4 step 3). */
+const TOKEN_FAILURES: AuthFailure[] = [
+  'authorization_not_bearer',
+  'token_malformed',
+  'token_bad_signature',
+  'token_expired',
+  'token_not_yet_valid',
+  'token_without_expiry',
+];
+
+const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.emptyBody, MESSAGES.invalidJson, MESSAGES.notAnObject].map(badRequest);
+
+/** Replies every operation can give whatever its rules: no route, body too large, server trouble. */
+function commonErrors(bodyLimit: number) {
+  return {
+    404: errorResponse('No route matches the address and method: check `{api_base}` (shape A).', [noRoute()]),
+    413: errorResponse(`The request body is larger than the limit (${bodyLimit} bytes here; shape B).`, [payloadTooLarge(bodyLimit)]),
+    500: errorResponse('An unexpected error; it is logged with the request id (shape B).', [internalError()]),
+    503: errorResponse('The database is unavailable for now; retry after the given seconds (shape B).', [serviceUnavailable()], {
+      'retry-after': { type: 'string', description: 'Seconds to wait before retrying.' },
+    }),
+  };
+}
+
+export function toggleFavouriteErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('The body is not valid, or the listing does not exist or is in the trash (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.listingId),
+      badRequest(MESSAGES.listingNotFound),
+      ...BODY_ERRORS,
+    ]),
+    401: errorResponse('The API key or the bearer token was refused (shape B; `code` is "401").', [
+      ...auth(['api_key_missing', 'api_key_invalid']),
+      ...auth(TOKEN_FAILURES),
+    ]),
+    403: errorResponse('No Authorization header, or the token\'s user does not exist or is disabled (shape A).', auth(['not_logged_in'])),
+    ...commonErrors(limits.bodyLimit),
+  };
+}
+
+export function startConversationErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  return {
+    400: errorResponse('The body is not valid, or the listing does not exist or is in the trash (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.listingId),
+      badRequest(MESSAGES.listingNotFound),
+      badRequest(MESSAGES.textNotString),
+      badRequest(MESSAGES.textRequired),
+      badRequest(textTooLongMessage(limits.textMaxLength)),
+      badRequest(MESSAGES.files),
+      badRequest(MESSAGES.tempId),
+      ...BODY_ERRORS,
+    ]),
+    401: errorResponse('The API key, the Authorization header or the bearer token was refused (shape B; `code` is "401").', [
+      ...auth(['api_key_missing', 'api_key_invalid', 'authorization_missing']),
+      ...auth(TOKEN_FAILURES),
+    ]),
+    403: errorResponse(
+      'The REST interface is disabled (shape C, `data.status` 403), the token\'s user does not exist or is disabled, ' +
+        'or the caller owns the listing (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
+    ),
+    ...commonErrors(limits.bodyLimit),
+  };
+}

@@ -1,0 +1,82 @@
+/**
+ * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core. It opens /docs,
+ * checks that both operations are listed, authorises with a real API key and token, runs "Try it out" on
+ * the toggle against the live server, and saves a screenshot under docs/screenshots/. Every request the
+ * page makes must go to the server itself: the page works without internet (no CDN).
+ * Skipped when /usr/bin/chromium is missing (scripts/ci/install-chromium.sh installs it).
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Request } from 'playwright-core';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { PATHS, startTestSouk } from '../helpers/souk.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/docs-page.png', import.meta.url));
+// As the machine notes advise: without the background-networking flags Chromium tries to reach Google's hosts.
+const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+
+const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (scripts/ci/install-chromium.sh)`;
+
+describe('docs page (Swagger UI) in headless Chromium', () => {
+  it('lists both operations and runs "Try it out" on the live server with a real key and token', { skip, timeout: 90_000 }, async () => {
+    const t = await startTestSouk();
+    const base = await t.listen();
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    try {
+      const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+      const requests: Request[] = [];
+      const problems: string[] = [];
+      page.on('request', (r) => requests.push(r));
+      page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+      page.on('console', (m) => m.type() === 'error' && problems.push(`console: ${m.text()}`));
+
+      await page.goto(`${base}/docs`);
+      const toggle = page.locator('#operations-favourites-toggleFavourite');
+      const start = page.locator('#operations-chat-startConversation');
+      await toggle.waitFor();
+      assert.match(await toggle.locator('.opblock-summary').innerText(), /POST[\s\S]*\/wp-json\/rtcl\/v1\/my\/favourites/);
+      assert.match(await start.locator('.opblock-summary').innerText(), /POST[\s\S]*\/wp-json\/rtcl\/v1\/my\/chat\/conversation/);
+      assert.equal(await page.locator('.opblock').count(), 2);
+
+      // Authorize: the bearer token and the API key, each in its own form of the dialog.
+      await page.locator('button.authorize').first().click();
+      const token = t.token(USERS.amina);
+      await page.locator('#auth-bearer-value').fill(token);
+      await page.locator('.auth-container', { has: page.locator('#auth-bearer-value') }).locator('button[type=submit]').click();
+      await page.locator('#api_key_value').fill(t.apiKey);
+      await page.locator('.auth-container', { has: page.locator('#api_key_value') }).locator('button[type=submit]').click();
+      await page.locator('.modal-ux button.close-modal').click();
+
+      // Try it out: the request body example is {"listing_id": 101}.
+      await toggle.locator('.opblock-summary').click();
+      await toggle.locator('button.try-out__btn').click();
+      await toggle.locator('textarea.body-param__text').fill(JSON.stringify({ listing_id: LISTINGS.bike }));
+      const reply = page.waitForResponse((r) => r.url() === base + PATHS.toggle && r.request().method() === 'POST');
+      await toggle.locator('button.execute').click();
+      const response = await reply;
+      assert.equal(response.status(), 200);
+      const sent = response.request().headers();
+      assert.equal(sent['x-api-key'], t.apiKey);
+      assert.equal(sent.authorization, `Bearer ${token}`);
+      const live = toggle.locator('.live-responses-table');
+      await live.locator('.response-col_status', { hasText: '200' }).waitFor();
+      assert.match(await live.locator('.response-col_description .microlight').first().innerText(), /^\[\s*101\s*\]$/);
+      // The toggle really happened on the server.
+      assert.deepEqual((await t.toggle(USERS.amina, { listing_id: LISTINGS.bike })).json(), []);
+
+      mkdirSync(fileURLToPath(new URL('.', `file://${SCREENSHOT}`)), { recursive: true });
+      // From the top of the page down to the live reply (the documented responses below run for pages).
+      const bottom = await live.evaluate((el) => el.getBoundingClientRect().bottom + (globalThis as unknown as { scrollY: number }).scrollY);
+      await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom + 16) } });
+
+      const foreign = requests.map((r) => r.url()).filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('data:'));
+      assert.deepEqual(foreign, [], 'every request of the page goes to the server itself (no CDN)');
+      assert.deepEqual(problems, []);
+    } finally {
+      await browser.close();
+    }
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { ConfigError, effectiveSettings, loadConfig } from '../../src/config.js';
+
+const ROOT = new URL('../../', import.meta.url);
+const SECRETS = { API_KEY: 'api-key-0123456789abcdef', JWT_SECRET: 'jwt-secret-0123456789abcdef', METRICS_TOKEN: 'metrics-0123456789abcdef' };
+
+/** Runs `souk config` from the sources (the same main() that bin/souk runs from dist/). */
+function soukConfig(env: Record<string, string>) {
+  const script = "import('./src/cli/main.ts').then((cli) => cli.main(['config']))";
+  return spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+}
+
+describe('configuration', () => {
+  it('new settings: LOG_PRETTY, METRICS_TOKEN, CORS_ORIGINS are validated', () => {
+    const config = loadConfig({ LOG_PRETTY: 'true', METRICS_TOKEN: SECRETS.METRICS_TOKEN, CORS_ORIGINS: 'https://a.example, http://localhost:3000' });
+    assert.equal(config.logPretty, true);
+    assert.equal(config.metricsToken, SECRETS.METRICS_TOKEN);
+    assert.deepEqual(config.corsOrigins, ['https://a.example', 'http://localhost:3000']);
+    assert.deepEqual(loadConfig({}).corsOrigins, []);
+    assert.equal(loadConfig({}).logPretty, false);
+    for (const env of [{ LOG_PRETTY: 'yes' }, { METRICS_TOKEN: 'short' }, { CORS_ORIGINS: '*' }, { CORS_ORIGINS: 'https://a.example/path' }, { CORS_ORIGINS: 'a.example' }]) {
+      assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
+    }
+  });
+
+  it('every setting is documented in docs/configuration.md', () => {
+    const doc = readFileSync(new URL('docs/configuration.md', ROOT), 'utf8');
+    const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] as string);
+    assert.deepEqual(documented, effectiveSettings(loadConfig({})).map(([name]) => name));
+    // ...and every name the config module reads is among them.
+    const source = readFileSync(new URL('src/config.ts', ROOT), 'utf8');
+    const read = new Set([...source.matchAll(/env(?:, |\.)'?([A-Z][A-Z_]+)'?/g)].map((m) => m[1] as string));
+    for (const name of read) assert.ok(documented.includes(name), `${name} is read by src/config.ts but not documented`);
+  });
+
+  it('souk config prints every effective setting, secrets and the database password masked', () => {
+    const res = soukConfig({ ...SECRETS, DATABASE_URL: 'postgres://souk:db-password-123@db.example:5432/souk', PORT: '9090' });
+    assert.equal(res.status, 0, res.stderr);
+    const lines = res.stdout.trim().split('\n');
+    assert.deepEqual(lines.map((l) => l.split('=')[0]), effectiveSettings(loadConfig({})).map(([name]) => name));
+    assert.ok(lines.includes('PORT=9090'));
+    assert.ok(lines.includes('DATABASE_URL=postgres://souk:****@db.example:5432/souk'));
+    assert.ok(lines.includes('API_KEY=****'));
+    assert.ok(lines.includes('METRICS_TOKEN=****'));
+    for (const secret of [...Object.values(SECRETS), 'db-password-123']) assert.ok(!res.stdout.includes(secret), secret);
+  });
+
+  it('souk config reports an invalid setting and exits non-zero', () => {
+    const res = soukConfig({ CORS_ORIGINS: '*' });
+    assert.equal(res.status, 1);
+    assert.match(res.stderr, /invalid setting: CORS_ORIGINS/);
+  });
+
+  it('souk help lists the config command', () => {
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then((cli) => cli.main(['help']))"], { cwd: ROOT, encoding: 'utf8' });
+    assert.match(out, /^ {2}config +print the effective configuration/m);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * Real replies of both operations, success and every error the interface names, checked against the
+ * response schemas of the OpenAPI document (Ajv, JSON Schema 2020-12 as OpenAPI 3.1 uses), and each
+ * error body against the document's examples for its status, byte for byte.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import Ajv2020Module from 'ajv/dist/2020.js';
+import type { LightMyRequestResponse } from 'fastify';
+import { signToken } from '../../src/auth/jwt.js';
+import { generateOpenApi } from '../../scripts/openapi.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { PATHS, startTestSouk, type TestSouk } from '../helpers/souk.js';
+
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
+
+interface Doc {
+  paths: Record<string, { post: { responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }>;
+  components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+}
+
+const doc = JSON.parse(await generateOpenApi()) as Doc;
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+ajv.addSchema(doc, 'openapi.json');
+
+const pointer = (path: string) => path.replaceAll('~', '~0').replaceAll('/', '~1');
+
+/** Checks one reply against its operation's documented response for that status. */
+function assertDocumented(path: string, res: LightMyRequestResponse, expectedStatus: number): void {
+  assert.equal(res.statusCode, expectedStatus, res.body);
+  const status = String(res.statusCode);
+  const response = doc.paths[path]?.post.responses[status];
+  assert.ok(response, `${path} documents status ${status}`);
+  assert.match(String(res.headers['content-type']), /^application\/json/);
+  assert.ok(res.headers['x-request-id'], 'the reply carries X-Request-Id, as documented');
+  const validate = ajv.getSchema(`openapi.json#/paths/${pointer(path)}/post/responses/${status}/content/application~1json/schema`);
+  assert.ok(validate, `schema of ${path} ${status}`);
+  const body: unknown = res.json();
+  assert.ok(validate(body), `${path} ${status}: ${res.body}\n${ajv.errorsText(validate.errors)}`);
+  if (res.statusCode >= 400) {
+    // The keys come in the order of the documented shape (the interface's order), not just the same set.
+    const keys = Object.keys(body as object);
+    const shapes = Object.values(doc.components.schemas).map((shape) => Object.keys(shape.properties));
+    const shape = shapes.find((order) => [...order].sort().join() === [...keys].sort().join());
+    assert.deepEqual(keys, shape, `${path} ${status}: keys of ${res.body} in the documented order`);
+    // An error reply is one of the documented examples, with its keys in the same order on the wire.
+    const examples = Object.values(response.content['application/json']?.examples ?? {}).map((e) => JSON.stringify(e.value));
+    assert.ok(examples.includes(res.body), `${path} ${status}: ${res.body} is not among the documented examples:\n${examples.join('\n')}`);
+  }
+}
+
+// One Souk for the whole file (startTestSouk closes it after the file's tests).
+const t: TestSouk = await startTestSouk();
+
+describe('replies match the OpenAPI document', () => {
+  const otherSecret = 'x'.repeat(43);
+  const headers = (userId: number, over: Record<string, string | undefined> = {}) => ({ ...t.auth(userId), ...over });
+  const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+  for (const [name, path] of [['toggle', PATHS.toggle], ['start conversation', PATHS.start]] as const) {
+    const body = path === PATHS.toggle ? { listing_id: LISTINGS.bike } : { listing_id: LISTINGS.bike, text: 'Hello' };
+
+    it(`${name}: 200`, async () => {
+      assertDocumented(path, await t.post(path, body, headers(USERS.amina)), 200);
+    });
+
+    it(`${name}: 400 BADREQUEST (listing_id, listing not found, invalid JSON)`, async () => {
+      const extra = path === PATHS.toggle ? {} : { text: 'Hello' };
+      assertDocumented(path, await t.post(path, { listing_id: 'abc', ...extra }, headers(USERS.amina)), 400);
+      assertDocumented(path, await t.post(path, { listing_id: 999, ...extra }, headers(USERS.amina)), 400);
+      assertDocumented(path, await t.post(path, '{"listing_id":', headers(USERS.amina)), 400);
+    });
+
+    it(`${name}: 401 for each API key and token failure`, async () => {
+      const cases: Array<Record<string, string | undefined>> = [
+        { 'x-api-key': undefined },
+        { 'x-api-key': 'not-the-key' },
+        { authorization: 'Basic dXNlcjpwYXNz' },
+        bearer('not-a-jwt'),
+        bearer(signToken(otherSecret, USERS.amina, 'amina', 3600)),
+        bearer(signToken(t.jwtSecret, USERS.amina, 'amina', -120)),
+      ];
+      if (path === PATHS.start) cases.push({ authorization: undefined });
+      for (const over of cases) assertDocumented(path, await t.post(path, body, headers(USERS.amina, over)), 401);
+    });
+
+    it(`${name}: 403 FORBIDDEN`, async () => {
+      if (path === PATHS.toggle) assertDocumented(path, await t.post(path, body, headers(USERS.amina, { authorization: undefined })), 403);
+      assertDocumented(path, await t.post(path, body, headers(USERS.disabled)), 403);
+      if (path === PATHS.start) assertDocumented(path, await t.post(path, { listing_id: LISTINGS.aminasOwn, text: 'Hi' }, headers(USERS.amina)), 403);
+    });
+
+    it(`${name}: 404 rest_no_route (an address under {api_base} with no operation)`, async () => {
+      const res = await t.post(`${path}/nope`, body, headers(USERS.amina));
+      assertDocumented(path, res, 404);
+    });
+
+    it(`${name}: 413 PAYLOAD_TOO_LARGE`, async () => {
+      const big = JSON.stringify({ ...body, padding: 'x'.repeat(t.config.bodyLimit) });
+      assertDocumented(path, await t.post(path, big, headers(USERS.amina)), 413);
+    });
+  }
+
+  it('start conversation: 403 DENIED_REST_API (shape C) when the REST interface is disabled', async () => {
+    await t.souk.store.settings.set('rest_api', 'false');
+    await t.souk.settings.refresh();
+    try {
+      assertDocumented(PATHS.start, await t.post(PATHS.start, { listing_id: LISTINGS.bike, text: 'Hi' }, headers(USERS.amina)), 403);
+    } finally {
+      await t.souk.store.settings.set('rest_api', 'true');
+      await t.souk.settings.refresh();
+    }
+  });
+});

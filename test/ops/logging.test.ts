@@ -1,0 +1,76 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
+import { LISTINGS, marketplace, USERS } from '../helpers/fixtures.js';
+import { startTestSouk, PATHS } from '../helpers/souk.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function capture() {
+  const chunks: string[] = [];
+  return { chunks, destination: { write: (line: string) => void chunks.push(line) } };
+}
+
+describe('request logs', () => {
+  it('write one JSON line per request with request id, method, route, path, status and duration', async () => {
+    const log = capture();
+    const t = await startTestSouk({ LOG_LEVEL: 'info' }, marketplace(), { logDestination: log.destination });
+    const replies = [
+      await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { ...t.auth(USERS.amina), 'x-request-id': 'client-req.42' }),
+      await t.post(`${PATHS.start}?debug=1`, { listing_id: LISTINGS.bike, text: 'Hi' }, { ...t.auth(USERS.amina), 'x-request-id': 'not acceptable!' }),
+      await t.post(PATHS.toggle, { listing_id: 1 }, { 'x-api-key': 'wrong' }),
+      await t.app.inject({ url: '/nowhere?x=1', headers: { 'x-request-id': 'x'.repeat(129) } }),
+      await t.app.inject({ url: '/healthz' }),
+    ];
+    const lines = log.chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.equal(lines.length, replies.length, log.chunks.join(''));
+    const ids = replies.map((r) => r.headers['x-request-id']);
+    assert.equal(ids[0], 'client-req.42', 'an acceptable incoming id is kept and echoed');
+    for (const id of ids.slice(1)) assert.match(String(id), UUID, 'a missing or unacceptable id is replaced by a random one');
+    assert.equal(new Set(ids).size, ids.length);
+    assert.deepEqual(
+      lines.map((l) => [l.reqId, l.method, l.route, l.path, l.statusCode, l.msg]),
+      [
+        [ids[0], 'POST', PATHS.toggle, PATHS.toggle, 200, 'request'],
+        [ids[1], 'POST', PATHS.start, PATHS.start, 200, 'request'],
+        [ids[2], 'POST', PATHS.toggle, PATHS.toggle, 401, 'request'],
+        [ids[3], 'GET', 'unmatched', '/nowhere', 404, 'request'],
+        [ids[4], 'GET', '/healthz', '/healthz', 200, 'request'],
+      ],
+    );
+    for (const line of lines) {
+      assert.equal(typeof line.durationMs, 'number');
+      assert.equal(line.level, 30);
+    }
+  });
+
+  it('never contain the token, the API key, the JWT secret or the message text', async () => {
+    const log = capture();
+    const t = await startTestSouk({ LOG_LEVEL: 'trace' }, marketplace(), { logDestination: log.destination });
+    const text = 'A private message: my phone is +212 611 22 33 44';
+    const token = t.token(USERS.amina);
+    const headers = { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey };
+    assert.equal((await t.post(PATHS.start, { listing_id: LISTINGS.bike, text }, headers)).statusCode, 200);
+    assert.equal((await t.post(PATHS.start, `listing_id=${LISTINGS.bike}&text=${encodeURIComponent(text)}`, { ...headers, 'content-type': 'application/x-www-form-urlencoded' })).statusCode, 200);
+    assert.equal((await t.post(PATHS.start, { listing_id: 'bad', text }, headers)).statusCode, 400);
+    assert.equal((await t.post(PATHS.start, { listing_id: LISTINGS.bike, text }, { ...headers, authorization: `Bearer ${token}x` })).statusCode, 401);
+    assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, headers)).statusCode, 200);
+    const all = log.chunks.join('');
+    assert.ok(all.length > 0);
+    for (const secret of [token, token.split('.')[2] as string, t.apiKey, t.jwtSecret, text, 'private message', encodeURIComponent(text)]) {
+      assert.ok(!all.includes(secret), `the logs contain ${secret}`);
+    }
+    assert.doesNotMatch(all, /authorization|x-api-key/i);
+  });
+
+  it('are readable lines, not JSON, with LOG_PRETTY=true', async () => {
+    const chunks: string[] = [];
+    const sink = new Writable({ write: (chunk, _enc, done) => { chunks.push(String(chunk)); done(); } });
+    const t = await startTestSouk({ LOG_LEVEL: 'info', LOG_PRETTY: 'true' }, marketplace(), { logDestination: sink });
+    await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'pretty-1' } });
+    await new Promise((resolve) => setImmediate(resolve));
+    const out = chunks.join('');
+    assert.equal(out.trim().split('\n').length, 1, out);
+    assert.match(out, /^\[[\d:.]+\] INFO: request \{"reqId":"pretty-1","method":"GET","route":"\/healthz","path":"\/healthz","statusCode":200,"durationMs":[\d.]+\}$/m);
+  });
+});

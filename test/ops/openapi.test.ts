@@ -1,0 +1,97 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
+import { generateOpenApi, OPENAPI_FILE } from '../../scripts/openapi.js';
+import { startTestSouk, PATHS } from '../helpers/souk.js';
+
+interface Operation {
+  operationId: string;
+  security: Array<Record<string, string[]>>;
+  parameters?: Array<{ in: string; name: string }>;
+  requestBody: { content: Record<string, unknown> };
+  responses: Record<string, { description: string; headers?: Record<string, unknown>; content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }> }>;
+}
+
+const generated = await generateOpenApi();
+const doc = JSON.parse(generated) as {
+  openapi: string;
+  paths: Record<string, { post: Operation }>;
+  components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, unknown> };
+};
+
+const errorCodes = (op: Operation, status: string) =>
+  Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
+
+describe('OpenAPI document', () => {
+  it('is committed up to date in docs/openapi.json (run npm run openapi when this fails)', () => {
+    assert.equal(readFileSync(OPENAPI_FILE, 'utf8'), generated, 'docs/openapi.json is stale: run npm run openapi');
+  });
+
+  it('is a valid OpenAPI 3.1 document (@seriousme/openapi-schema-validator)', async () => {
+    const validator = new Validator();
+    const result = await validator.validate(JSON.parse(generated));
+    assert.deepEqual(result.errors, undefined);
+    assert.equal(result.valid, true);
+    assert.equal(validator.version, '3.1');
+  });
+
+  it('is served at {api_base}/openapi.json and /docs/json, the same as the generated one', async () => {
+    const t = await startTestSouk();
+    for (const url of ['/wp-json/rtcl/v1/openapi.json', '/docs/json']) {
+      const res = await t.app.inject({ url });
+      assert.equal(res.statusCode, 200, url);
+      assert.deepEqual(res.json(), doc, url);
+    }
+  });
+
+  it('follows API_PREFIX', async () => {
+    const t = await startTestSouk({ API_PREFIX: '/api' });
+    const res = await t.app.inject({ url: '/api/v1/openapi.json' });
+    assert.deepEqual(Object.keys(res.json().paths).sort(), ['/api/v1/my/chat/conversation', '/api/v1/my/favourites']);
+  });
+
+  it('documents exactly the two operations, with both credentials as security schemes', () => {
+    assert.deepEqual(Object.keys(doc.paths).sort(), [PATHS.start, PATHS.toggle]);
+    assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
+      type: 'http',
+      scheme: 'bearer',
+      bearerFormat: 'JWT',
+      description: doc.components.securitySchemes.bearerAuth?.description,
+    });
+    assert.equal(doc.components.securitySchemes.apiKey?.type, 'apiKey');
+    assert.equal(doc.components.securitySchemes.apiKey?.in, 'header');
+    assert.equal(doc.components.securitySchemes.apiKey?.name, 'X-API-KEY');
+    for (const path of [PATHS.toggle, PATHS.start]) {
+      const op = doc.paths[path]!.post;
+      assert.deepEqual(op.security, [{ bearerAuth: [], apiKey: [] }], path);
+      assert.deepEqual(Object.keys(op.requestBody.content), ['application/json', 'application/x-www-form-urlencoded'], path);
+      assert.deepEqual(op.parameters?.map((p) => `${p.in}:${p.name}`), ['header:x-request-id'], path);
+      assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', '500', '503'], path);
+      for (const [status, response] of Object.entries(op.responses)) {
+        assert.ok(response.headers?.['x-request-id'], `${path} ${status} documents X-Request-Id`);
+      }
+    }
+    assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['ErrorShapeA', 'ErrorShapeB', 'ErrorShapeC']);
+  });
+
+  it('lists every error code of the interface under its status, with its message', () => {
+    const toggle = doc.paths[PATHS.toggle]!.post;
+    const start = doc.paths[PATHS.start]!.post;
+    assert.deepEqual([...new Set(errorCodes(toggle, '401'))], ['MISSING_X_API_KEY_HEADER', 'INVALID_API_KEY', 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'SEGMENT_FAULT', 'INVALID_TOKEN']);
+    assert.deepEqual(errorCodes(toggle, '403'), ['FORBIDDEN']);
+    assert.deepEqual([...new Set(errorCodes(toggle, '400'))], ['BADREQUEST']);
+    assert.deepEqual(
+      [...new Set(errorCodes(start, '401'))],
+      ['MISSING_X_API_KEY_HEADER', 'INVALID_API_KEY', 'MISSING_AUTHORIZATION_HEADER', 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'SEGMENT_FAULT', 'INVALID_TOKEN'],
+    );
+    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN']);
+    for (const op of [toggle, start]) {
+      assert.deepEqual(errorCodes(op, '404'), ['rest_no_route']);
+      assert.deepEqual(errorCodes(op, '413'), ['PAYLOAD_TOO_LARGE']);
+      assert.match(op.responses['401']!.description, /- `SEGMENT_FAULT`: Incorrect JWT Format\./);
+      assert.match(op.responses['400']!.description, /- `BADREQUEST`: Listing not found\./);
+    }
+    assert.match(start.responses['403']!.description, /- `DENIED_REST_API`: Denied api call/);
+  });
+});
