@@ -17,7 +17,19 @@ export function listingUrl(listing: Listing, p: ListingPresentation): string {
     .replaceAll('{id}', String(listing.id));
 }
 
+// The store hands out the same Listing object while the listing is unchanged, so its summary
+// can be built once per presentation settings and reused.
+const summaries = new WeakMap<ListingPresentation, WeakMap<Listing, ListingSummary>>();
+
 export function listingSummary(listing: Listing, p: ListingPresentation): ListingSummary {
+  let built = summaries.get(p);
+  if (!built) summaries.set(p, (built = new WeakMap()));
+  let summary = built.get(listing);
+  if (!summary) built.set(listing, (summary = buildSummary(listing, p)));
+  return summary;
+}
+
+function buildSummary(listing: Listing, p: ListingPresentation): ListingSummary {
   return {
     id: listing.id,
     title: listing.title,

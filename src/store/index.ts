@@ -8,6 +8,7 @@ import { connect, type DbOptions, type PoolStats } from './connect.js';
 import { migrateToLatest, migrationsApplied } from './migrate.js';
 import type { Database, Dialect } from './schema.js';
 import { catalogRepository } from './repositories/catalog.js';
+import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
 import { settingsRepository, type SettingsRepository } from './repositories/settings.js';
 
@@ -46,12 +47,13 @@ export function openStore(url: string, opts: DbOptions): Store {
       return { database: true, migrations: false };
     }
   }
+  const listingCache = new ListingCache();
   return {
     dialect,
     db,
-    repos: marketplaceRepositories(db, dialect),
+    repos: marketplaceRepositories(db, dialect, listingCache),
     settings: settingsRepository(db),
-    transaction: (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(trx, dialect))),
+    transaction: (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(trx, dialect, listingCache))),
     catalogTransaction: (fn) => db.transaction().execute((trx) => fn(catalogRepository(trx))),
     migrate: () => migrateToLatest(db, dialect),
     async ready() {

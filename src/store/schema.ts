@@ -33,6 +33,8 @@ export interface ListingsTable {
   images: string;
   category: string;
   location: string;
+  /** Raised by every update, so cached copies can tell they are stale. */
+  version: Generated<number>;
   updated_at: number;
 }
 

@@ -43,6 +43,7 @@ export function initialMigration(dialect: Dialect) {
         .addColumn('images', 'text', (c) => c.notNull())
         .addColumn('category', 'text', (c) => c.notNull())
         .addColumn('location', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull().defaultTo(1))
         .addColumn('updated_at', int64, (c) => c.notNull())
         .execute();
       await db.schema.createIndex('listings_owner').on('listings').column('owner_id').execute();

@@ -39,7 +39,7 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
       await db
         .insertInto('listings')
         .values({ id: l.id, ...row })
-        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ ...row, version: eb('listings.version', '+', 1) })))
         .execute();
     },
     async existingUserIds(ids) {

@@ -12,6 +12,7 @@ import type {
   Repositories,
   UserRepository,
 } from '../../domain/ports.js';
+import type { ListingCache } from '../listing-cache.js';
 import { prepare } from '../prepared.js';
 import type { Database, Dialect } from '../schema.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
@@ -22,6 +23,7 @@ const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
   lockUser: prepare((db, id: number) => db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate()),
   listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
+  listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
   listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
   removeFavourite: prepare((db, userId: number, listingId: number) =>
     db.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId),
@@ -101,11 +103,18 @@ function users(db: Db, dialect: Dialect): UserRepository {
   };
 }
 
-function listings(db: Db, dialect: Dialect): ListingRepository {
+function listings(db: Db, dialect: Dialect, cache: ListingCache): ListingRepository {
   return {
     async findById(id) {
+      const version = (await q.listingVersion(db, dialect, id)).rows[0]?.version;
+      if (version === undefined) return undefined;
+      const cached = cache.get(id, version);
+      if (cached) return cached;
       const row = (await q.listingById(db, dialect, id)).rows[0];
-      return row && toListing(row);
+      if (!row) return undefined;
+      const listing = toListing(row);
+      cache.set(id, row.version, listing);
+      return listing;
     },
     async statusOf(id) {
       return (await q.listingStatus(db, dialect, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
@@ -171,10 +180,10 @@ function messages(db: Db, dialect: Dialect): MessageRepository {
   };
 }
 
-export function marketplaceRepositories(db: Db, dialect: Dialect): Repositories {
+export function marketplaceRepositories(db: Db, dialect: Dialect, cache: ListingCache): Repositories {
   return {
     users: users(db, dialect),
-    listings: listings(db, dialect),
+    listings: listings(db, dialect, cache),
     favourites: favourites(db, dialect),
     conversations: conversations(db, dialect),
     messages: messages(db, dialect),

@@ -1,0 +1,24 @@
+/** Listings are cached between requests; an import must be visible in the very next reply. */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { startTestSouk } from '../helpers/souk.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { importCatalog } from '../../src/domain/catalog.js';
+import { parseImportDocument } from '../../src/cli/import-document.js';
+
+it('a re-imported listing is shown as imported in the next conversation reply', async () => {
+  const t = await startTestSouk();
+  const first = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hi' })).json();
+  assert.equal(first.listing.title, 'Road bike');
+  assert.equal(first.listing.raw_price, '1200');
+
+  const parsed = parseImportDocument({ listings: [{ id: LISTINGS.bike, owner_id: USERS.youssef, title: 'Road bike, new tyres', slug: 'road-bike', price: '1100' }] });
+  assert.ok(parsed.ok);
+  assert.deepEqual(await importCatalog(t.souk.store, parsed.catalog), { ok: true, users: 0, listings: 1 });
+
+  const second = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'still there?' })).json();
+  assert.equal(second.listing.title, 'Road bike, new tyres');
+  assert.equal(second.listing.raw_price, '1100');
+  assert.deepEqual(second.listing.images, [], 'fields left out of the new document take their defaults');
+  assert.equal(second.con_id, first.con_id);
+});
