@@ -44,9 +44,6 @@ function fastifyError(err: FastifyError, bodyLimit: number, maxTextLength: numbe
       return badRequest('The Content-Length header does not match the body.');
   }
   if (err instanceof SyntaxError) return badRequest('The request body is not valid JSON.');
-  if (/prototype|constructor/i.test(err.message) && err.statusCode === 400) {
-    return badRequest('The request body contains a forbidden property name (__proto__ or constructor).');
-  }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return err.statusCode === 413
       ? shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`)
