@@ -519,6 +519,16 @@ describe('POST /my/chat/conversation', () => {
       assert.equal(row.message, text);
     });
 
+    it('refuses text holding U+0000 with 400 on every database, storing nothing', async () => {
+      const t = await startTestSouk();
+      for (const text of ['\u0000', 'a\u0000b']) {
+        const res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, text });
+        assert.equal(res.statusCode, 400);
+        assert.deepEqual(res.json(), bad('text must not contain the NUL character (U+0000).'));
+      }
+      await assertNothingStored(t);
+    });
+
     it('honours TEXT_MAX_LENGTH', async () => {
       const t = await startTestSouk({ TEXT_MAX_LENGTH: '10' });
       const ok = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: '0123456789' });
