@@ -113,6 +113,11 @@ const CASES: Case[] = [
   // Signature and algorithm.
   { label: 'a token signed with another secret', headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims())), expected: BAD_SIGNATURE },
   {
+    label: 'an expired token signed with another secret (the signature is checked first)',
+    headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims({ exp: now() - 10 }))),
+    expected: BAD_SIGNATURE,
+  },
+  {
     label: 'a tampered payload with the old signature',
     headers: (t) => {
       const [head, , signature] = sign(t.jwtSecret, HS256, claims()).split('.');
