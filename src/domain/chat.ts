@@ -25,7 +25,13 @@ export interface StartedConversation {
   unreadCount: number;
 }
 
-export type StartConversationError = 'text_required' | 'text_too_long' | 'too_many_files' | 'listing_not_found' | 'own_listing';
+export type StartConversationError =
+  | 'text_required'
+  | 'text_too_long'
+  | 'text_has_nul'
+  | 'too_many_files'
+  | 'listing_not_found'
+  | 'own_listing';
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
@@ -40,6 +46,8 @@ export function checkMessageInput(input: StartConversationInput, limits: ChatLim
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
+  // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
+  if (input.text.includes('\u0000')) return 'text_has_nul';
   return null;
 }
 

@@ -7,6 +7,7 @@ import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from '../config.js';
 import { installErrorHandling } from './error-handler.js';
+import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { favouriteRoutes } from './routes/favourites.js';
@@ -44,6 +45,14 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   app.decorateRequest('caller', null);
   // JSON and form bodies only (D2); every other type is refused with 400.
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (err) {
+      done(err as Error, undefined);
+    }
+  });
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
   // The error responses of the route schemas refer to these by $id.

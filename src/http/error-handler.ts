@@ -44,9 +44,6 @@ function fastifyError(err: FastifyError, bodyLimit: number, maxTextLength: numbe
       return badRequest('The Content-Length header does not match the body.');
   }
   if (err instanceof SyntaxError) return badRequest(MESSAGES.invalidJson);
-  if (/prototype|constructor/i.test(err.message) && err.statusCode === 400) {
-    return badRequest('The request body contains a forbidden property name (__proto__ or constructor).');
-  }
   if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
     return err.statusCode === 413 ? payloadTooLarge(bodyLimit) : badRequest('The request could not be read.');
   }

@@ -27,6 +27,8 @@ export const shapeB = (status: number, error: string, message: string, headers?:
 
 export const shapeC = (status: number, code: string, message: string) => new ApiError(status, { code, message, data: { status } });
 
+export const forbiddenKeyMessage = (key: string) => `The request body contains a forbidden property name (${key}).`;
+
 export const MESSAGES = {
   notLoggedIn: 'You are not logged in.',
   noPermission: 'You are not permitted to access this conversation.',
@@ -41,6 +43,7 @@ export const MESSAGES = {
   textNotString: 'text is required and must be a string.',
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
   tempId: 'temp_id must be an integer or a string of digits.',
+  textHasNul: 'text must not contain the NUL character (U+0000).',
 } as const;
 
 // Texts of the deployed PHP service where the interface gives only their meaning.
@@ -74,6 +77,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.textRequired);
     case 'text_too_long':
       return badRequest(textTooLongMessage(limits.textMaxLength));
+    case 'text_has_nul':
+      return badRequest(MESSAGES.textHasNul);
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
   }

@@ -10,6 +10,7 @@ import {
   authError,
   badRequest,
   chatError,
+  forbiddenKeyMessage,
   internalError,
   MESSAGES,
   noRoute,
@@ -96,7 +97,7 @@ const TOKEN_FAILURES: AuthFailure[] = [
   'token_without_expiry',
 ];
 
-const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.emptyBody, MESSAGES.invalidJson, MESSAGES.notAnObject].map(badRequest);
+const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.emptyBody, MESSAGES.invalidJson, forbiddenKeyMessage('__proto__'), MESSAGES.notAnObject].map(badRequest);
 
 /** Replies every operation can give whatever its rules: no route, body too large, server trouble. */
 function commonErrors(bodyLimit: number) {
@@ -134,7 +135,9 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       badRequest(MESSAGES.textNotString),
       badRequest(MESSAGES.textRequired),
       badRequest(textTooLongMessage(limits.textMaxLength)),
+      badRequest(MESSAGES.textHasNul),
       badRequest(MESSAGES.files),
+      chatError('too_many_files', limits),
       badRequest(MESSAGES.tempId),
       ...BODY_ERRORS,
     ]),

@@ -1,0 +1,475 @@
+/**
+ * The real `souk` CLI as a child process (bin/souk loads dist/: `npm test` builds it first;
+ * when running this file alone, `npm run build` before).
+ */
+import { after, before, describe, it, type TestContext } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHmac } from 'node:crypto';
+import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import { marketplace, SITE_URL } from '../helpers/fixtures.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const BIN = join(ROOT, 'bin', 'souk');
+const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const KEY = /^[A-Za-z0-9_-]{43,}$/;
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A scratch folder with the database path every command of one test uses. */
+function scratch(t: TestContext): { dir: string; db: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'souk-cli-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return { dir, db: join(dir, 'souk.db') };
+}
+
+/** The environment of a command: only what Souk reads, so the caller's shell cannot leak in. */
+function envFor(db: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, DATABASE_URL: `sqlite:${db}`, SITE_URL, LOG_LEVEL: 'warn', ...extra };
+}
+
+function souk(db: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(db, opts.env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    // A command that exits without reading its input must not fail the test with EPIPE.
+    child.stdin.on('error', () => {});
+    if (opts.input === undefined) child.stdin.end();
+    else child.stdin.end(opts.input);
+  });
+}
+
+/** Runs a command that must succeed and returns its standard output. */
+async function ok(db: string, args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<string> {
+  const run = await souk(db, args, opts);
+  assert.equal(run.code, 0, `souk ${args.join(' ')}: ${run.stderr}`);
+  return run.stdout;
+}
+
+/** Runs a command that must fail: non-zero exit, nothing on stdout unless given, one line on stderr. */
+async function fails(db: string, args: string[], stderr: string | RegExp, opts?: { input?: string; env?: Record<string, string> }): Promise<Run> {
+  const run = await souk(db, args, opts);
+  assert.notEqual(run.code, 0, `souk ${args.join(' ')} should fail`);
+  assert.ok(run.code !== null);
+  if (typeof stderr === 'string') assert.equal(run.stderr, stderr);
+  else assert.match(run.stderr, stderr);
+  return run;
+}
+
+function query<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
+  const conn = new Database(db, { readonly: true });
+  try {
+    return conn.prepare(sql).all(...params) as T[];
+  } finally {
+    conn.close();
+  }
+}
+const count = (db: string, table: string) => query<{ n: number }>(db, `select count(*) as n from ${table}`)[0]!.n;
+
+function execute(db: string, sql: string, ...params: unknown[]): void {
+  const conn = new Database(db);
+  try {
+    conn.prepare(sql).run(...params);
+  } finally {
+    conn.close();
+  }
+}
+
+function writeDocument(dir: string, document: unknown, name = 'doc.json'): string {
+  const path = join(dir, name);
+  writeFileSync(path, typeof document === 'string' ? document : JSON.stringify(document));
+  return path;
+}
+
+function decode(segment: string): Record<string, unknown> {
+  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+}
+
+/** Checks an HS256 token's signature against the secret and returns its claims. */
+function verified(token: string, secret: string): Record<string, unknown> {
+  const [header, payload, signature] = token.split('.') as [string, string, string];
+  assert.deepEqual(decode(header), { alg: 'HS256', typ: 'JWT' });
+  assert.equal(createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url'), signature);
+  return decode(payload);
+}
+
+async function importFixture(dir: string, db: string): Promise<void> {
+  assert.equal(await ok(db, ['import', writeDocument(dir, marketplace(), 'fixture.json')]), 'imported 4 users and 5 listings\n');
+}
+
+// Every command is a process of its own on its own database: a group's tests can run side by side.
+const PARALLEL = { concurrency: 4 };
+
+// Each CLI run loads Souk afresh, so the fixture is imported once and its database copied per test.
+let template = '';
+before(async () => {
+  assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/ is missing: run `npm run build` (npm test does it)');
+  const dir = mkdtempSync(join(tmpdir(), 'souk-cli-template-'));
+  template = join(dir, 'souk.db');
+  await importFixture(dir, template);
+});
+after(() => {
+  if (template) rmSync(dirname(template), { recursive: true, force: true });
+});
+
+/** A scratch folder holding a copy of the fixture marketplace's database (settings included). */
+function fixture(t: TestContext): { dir: string; db: string } {
+  const s = scratch(t);
+  copyFileSync(template, s.db);
+  return s;
+}
+
+describe('souk import', PARALLEL, () => {
+  it('imports a valid document, every field as given', async (t) => {
+    const { dir, db } = scratch(t);
+    await importFixture(dir, db);
+    assert.equal(count(db, 'users'), 4);
+    assert.equal(count(db, 'listings'), 5);
+    const doc = marketplace();
+    const bike = query<Record<string, unknown>>(db, 'select * from listings where id = 101')[0]!;
+    assert.deepEqual(
+      { ...bike, updated_at: 0, images: JSON.parse(bike.images as string), category: JSON.parse(bike.category as string), location: JSON.parse(bike.location as string) },
+      { id: 101, owner_id: 2, title: 'Road bike', slug: 'road-bike', status: 'publish', price: '1200', version: 1, updated_at: 0, images: doc.listings![0]!.images, category: doc.listings![0]!.category, location: doc.listings![0]!.location },
+    );
+    // Defaults for what the document leaves out: a slug from the title, status publish, "" fields.
+    assert.deepEqual(query(db, 'select slug, status, price from listings where id = 102'), [{ slug: 'draft-lamp', status: 'draft', price: '15.5' }]);
+    assert.deepEqual(query(db, 'select * from users where id = 3'), [
+      { id: 3, login: 'sara', name: '', email: 'sara@example.com', phone: '', whatsapp: '', website: '', profile_picture: '', disabled: 0 },
+    ]);
+    assert.deepEqual(query(db, 'select disabled from users where id = 4'), [{ disabled: 1 }]);
+  });
+
+  it('imports from standard input with -', async (t) => {
+    const { db } = scratch(t);
+    assert.equal(await ok(db, ['import', '-'], { input: JSON.stringify(marketplace()) }), 'imported 4 users and 5 listings\n');
+    assert.equal(count(db, 'listings'), 5);
+  });
+
+  it('upserts by id: a re-import changes a title and adds nothing', async (t) => {
+    const { dir, db } = fixture(t);
+    const doc = marketplace();
+    doc.listings![0]!.title = 'Road bike (repainted)';
+    doc.users![2]!.name = 'Sara L.';
+    assert.equal(await ok(db, ['import', writeDocument(dir, doc)]), 'imported 4 users and 5 listings\n');
+    assert.deepEqual(query(db, 'select title from listings where id = 101'), [{ title: 'Road bike (repainted)' }]);
+    assert.deepEqual(query(db, 'select name from users where id = 3'), [{ name: 'Sara L.' }]);
+    assert.equal(count(db, 'listings'), 5);
+    assert.equal(count(db, 'users'), 4);
+    // A listing-only document may name owners already in the database.
+    const more = { listings: [{ id: 201, owner_id: 3, title: 'Chair' }] };
+    assert.equal(await ok(db, ['import', writeDocument(dir, more, 'more.json')]), 'imported 0 users and 1 listings\n');
+    assert.equal(count(db, 'listings'), 6);
+  });
+
+  const invalid: [label: string, change: (doc: any) => void, message: string][] = [
+    ['an image width that is a string', (d) => (d.listings[0].images[0].sizes.full.width = '1024'), 'listings[0].images[0].sizes.full.width: expected integer'],
+    ['a user without login', (d) => delete d.users[2].login, 'users[2].login: expected required property'],
+    ['an unknown listing field', (d) => (d.listings[1].colour = 'red'), 'listings[1].colour: unexpected property'],
+    ['a duplicate user id', (d) => d.users.push({ ...d.users[0], login: 'again' }), 'users[4].id: duplicate id 1 (also users[0])'],
+    ['a duplicate listing id', (d) => (d.listings[3].id = 101), 'listings[3].id: duplicate id 101 (also listings[0])'],
+    ['a last listing whose owner does not exist', (d) => d.listings.push({ id: 106, owner_id: 99, title: 'Orphan' }), 'listings[5].owner_id: user 99 does not exist'],
+    ['a last listing with a bad image', (d) => d.listings.push({ id: 106, owner_id: 2, title: 'Bad', images: [{ ...d.listings[0].images[0], src_w: -1.5 }] }), 'listings[5].images[0].src_w: expected integer'],
+  ];
+  for (const [label, change, message] of invalid) {
+    it(`refuses a document with ${label}, naming the path, and imports nothing`, async (t) => {
+      const { dir, db } = scratch(t);
+      const doc = marketplace();
+      change(doc);
+      const run = await fails(db, ['import', writeDocument(dir, doc)], `souk: ${message} (nothing was imported)\n`);
+      assert.equal(run.stdout, '');
+      assert.equal(count(db, 'users'), 0);
+      assert.equal(count(db, 'listings'), 0);
+    });
+  }
+
+  it('leaves the database as it was when a re-import fails on its last entry', async (t) => {
+    const { dir, db } = fixture(t);
+    const doc = marketplace();
+    doc.users![0]!.name = 'Changed';
+    doc.listings![0]!.title = 'Changed';
+    doc.listings!.push({ id: 106, owner_id: 99, title: 'Orphan' });
+    await fails(db, ['import', writeDocument(dir, doc)], 'souk: listings[5].owner_id: user 99 does not exist (nothing was imported)\n');
+    assert.deepEqual(query(db, 'select name from users where id = 1'), [{ name: 'Amina K.' }]);
+    assert.deepEqual(query(db, 'select title from listings where id = 101'), [{ title: 'Road bike' }]);
+    assert.equal(count(db, 'listings'), 5);
+  });
+
+  it('refuses text that is not JSON, from a file or standard input, and a document that is not an object', async (t) => {
+    const { dir, db } = scratch(t);
+    const path = writeDocument(dir, '{"users": [', 'broken.json');
+    await fails(db, ['import', path], new RegExp(`^souk: ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not valid JSON: .+\\n$`));
+    await fails(db, ['import', '-'], /^souk: standard input is not valid JSON: .+\n$/, { input: 'nope' });
+    await fails(db, ['import', writeDocument(dir, [], 'array.json')], 'souk: (document): expected object (nothing was imported)\n');
+    assert.equal(count(db, 'users'), 0);
+  });
+});
+
+describe('souk token', PARALLEL, () => {
+  it('prints only a JWT for the user, signed with the stored secret, valid for a day', async (t) => {
+    const { db } = fixture(t);
+    const run = await souk(db, ['token', '1']);
+    assert.equal(run.code, 0);
+    assert.equal(run.stderr, '');
+    assert.match(run.stdout, /\n$/);
+    const token = run.stdout.trimEnd();
+    assert.match(token, JWT);
+    const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    const claims = verified(token, secret);
+    assert.deepEqual(Object.keys(claims).sort(), ['exp', 'iat', 'name', 'sub']);
+    assert.equal(claims.sub, '1');
+    assert.equal(claims.name, 'amina');
+    assert.equal((claims.exp as number) - (claims.iat as number), 86_400);
+  });
+
+  it('honours --ttl', async (t) => {
+    const { db } = fixture(t);
+    const claims = decode((await ok(db, ['token', '3', '--ttl', '60'])).trimEnd().split('.')[1]!);
+    assert.equal(claims.sub, '3');
+    assert.equal((claims.exp as number) - (claims.iat as number), 60);
+  });
+
+  it('refuses unknown or disabled users and bad arguments, printing nothing on stdout', async (t) => {
+    const { db } = fixture(t);
+    for (const [args, message] of [
+      [['token', '99'], 'souk: no user with id 99\n'],
+      [['token', '4'], 'souk: user 4 is disabled; a token for it would be refused\n'],
+      [['token', 'abc'], 'souk: USER_ID must be a positive integer, got "abc"\n'],
+      [['token', '1', '--ttl', '0'], 'souk: --ttl must be a positive integer, got "0"\n'],
+    ] as const) {
+      const run = await fails(db, [...args], message);
+      assert.equal(run.stdout, '', args.join(' '));
+    }
+  });
+});
+
+describe('souk settings and api-key', PARALLEL, () => {
+  it('lists api_key, jwt_secret masked and rest_api, generated once per installation', async (t) => {
+    const { db } = scratch(t);
+    const list = await ok(db, ['settings']);
+    const apiKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
+    const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    assert.match(apiKey, KEY);
+    assert.match(secret, KEY);
+    assert.notEqual(apiKey, secret);
+    assert.equal(list, `api_key=${apiKey}\njwt_secret=${secret.slice(0, 4)}…(${secret.length} characters)\nrest_api=true\n`);
+    assert.ok(!list.includes(secret));
+    const other = scratch(t);
+    assert.notEqual((await ok(other.db, ['settings', 'get', 'api_key'])).trimEnd(), apiKey);
+  });
+
+  it('sets rest_api to false', async (t) => {
+    const { db } = scratch(t);
+    assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
+    assert.equal(await ok(db, ['settings', 'set', 'rest_api', 'false']), 'rest_api=false\n');
+    assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'false\n');
+  });
+
+  it('refuses bad settings and leaves the values as they were', async (t) => {
+    const { db } = scratch(t);
+    const apiKey = await ok(db, ['settings', 'get', 'api_key']);
+    await fails(db, ['settings', 'set', 'rest_api', 'maybe'], 'souk: rest_api must be true or false, got "maybe"\n');
+    await fails(db, ['settings', 'set', 'rest_api', 'FALSE'], 'souk: rest_api must be true or false, got "FALSE"\n');
+    await fails(db, ['settings', 'set', 'api_key', 'mine'], /^souk: usage: souk settings set rest_api true\|false .*\n$/);
+    await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api\n');
+    assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
+    assert.equal(await ok(db, ['settings', 'get', 'api_key']), apiKey);
+  });
+
+  it('rotates the API key, printing the new one', async (t) => {
+    const { db } = scratch(t);
+    const old = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
+    const printed = await ok(db, ['api-key', 'rotate']);
+    assert.match(printed, /^[A-Za-z0-9_-]{43,}\n$/);
+    assert.notEqual(printed.trimEnd(), old);
+    assert.equal(await ok(db, ['settings', 'get', 'api_key']), printed);
+  });
+});
+
+describe('souk listings delete', PARALLEL, () => {
+  it('removes a listing and drops it from every favourite list', async (t) => {
+    const { db } = fixture(t);
+    for (const [user, listing] of [[1, 101], [3, 101], [1, 103]]) {
+      execute(db, 'insert into favourites (user_id, listing_id, added_at) values (?, ?, 0)', user, listing);
+    }
+    assert.equal(await ok(db, ['listings', 'delete', '101']), 'deleted 1 listing: 101\n');
+    assert.deepEqual(query(db, 'select id from listings where id = 101'), []);
+    assert.deepEqual(query(db, 'select user_id, listing_id from favourites'), [{ user_id: 1, listing_id: 103 }]);
+    assert.equal(count(db, 'listings'), 4);
+  });
+
+  it('fails for an unknown id, deleting the known ones', async (t) => {
+    const { db } = fixture(t);
+    const run = await fails(db, ['listings', 'delete', '999'], 'souk: no listing with id 999\n');
+    assert.equal(run.stdout, 'deleted 0 listings\n');
+    const mixed = await fails(db, ['listings', 'delete', '102', '998'], 'souk: no listing with id 998\n');
+    assert.equal(mixed.stdout, 'deleted 1 listing: 102\n');
+    assert.equal(count(db, 'listings'), 4);
+    await fails(db, ['listings', 'delete', 'abc'], 'souk: listing ids must be positive integers, got "abc"\n');
+    await fails(db, ['listings', 'delete'], 'souk: usage: souk listings delete ID...\n');
+    assert.equal(count(db, 'listings'), 4);
+  });
+});
+
+describe('souk demo', PARALLEL, () => {
+  it('imports the demo marketplace and prints curl commands with the real API key and a valid token', async (t) => {
+    const { db } = scratch(t);
+    const out = await ok(db, ['demo'], { env: { PORT: '8123' } });
+    const apiKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
+    const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    const curls = out.split('\n').filter((line) => line.startsWith('curl '));
+    assert.equal(curls.length, 2);
+    assert.ok(curls[0]!.includes("'http://127.0.0.1:8123/wp-json/rtcl/v1/my/favourites'"), curls[0]);
+    assert.ok(curls[1]!.includes("'http://127.0.0.1:8123/wp-json/rtcl/v1/my/chat/conversation'"), curls[1]);
+    for (const curl of curls) {
+      assert.ok(curl.includes(`-H 'X-API-KEY: ${apiKey}'`), curl);
+      const token = /-H 'Authorization: Bearer ([^']+)'/.exec(curl)?.[1];
+      assert.ok(token, curl);
+      assert.equal(verified(token, secret).sub, '1');
+    }
+    assert.equal(count(db, 'users'), 3);
+    assert.equal(count(db, 'listings'), 4);
+  });
+});
+
+describe('souk serve', PARALLEL, () => {
+  for (const [name, value] of [
+    ['PORT', 'abc'],
+    ['TEXT_MAX_LENGTH', '0'],
+    ['SITE_TIMEZONE', 'Mars/Olympus'],
+  ] as const) {
+    it(`exits non-zero with one line naming ${name} when ${name}=${value}`, async (t) => {
+      const { db } = scratch(t);
+      const run = await souk(db, ['serve'], { env: { [name]: value } });
+      assert.notEqual(run.code, 0);
+      assert.equal(run.stdout, '');
+      const lines = run.stderr.split('\n').filter((l) => l !== '');
+      assert.equal(lines.length, 1, run.stderr);
+      assert.match(lines[0]!, new RegExp(`^souk: invalid setting: ${name} `));
+      assert.ok(lines[0]!.includes(value), lines[0]);
+    });
+  }
+});
+
+// ---- live settings: a real server process and the CLI changing its settings ----
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts `souk serve` and resolves with the address it prints once it is serving. */
+function startServer(db: string, port: number): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: envFor(db, { PORT: String(port), HOST: '127.0.0.1' }) });
+  let stdout = '';
+  let stderr = '';
+  const ready = new Promise<string>((resolve, reject) => {
+    const guard = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 30_000);
+    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const line = /serving the interface at (\S+)/.exec(stdout);
+      if (line) {
+        clearTimeout(guard);
+        resolve(line[1]!);
+      }
+    });
+    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.once('exit', (code) => {
+      clearTimeout(guard);
+      reject(new Error(`server exited with ${code}: ${stdout} ${stderr}`));
+    });
+  });
+  return { child, ready, output: () => `${stdout}\n${stderr}` };
+}
+
+async function stopServer(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  const code = await exited;
+  clearTimeout(force);
+  return code;
+}
+
+/** Calls `probe` every 100 ms until `done` holds for its result; returns the result and the time it took. */
+async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<{ value: T; ms: number }> {
+  const started = Date.now();
+  for (;;) {
+    const value = await probe();
+    const ms = Date.now() - started;
+    if (done(value) || ms > limitMs) return { value, ms };
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('live settings (server process + CLI)', () => {
+  it('applies `settings set rest_api false` and `api-key rotate` to a running server within 5 s', async (t) => {
+    const { db } = fixture(t);
+    const token = (await ok(db, ['token', '3'])).trimEnd();
+    const oldKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
+    const port = await freePort();
+    const server = startServer(db, port);
+    t.after(() => stopServer(server.child));
+    const base = await server.ready;
+    assert.equal(base, `http://127.0.0.1:${port}/wp-json/rtcl/v1`);
+
+    const post = async (path: string, key: string, body: unknown) => {
+      const res = await fetch(base + path, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'x-api-key': key, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    // Probes about a missing listing: 400 once let in, so polling them stores nothing.
+    const probeStart = () => post('/my/chat/conversation', oldKey, { listing_id: 999, text: 'still there?' });
+    const probeKey = (key: string) => post('/my/favourites', key, { listing_id: 999 });
+
+    const first = await post('/my/chat/conversation', oldKey, { listing_id: 101, text: 'still there?' });
+    assert.equal(first.status, 200, JSON.stringify(first.body));
+    assert.equal(first.body.sender_id, 3);
+    assert.equal((await probeStart()).status, 400);
+
+    await ok(db, ['settings', 'set', 'rest_api', 'false']);
+    const denied = await pollUntil(probeStart, (r) => r.body.code === 'DENIED_REST_API', 10_000);
+    assert.deepEqual(denied.value, { status: 403, body: { code: 'DENIED_REST_API', message: 'Denied api call', data: { status: 403 } } });
+    assert.ok(denied.ms <= 5000, `took ${denied.ms} ms`);
+    // The toggle does not depend on the switch.
+    assert.equal((await probeKey(oldKey)).status, 400);
+
+    const newKey = (await ok(db, ['api-key', 'rotate'])).trimEnd();
+    assert.notEqual(newKey, oldKey);
+    const refused = await pollUntil(() => probeKey(oldKey), (r) => r.body.error === 'INVALID_API_KEY', 10_000);
+    assert.deepEqual(refused.value, {
+      status: 401,
+      body: { status: 'error', error: 'INVALID_API_KEY', code: '401', error_message: 'Sorry, you are using invalid API Key.' },
+    });
+    assert.ok(refused.ms <= 5000, `took ${refused.ms} ms`);
+    assert.deepEqual(await probeKey(newKey), { status: 400, body: { status: 'error', error: 'BADREQUEST', code: '400', error_message: 'Listing not found.' } });
+    assert.deepEqual(await post('/my/favourites', newKey, { listing_id: 101 }), { status: 200, body: [101] as unknown as Record<string, unknown> });
+
+    // SIGTERM closes the server cleanly.
+    assert.equal(await stopServer(server.child), 0, server.output());
+    assert.equal(count(db, 'messages'), 1);
+  });
+});
