@@ -111,7 +111,8 @@ function databaseUrl(env: Env): string {
 }
 
 function apiPrefix(env: Env): string {
-  const value = text(env, 'API_PREFIX', '/wp-json/rtcl');
+  // Set but empty is a real choice here: the interface served at {base_url}/v1.
+  const value = env.API_PREFIX ?? '/wp-json/rtcl';
   if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value)) {
     throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
   }

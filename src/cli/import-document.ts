@@ -115,9 +115,22 @@ function toListing(l: Static<typeof ImportListing>): Listing {
 
 export type ParsedDocument = { ok: true; catalog: Catalog } | { ok: false; path: string; problem: string };
 
+/** PostgreSQL text cannot hold U+0000, so no installation accepts it (the interface's text rule too). */
+function firstNul(value: unknown, path = ''): string | undefined {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = firstNul(child, Array.isArray(value) ? `${path}[${key}]` : path ? `${path}.${key}` : key);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
 export function parseImportDocument(value: unknown): ParsedDocument {
   const problem = firstProblem(ImportDocument, value);
   if (problem) return { ok: false, ...problem };
+  const nul = firstNul(value);
+  if (nul !== undefined) return { ok: false, path: nul, problem: 'must not contain the NUL character (U+0000)' };
   const doc = value as ImportDocument;
   return { ok: true, catalog: { users: (doc.users ?? []).map(toUser), listings: (doc.listings ?? []).map(toListing) } };
 }

@@ -85,6 +85,12 @@ describe('D1: routes', () => {
     assert.deepEqual(old.json(), NO_ROUTE);
   });
 
+  it('serves the interface at {base_url}/v1 when API_PREFIX is set empty', async () => {
+    const t = await startTestSouk({ API_PREFIX: '' });
+    const toggle = await t.post('/v1/my/favourites', VALID.toggle, t.auth(USERS.sara));
+    assert.equal(toggle.statusCode, 200);
+    assert.deepEqual(toggle.json(), [101]);
+  });
 });
 
 describe('D2: request bodies', () => {
