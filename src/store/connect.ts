@@ -4,7 +4,6 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import {
   CompiledQuery,
@@ -16,8 +15,8 @@ import {
   SqliteQueryCompiler,
   type DatabaseConnection,
   type Dialect as KyselyDialect,
-  type SqliteDatabase,
 } from 'kysely';
+import { openSqlite } from './sqlite-driver.js';
 import type { Database, Dialect } from './schema.js';
 
 export interface DbOptions {
@@ -47,22 +46,6 @@ class ImmediateSqliteDriver extends SqliteDriver {
   }
 }
 
-/** better-sqlite3 behind a statement cache: each distinct SQL text is prepared once. */
-function cachedStatements(raw: BetterSqlite3.Database): SqliteDatabase {
-  const statements = new Map<string, BetterSqlite3.Statement>();
-  return {
-    close: () => raw.close(),
-    prepare: (sql: string) => {
-      let statement = statements.get(sql);
-      if (!statement) {
-        statement = raw.prepare(sql);
-        statements.set(sql, statement);
-      }
-      return statement as unknown as ReturnType<SqliteDatabase['prepare']>;
-    },
-  };
-}
-
 export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/, '');
 }
@@ -70,18 +53,19 @@ export function sqlitePath(url: string): string {
 function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
-  const raw = new BetterSqlite3(path, { timeout: opts.statementTimeoutMs });
+  const database = openSqlite(path, opts.statementTimeoutMs);
   // WAL with synchronous=NORMAL: a commit is in the WAL before the reply, so a crash of the
   // process loses nothing answered; only a power cut may roll back the last commits.
-  raw.pragma('journal_mode = WAL');
-  raw.pragma('synchronous = NORMAL');
-  raw.pragma('foreign_keys = ON');
-  // Checkpoint every ~16 MB of WAL instead of ~4 MB: a page written many times is copied back
+  // Checkpoints every ~16 MB of WAL instead of ~4 MB: a page written many times is copied back
   // once per checkpoint, so fewer, larger checkpoints do far less work per write.
-  raw.pragma('wal_autocheckpoint = 4000');
-  raw.pragma('journal_size_limit = 67108864');
-  raw.pragma('cache_size = -16000');
-  const database = cachedStatements(raw);
+  database.exec(`
+    PRAGMA journal_mode = WAL;
+    PRAGMA synchronous = NORMAL;
+    PRAGMA foreign_keys = ON;
+    PRAGMA wal_autocheckpoint = 4000;
+    PRAGMA journal_size_limit = 67108864;
+    PRAGMA cache_size = -16000;
+  `);
   return {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new ImmediateSqliteDriver({ database }),

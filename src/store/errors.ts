@@ -1,15 +1,19 @@
 /**
  * Which database failures mean "the store is unavailable for now" (answered 503) rather than a bug:
- * PostgreSQL unreachable or timing out, SQLite busy or out of disk.
+ * PostgreSQL unreachable or timing out, SQLite busy, out of disk or unable to write.
  */
-const SQLITE_UNAVAILABLE = new Set(['SQLITE_BUSY', 'SQLITE_LOCKED', 'SQLITE_FULL', 'SQLITE_IOERR', 'SQLITE_CANTOPEN', 'SQLITE_READONLY']);
+import { sqliteResultCode } from './sqlite-driver.js';
+
+// SQLITE_BUSY, LOCKED, READONLY, IOERR, FULL, CANTOPEN
+const SQLITE_UNAVAILABLE = new Set([5, 6, 8, 10, 13, 14]);
 const NODE_NET = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN']);
 
 export function isStoreUnavailable(err: unknown): boolean {
   if (!err || typeof err !== 'object') return false;
+  const sqlite = sqliteResultCode(err);
+  if (sqlite !== undefined) return SQLITE_UNAVAILABLE.has(sqlite);
   const code = String((err as { code?: unknown }).code ?? '');
   const message = String((err as { message?: unknown }).message ?? '');
-  if (SQLITE_UNAVAILABLE.has(code) || code.startsWith('SQLITE_IOERR') || code.startsWith('SQLITE_BUSY')) return true;
   if (NODE_NET.has(code)) return true;
   // PostgreSQL: 08xxx connection exceptions, 57014 statement timeout, 57P0x shutdown, 53xxx resources.
   if (/^(08|53|57P)/.test(code) || code === '57014') return true;

@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { openSqlite } from '../../src/store/sqlite-driver.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -71,9 +71,9 @@ async function fails(db: string, args: string[], stderr: string | RegExp, opts?:
 }
 
 function query<T = Record<string, unknown>>(db: string, sql: string, ...params: unknown[]): T[] {
-  const conn = new Database(db, { readonly: true });
+  const conn = openSqlite(db, 5000);
   try {
-    return conn.prepare(sql).all(...params) as T[];
+    return conn.all<T>(sql, ...params);
   } finally {
     conn.close();
   }
@@ -81,9 +81,9 @@ function query<T = Record<string, unknown>>(db: string, sql: string, ...params: 
 const count = (db: string, table: string) => query<{ n: number }>(db, `select count(*) as n from ${table}`)[0]!.n;
 
 function execute(db: string, sql: string, ...params: unknown[]): void {
-  const conn = new Database(db);
+  const conn = openSqlite(db, 5000);
   try {
-    conn.prepare(sql).run(...params);
+    conn.run(sql, ...params);
   } finally {
     conn.close();
   }
