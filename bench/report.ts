@@ -27,6 +27,8 @@ export interface Row {
   pctOfBare: number | null;
   /** CPU used during the measured window, in % of one core. */
   cpu: { servers: number; database: number | null; generator: number };
+  /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
+  cpuMsPerRequest: { servers: number; database: number | null; generator: number };
   /** Load average (1 min) of the machine when the row started and ended: others' work shows here. */
   loadAverage: [number, number];
   load: LoadResult;
@@ -52,6 +54,15 @@ export function formatTable(rows: Row[]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+export function formatCpuPerRequest(rows: Row[]): string {
+  const lines = ['CPU milliseconds per request (server / database / load generator):'];
+  for (const r of rows) {
+    const c = r.cpuMsPerRequest;
+    lines.push(`  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}`);
+  }
+  return lines.join('\n');
 }
 
 export function writeResults(name: string, report: unknown): string {

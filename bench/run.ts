@@ -16,7 +16,7 @@ import { runLoad } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { cpuSeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
-import { formatTable, LABELS, writeResults, type Row } from './report.js';
+import { formatCpuPerRequest, formatTable, LABELS, writeResults, type Row } from './report.js';
 import { ROWS, scenario, signTokens, type RowName } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -133,6 +133,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const dbCpu = DatabaseCpu.used(dbBefore, dbAfter);
     const rss = servers.map((s) => (peakRss(s.pid) ?? 0) / 2 ** 20);
     const pct = (cpuS: number) => (100 * cpuS) / result.seconds;
+    const perRequest = (cpuS: number) => (result.requests ? (1000 * cpuS) / result.requests : 0);
+    const genCpu = (gen.user + gen.system) / 1e6;
 
     return {
       name,
@@ -145,7 +147,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       peakRssMb: rss.reduce((a, b) => a + b, 0),
       peakRssPerProcessMb: rss,
       pctOfBare: null,
-      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct((gen.user + gen.system) / 1e6) },
+      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu) },
+      cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
       loadAverage: [loadStart, loadavg()[0]!],
       load: result,
     };
@@ -222,6 +225,7 @@ async function main(): Promise<void> {
     log(`Souk bench, ${dialectLabel}, ${opts.connections} connections, ${opts.duration} s per row after ${opts.warmup} s warm-up`);
     log(formatTable(results));
     log('CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, and the load generator.');
+    log(formatCpuPerRequest(results));
     const loaded = results.filter((r) => Math.max(...r.loadAverage) > 2.5);
     if (loaded.length) log(`Note: load average was above 2.5 during ${loaded.map((r) => r.name).join(', ')}: other work on this 2-core machine may have taken CPU from the bench.`);
 
