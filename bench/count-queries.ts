@@ -1,8 +1,11 @@
 /**
  * `npm run bench -- --count-queries`: how many SQL statements each operation executes per
- * request, and which. Runs Souk in this process on a small data set and counts at the driver
- * (better-sqlite3's Statement run/all/get, pg's Client.query), so src/ needs no hook: every
- * statement Kysely sends, transaction control included, is counted.
+ * request, which, and how long each takes. Runs Souk in this process on the bench's data set
+ * (the full one, or the small one with --quick) and counts at the driver (better-sqlite3's
+ * Statement run/all/get, pg's Client.query), so src/ needs no hook: every statement Kysely
+ * sends, transaction control included, is counted. Times: SQLite statements run synchronously,
+ * so theirs is the statement's own execution time; PostgreSQL's is the round trip until the
+ * reply is in (one request at a time, so nothing else waits in between).
  */
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
@@ -13,8 +16,13 @@ import { buildDataset, listingId, pairKey, SITE_URL, userId, type Dataset } from
 import type { BenchOptions } from './options.js';
 import { PATHS, signTokens } from './scenarios.js';
 
-let recording: string[] | undefined;
-const record = (sqlText: string) => recording?.push(sqlText.replace(/\s+/g, ' ').trim());
+interface Statement {
+  sql: string;
+  ms: number;
+}
+
+let recording: Statement[] | undefined;
+const record = (sqlText: string, ms: number) => recording?.push({ sql: sqlText.replace(/\s+/g, ' ').trim(), ms });
 
 function installCounters(): void {
   const probe = new BetterSqlite3(':memory:');
@@ -23,15 +31,21 @@ function installCounters(): void {
   for (const method of ['run', 'all', 'get', 'iterate']) {
     const original = proto[method]!;
     proto[method] = function (this: { source: string }, ...args: unknown[]) {
-      record(this.source);
-      return original.apply(this, args);
+      const t = performance.now();
+      const result = original.apply(this, args);
+      record(this.source, performance.now() - t);
+      return result;
     };
   }
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   (pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0];
-    record(typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q));
-    return query.apply(this, args);
+    const text = typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q);
+    const t = performance.now();
+    const result = query.apply(this, args);
+    if (result instanceof Promise) result.then(() => record(text, performance.now() - t), () => record(text, performance.now() - t));
+    else record(text, 0);
+    return result;
   };
 }
 
@@ -45,7 +59,7 @@ interface Operation {
 function operations(data: Dataset): Operation[] {
   const U = data.sizes.users;
   const withFavs: number[] = [];
-  for (let u = 0; u < U && withFavs.length < 50; u++) if (data.favStart[u + 1]! > data.favStart[u]!) withFavs.push(u);
+  for (let u = 0; u < U && withFavs.length < 100; u++) if (data.favStart[u + 1]! > data.favStart[u]!) withFavs.push(u);
   const fav = (u: number) => data.favListing[data.favStart[u]!]!;
   // A listing the user neither owns nor has in favourites.
   const notFav = (u: number) => {
@@ -66,7 +80,7 @@ function operations(data: Dataset): Operation[] {
   const text = 'Hi! Is this still available?';
   return [
     { name: 'toggle: add', path: PATHS.toggle, request: (i) => ({ user: withFavs[i]!, body: { listing_id: listingId(notFav(withFavs[i]!)) } }) },
-    { name: 'toggle: remove', path: PATHS.toggle, request: (i) => ({ user: withFavs[20 + i]!, body: { listing_id: listingId(fav(withFavs[20 + i]!)) } }) },
+    { name: 'toggle: remove', path: PATHS.toggle, request: (i) => ({ user: withFavs[50 + i]!, body: { listing_id: listingId(fav(withFavs[50 + i]!)) } }) },
     {
       name: 'start conversation: new (with temp_id, as the bench sends)',
       path: PATHS.start,
@@ -101,23 +115,29 @@ export interface QueryCount {
   statements: number;
   /** Distinct counts seen over the sampled requests (one value when the count is stable). */
   seen: number[];
-  sql: string[];
+  /** The statements of one request, with each one's median time over the sampled requests. */
+  sql: { sql: string; medianMs: number }[];
+  totalMs: number;
 }
 
-export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl'>, log: (line: string) => void = console.log): Promise<QueryCount[]> {
+const SAMPLES = 20;
+
+export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl' | 'sizes'>, log: (line: string) => void = console.log): Promise<QueryCount[]> {
   installCounters();
   const db = await freshBenchDatabase(opts.databaseUrl);
   try {
-    const data = await buildDataset({ url: db.url, sizes: { users: 200, listings: 1000, favouritesPerUser: 5, conversations: 200 } });
+    const { users, listings, conversations } = opts.sizes;
+    log(`building the data set (${users} users, ${listings} listings, ${conversations} conversations) ...`);
+    const data = await buildDataset({ url: db.url, sizes: opts.sizes });
     const souk = await createSouk(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SITE_URL, SETTINGS_REFRESH_MS: '60000' }));
     const tokens = signTokens(data);
     const results: QueryCount[] = [];
     try {
       for (const op of operations(data)) {
         const counts: number[] = [];
-        let last: string[] = [];
-        // Request 0 warms caches (prepared statements); 1..5 are counted.
-        for (let i = 0; i < 6; i++) {
+        const samples: Statement[][] = [];
+        // Request 0 warms caches (prepared statements); 1..SAMPLES are counted.
+        for (let i = 0; i <= SAMPLES; i++) {
           const { user, body } = op.request(i);
           recording = [];
           const res = await souk.app.inject({
@@ -129,18 +149,31 @@ export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl'>, log:
           const statements = recording;
           recording = undefined;
           if (res.statusCode !== 200) throw new Error(`${op.name}: HTTP ${res.statusCode} ${res.body} (user ${userId(user)})`);
-          if (i > 0) counts.push(statements.length);
-          last = statements;
+          if (i > 0) {
+            counts.push(statements.length);
+            samples.push(statements);
+          }
         }
-        results.push({ operation: op.name, statements: Math.max(...counts), seen: [...new Set(counts)], sql: last });
+        const last = samples[samples.length - 1]!;
+        const sql = last.map((st, k) => {
+          const times = samples.filter((x) => x[k]?.sql === st.sql).map((x) => x[k]!.ms).sort((a, b) => a - b);
+          return { sql: st.sql, medianMs: times[Math.floor(times.length / 2)]! };
+        });
+        const totalMs = sql.reduce((sum, x) => sum + x.medianMs, 0);
+        results.push({ operation: op.name, statements: Math.max(...counts), seen: [...new Set(counts)], sql, totalMs });
       }
     } finally {
       await souk.close();
     }
-    log(`SQL statements per request (${db.dialect}), counted at the driver, transaction control included:`);
+    const unit = db.dialect === 'sqlite' ? 'execution time' : 'round trip';
+    log(`\nSQL statements per request (${db.dialect}), counted at the driver, transaction control included;`);
+    log(`median ${unit} of each over ${SAMPLES} requests, in microseconds:`);
     for (const r of results) {
-      log(`\n${r.operation}: ${r.statements}${r.seen.length > 1 ? ` (varied: ${r.seen.join(', ')})` : ''}`);
-      r.sql.forEach((s, i) => log(`  ${String(i + 1).padStart(2)}. ${s.length > 160 ? `${s.slice(0, 157)}...` : s}`));
+      log(`\n${r.operation}: ${r.statements} statements${r.seen.length > 1 ? ` (varied: ${r.seen.join(', ')})` : ''}, ${Math.round(r.totalMs * 1000)} µs in all (sum of medians)`);
+      r.sql.forEach((s, i) => {
+        const text = s.sql.length > 140 ? `${s.sql.slice(0, 137)}...` : s.sql;
+        log(`  ${String(i + 1).padStart(2)}. ${String(Math.round(s.medianMs * 1000)).padStart(6)} µs  ${text}`);
+      });
     }
     return results;
   } finally {
