@@ -119,3 +119,15 @@ export function peakRss(pid: number): number | undefined {
     return undefined;
   }
 }
+
+/** CPU seconds the whole machine has spent busy (all cores; idle and I/O wait excluded). */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!;
+    // cpu user nice system idle iowait irq softirq steal ...
+    const [user, nice, system, , , irq, softirq, steal] = line.trim().split(/\s+/).slice(1).map(Number);
+    return ((user ?? 0) + (nice ?? 0) + (system ?? 0) + (irq ?? 0) + (softirq ?? 0) + (steal ?? 0)) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}

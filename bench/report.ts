@@ -25,8 +25,8 @@ export interface Row {
   peakRssMb: number;
   /** Souk rows: throughput as a percentage of the bare row's. */
   pctOfBare: number | null;
-  /** CPU used during the measured window, in % of one core. */
-  cpu: { servers: number; database: number | null; generator: number };
+  /** CPU used during the measured window, in % of one core; others = every other process on the machine. */
+  cpu: { servers: number; database: number | null; generator: number; others: number | null };
   /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
   cpuMsPerRequest: { servers: number; database: number | null; generator: number };
   /** Load average (1 min) of the machine when the row started and ended: others' work shows here. */
@@ -38,7 +38,7 @@ export interface Row {
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function formatTable(rows: Row[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', '% of bare', 'CPU srv/db/gen %'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', '% of bare', 'CPU srv/db/gen/other %'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.rps),
@@ -48,7 +48,7 @@ export function formatTable(rows: Row[]): string {
     fmt(r.errors),
     fmt(r.peakRssMb, 1),
     r.pctOfBare === null ? '-' : `${fmt(r.pctOfBare, 1)} %`,
-    `${fmt(r.cpu.servers)}/${r.cpu.database === null ? '-' : fmt(r.cpu.database)}/${fmt(r.cpu.generator)}`,
+    `${fmt(r.cpu.servers)}/${r.cpu.database === null ? '-' : fmt(r.cpu.database)}/${fmt(r.cpu.generator)}/${r.cpu.others === null ? '-' : fmt(r.cpu.others)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;

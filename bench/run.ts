@@ -14,7 +14,7 @@ import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
 import { buildDataset, type Dataset } from './dataset.js';
 import { runLoad } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { cpuSeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
+import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
 import { formatCpuPerRequest, formatTable, LABELS, writeResults, type Row } from './report.js';
 import { ROWS, scenario, signTokens, type RowName } from './scenarios.js';
@@ -126,7 +126,9 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const cpuBefore = servers.map((s) => cpuSeconds(s.pid) ?? 0);
     const dbBefore = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
     const genBefore = process.cpuUsage();
+    const busyBefore = machineBusySeconds();
     const result = await runLoad(sc, { ...load, seconds: opts.duration });
+    const busyAfter = machineBusySeconds();
     const gen = process.cpuUsage(genBefore);
     const dbAfter = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
     const serverCpu = servers.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - cpuBefore[i]!), 0);
@@ -135,6 +137,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const pct = (cpuS: number) => (100 * cpuS) / result.seconds;
     const perRequest = (cpuS: number) => (result.requests ? (1000 * cpuS) / result.requests : 0);
     const genCpu = (gen.user + gen.system) / 1e6;
+    // Everything else the machine did meanwhile: other people's work (and PostgreSQL's own background processes).
+    const others = busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, busyAfter - busyBefore - serverCpu - (dbCpu ?? 0) - genCpu);
 
     return {
       name,
@@ -147,7 +151,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       peakRssMb: rss.reduce((a, b) => a + b, 0),
       peakRssPerProcessMb: rss,
       pctOfBare: null,
-      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu) },
+      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu), others: others === null ? null : pct(others) },
       cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
       loadAverage: [loadStart, loadavg()[0]!],
       load: result,
@@ -224,10 +228,12 @@ async function main(): Promise<void> {
     log('');
     log(`Souk bench, ${dialectLabel}, ${opts.connections} connections, ${opts.duration} s per row after ${opts.warmup} s warm-up`);
     log(formatTable(results));
-    log('CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, and the load generator.');
+    log(`CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`);
     log(formatCpuPerRequest(results));
-    const loaded = results.filter((r) => Math.max(...r.loadAverage) > 2.5);
-    if (loaded.length) log(`Note: load average was above 2.5 during ${loaded.map((r) => r.name).join(', ')}: other work on this 2-core machine may have taken CPU from the bench.`);
+    const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
+    if (loaded.length) {
+      log(`Note: other processes took CPU from the bench during ${loaded.map((r) => `${r.name} (${Math.round(r.cpu.others!)} %)`).join(', ')}: those rows are lower than on an idle machine.`);
+    }
 
     const profiles = [];
     for (const p of ctx.profiles) {
