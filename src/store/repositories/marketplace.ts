@@ -2,7 +2,7 @@
  * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
  * The queries on the request path are prepared once (see ../prepared.ts).
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { NewMessage } from '../../domain/model.js';
 import type {
   ConversationRepository,
@@ -44,8 +44,9 @@ const q = {
       .where('listing_id', '=', listingId)
       .where('sender_id', '=', senderId)
       .where('recipient_id', '=', recipientId)
-      .where('sender_delete', '=', 0)
-      .where('recipient_delete', '=', 0),
+      // Literals, not parameters: only then can the database see that the partial unique index applies.
+      .where('sender_delete', '=', sql.lit(0))
+      .where('recipient_delete', '=', sql.lit(0)),
   ),
   createConversation: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
     db

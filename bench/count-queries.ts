@@ -1,0 +1,197 @@
+/**
+ * `npm run bench -- --count-queries`: how many SQL statements each operation executes per
+ * request, which, and how long each takes. Runs Souk in this process on the bench's data set
+ * (the full one, or the small one with --quick) and counts at the driver (the SQLite engine's
+ * statement run/all/get/iterate, pg's Client.query), so src/ needs no hook: every statement Kysely
+ * sends, transaction control included, is counted. Times: SQLite statements run synchronously,
+ * so theirs is the statement's own execution time; PostgreSQL's is the round trip until the
+ * reply is in (one request at a time, so nothing else waits in between).
+ */
+import { createRequire } from 'node:module';
+import pg from 'pg';
+import { loadConfig } from '../src/config.js';
+import { createSouk } from '../src/server.js';
+import { freshBenchDatabase } from './database.js';
+import { buildDataset, listingId, pairKey, SITE_URL, userId, type Dataset } from './dataset.js';
+import type { BenchOptions } from './options.js';
+import { PATHS, signTokens } from './scenarios.js';
+
+interface Statement {
+  sql: string;
+  ms: number;
+}
+
+let recording: Statement[] | undefined;
+const record = (sqlText: string, ms: number) => recording?.push({ sql: sqlText.replace(/\s+/g, ' ').trim(), ms });
+
+type Methods = Record<string, (...args: unknown[]) => unknown>;
+
+/** The statement prototype of the SQLite engine Souk uses on this runtime (see src/store/sqlite-driver.ts). */
+function sqliteStatementPrototype(): { proto: Methods; source: (statement: object) => string } {
+  const require = createRequire(import.meta.url);
+  try {
+    const { StatementSync } = require('node:sqlite') as { StatementSync: { prototype: Methods } };
+    return { proto: StatementSync.prototype, source: (s) => (s as { sourceSQL: string }).sourceSQL };
+  } catch {
+    const BetterSqlite3 = require('better-sqlite3') as typeof import('better-sqlite3');
+    const probe = new BetterSqlite3(':memory:');
+    const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Methods;
+    probe.close();
+    return { proto, source: (s) => (s as { source: string }).source };
+  }
+}
+
+function installCounters(): void {
+  const { proto, source } = sqliteStatementPrototype();
+  for (const method of ['run', 'all', 'get', 'iterate']) {
+    const original = proto[method]!;
+    proto[method] = function (this: object, ...args: unknown[]) {
+      const t = performance.now();
+      const result = original.apply(this, args);
+      record(source(this), performance.now() - t);
+      return result;
+    };
+  }
+  const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+  (pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
+    const q = args[0];
+    const text = typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q);
+    const t = performance.now();
+    const result = query.apply(this, args);
+    if (result instanceof Promise) result.then(() => record(text, performance.now() - t), () => record(text, performance.now() - t));
+    else record(text, 0);
+    return result;
+  };
+}
+
+interface Operation {
+  name: string;
+  /** The i-th distinct request of this operation: caller and body. */
+  request(i: number): { user: number; body: Record<string, unknown> };
+  path: string;
+}
+
+function operations(data: Dataset): Operation[] {
+  const U = data.sizes.users;
+  const withFavs: number[] = [];
+  for (let u = 0; u < U && withFavs.length < 100; u++) if (data.favStart[u + 1]! > data.favStart[u]!) withFavs.push(u);
+  const fav = (u: number) => data.favListing[data.favStart[u]!]!;
+  // A listing the user neither owns nor has in favourites.
+  const notFav = (u: number) => {
+    for (let l = 0; ; l++) {
+      let isFav = false;
+      for (let k = data.favStart[u]!; k < data.favStart[u + 1]!; k++) if (data.favListing[k] === l) isFav = true;
+      if (!isFav && data.owner[l] !== u) return l;
+    }
+  };
+  // A (caller, listing) pair with no conversation.
+  const freshPair = (i: number) => {
+    for (let k = i * 7919; ; k++) {
+      const l = k % data.sizes.listings;
+      const caller = (k * 31 + 5) % U;
+      if (caller !== data.owner[l] && !data.seededPairs.has(pairKey(l, caller, U))) return { l, caller };
+    }
+  };
+  const text = 'Hi! Is this still available?';
+  return [
+    { name: 'toggle: add', path: PATHS.toggle, request: (i) => ({ user: withFavs[i]!, body: { listing_id: listingId(notFav(withFavs[i]!)) } }) },
+    { name: 'toggle: remove', path: PATHS.toggle, request: (i) => ({ user: withFavs[50 + i]!, body: { listing_id: listingId(fav(withFavs[50 + i]!)) } }) },
+    {
+      name: 'start conversation: new (with temp_id, as the bench sends)',
+      path: PATHS.start,
+      request: (i) => {
+        const { l, caller } = freshPair(i);
+        return { user: caller, body: { listing_id: listingId(l), text, temp_id: 900_000 + i } };
+      },
+    },
+    {
+      name: 'start conversation: existing/append (with temp_id)',
+      path: PATHS.start,
+      request: (i) => ({ user: data.convCaller[i]!, body: { listing_id: listingId(data.convListing[i]!), text, temp_id: 910_000 + i } }),
+    },
+    {
+      name: 'start conversation: new, no temp_id',
+      path: PATHS.start,
+      request: (i) => {
+        const { l, caller } = freshPair(100 + i);
+        return { user: caller, body: { listing_id: listingId(l), text } };
+      },
+    },
+    {
+      name: 'start conversation: existing/append, no temp_id',
+      path: PATHS.start,
+      request: (i) => ({ user: data.convCaller[50 + i]!, body: { listing_id: listingId(data.convListing[50 + i]!), text } }),
+    },
+  ];
+}
+
+export interface QueryCount {
+  operation: string;
+  statements: number;
+  /** Distinct counts seen over the sampled requests (one value when the count is stable). */
+  seen: number[];
+  /** The statements of one request, with each one's median time over the sampled requests. */
+  sql: { sql: string; medianMs: number }[];
+  totalMs: number;
+}
+
+const SAMPLES = 20;
+
+export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl' | 'sizes'>, log: (line: string) => void = console.log): Promise<QueryCount[]> {
+  installCounters();
+  const db = await freshBenchDatabase(opts.databaseUrl);
+  try {
+    const { users, listings, conversations } = opts.sizes;
+    log(`building the data set (${users} users, ${listings} listings, ${conversations} conversations) ...`);
+    const data = await buildDataset({ url: db.url, sizes: opts.sizes });
+    const souk = await createSouk(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SITE_URL, SETTINGS_REFRESH_MS: '60000' }));
+    const tokens = signTokens(data);
+    const results: QueryCount[] = [];
+    try {
+      for (const op of operations(data)) {
+        const counts: number[] = [];
+        const samples: Statement[][] = [];
+        // Request 0 warms caches (prepared statements); 1..SAMPLES are counted.
+        for (let i = 0; i <= SAMPLES; i++) {
+          const { user, body } = op.request(i);
+          recording = [];
+          const res = await souk.app.inject({
+            method: 'POST',
+            url: op.path,
+            payload: JSON.stringify(body),
+            headers: { 'content-type': 'application/json', 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` },
+          });
+          const statements = recording;
+          recording = undefined;
+          if (res.statusCode !== 200) throw new Error(`${op.name}: HTTP ${res.statusCode} ${res.body} (user ${userId(user)})`);
+          if (i > 0) {
+            counts.push(statements.length);
+            samples.push(statements);
+          }
+        }
+        const last = samples[samples.length - 1]!;
+        const sql = last.map((st, k) => {
+          const times = samples.filter((x) => x[k]?.sql === st.sql).map((x) => x[k]!.ms).sort((a, b) => a - b);
+          return { sql: st.sql, medianMs: times[Math.floor(times.length / 2)]! };
+        });
+        const totalMs = sql.reduce((sum, x) => sum + x.medianMs, 0);
+        results.push({ operation: op.name, statements: Math.max(...counts), seen: [...new Set(counts)], sql, totalMs });
+      }
+    } finally {
+      await souk.close();
+    }
+    const unit = db.dialect === 'sqlite' ? 'execution time' : 'round trip';
+    log(`\nSQL statements per request (${db.dialect}), counted at the driver, transaction control included;`);
+    log(`median ${unit} of each over ${SAMPLES} requests, in microseconds:`);
+    for (const r of results) {
+      log(`\n${r.operation}: ${r.statements} statements${r.seen.length > 1 ? ` (varied: ${r.seen.join(', ')})` : ''}, ${Math.round(r.totalMs * 1000)} µs in all (sum of medians)`);
+      r.sql.forEach((s, i) => {
+        const text = s.sql.length > 140 ? `${s.sql.slice(0, 137)}...` : s.sql;
+        log(`  ${String(i + 1).padStart(2)}. ${String(Math.round(s.medianMs * 1000)).padStart(6)} µs  ${text}`);
+      });
+    }
+    return results;
+  } finally {
+    await db.drop();
+  }
+}

@@ -1,0 +1,326 @@
+/**
+ * The benchmark's data set, written straight into a fresh database with the store's Kysely
+ * instance: multi-row inserts of CHUNK rows inside one transaction (not the HTTP API, not the
+ * one-at-a-time import). Deterministic (seeded), so two runs build the same marketplace.
+ *
+ * Returns an index of what was written (owners, favourites, conversations) that the load
+ * generator uses to pick requests that do what each row claims to measure.
+ */
+import type { Kysely } from 'kysely';
+import { sql } from 'kysely';
+import type { Database } from '../src/store/schema.js';
+import { openStore } from '../src/store/index.js';
+import { ensureSettings, toAuthSettings } from '../src/settings.js';
+import type { DatasetSizes } from './options.js';
+
+const CHUNK = 500;
+export const LISTING_ID_BASE = 1_000_000;
+export const SITE_URL = 'https://souk.example';
+const DAY_MS = 86_400_000;
+
+export interface Dataset {
+  sizes: DatasetSizes;
+  /** Listing index -> owner's user index (user id = index + 1). */
+  owner: Int32Array;
+  /** Favourites in CSR form: user u's listing indexes are favListing[favStart[u] .. favStart[u+1]). */
+  favStart: Int32Array;
+  favListing: Int32Array;
+  /** Seeded conversations: id, listing index and caller (sender) user index. */
+  convId: Int32Array;
+  convListing: Int32Array;
+  convCaller: Int32Array;
+  /** listing index * users + caller index of every seeded conversation. */
+  seededPairs: Set<number>;
+  maxConversationId: number;
+  counts: { users: number; listings: number; favourites: number; conversations: number; messages: number };
+  apiKey: string;
+  jwtSecret: string;
+  buildSeconds: number;
+}
+
+export const userId = (index: number) => index + 1;
+export const listingId = (index: number) => LISTING_ID_BASE + index;
+export const pairKey = (listingIndex: number, callerIndex: number, users: number) => listingIndex * users + callerIndex;
+
+/** mulberry32: small, fast, seeded. */
+export function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const ADJECTIVES = ['Vintage', 'Modern', 'Compact', 'Solid oak', 'Electric', 'Handmade', 'Leather', 'Folding', 'Antique', 'Nearly new', 'Large', 'Small', 'Classic', 'Sporty', 'Ceramic'];
+const NOUNS = ['road bike', 'dining table', 'armchair', 'lamp', 'bookshelf', 'sofa', 'guitar', 'camera', 'stroller', 'desk', 'mirror', 'rug', 'kettle', 'scooter', 'wardrobe', 'tent', 'laptop', 'drill'];
+const FIRST = ['Amina', 'Youssef', 'Sara', 'Omar', 'Lina', 'Karim', 'Nadia', 'Hamza', 'Leila', 'Rachid', 'Salma', 'Mehdi', 'Imane', 'Anas'];
+const LAST = ['K.', 'B.', 'L.', 'M.', 'E.', 'T.', 'A.', 'H.', 'R.', 'Z.'];
+const CITIES = ['Casablanca', 'Rabat', 'Marrakesh', 'Fes', 'Tangier', 'Agadir', 'Meknes', 'Oujda', 'Kenitra', 'Tetouan', 'Safi', 'El Jadida', 'Nador', 'Beni Mellal', 'Essaouira', 'Ifrane', 'Dakhla', 'Laayoune', 'Khouribga', 'Settat', 'Larache', 'Guelmim', 'Errachidia', 'Taza', 'Ouarzazate'];
+const CATEGORIES = ['Bikes', 'Furniture', 'Electronics', 'Phones', 'Cameras', 'Music', 'Books', 'Toys', 'Garden', 'Tools', 'Sport', 'Camping', 'Fashion', 'Shoes', 'Watches', 'Jewellery', 'Kitchen', 'Appliances', 'Baby', 'Pets', 'Art', 'Antiques', 'Computers', 'Gaming', 'Cars', 'Motorbikes', 'Boats', 'Real estate', 'Rentals', 'Jobs', 'Services', 'Lessons', 'Tickets', 'Health', 'Beauty', 'Office', 'Lighting', 'Textiles', 'Collectibles', 'Other'];
+
+function slug(text: string): string {
+  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+}
+
+function term(id: number, name: string, taxonomy: string, count: number) {
+  return { term_id: id, name, slug: slug(name), term_group: 0, term_taxonomy_id: id, taxonomy, description: '', parent: 0, count, filter: 'raw' };
+}
+
+const CATEGORY_TERMS = CATEGORIES.map((name, i) => term(100 + i, name, 'rtcl_category', 2500 + i));
+const LOCATION_TERMS = CITIES.map((name, i) => term(200 + i, name, 'rtcl_location', 4000 + i));
+
+function image(id: number, name: string) {
+  const base = `${SITE_URL}/wp-content/uploads/2026/10/${name}`;
+  const size = (suffix: string, width: number, height: number) => ({ src: `${base}${suffix}.jpg`, width, height });
+  return {
+    ID: id,
+    title: name,
+    caption: '',
+    url: `${base}.jpg`,
+    alt: name,
+    src: `${base}.jpg`,
+    srcset: `${base}.jpg 1200w, ${base}-300x225.jpg 300w, ${base}-150x150.jpg 150w`,
+    sizes: { full: size('', 1200, 900), medium: size('-300x225', 300, 225), thumbnail: size('-150x150', 150, 150) },
+    mime_type: 'image/jpeg',
+    src_w: 1200,
+    src_h: 900,
+    srcset_sizes: '(max-width: 1200px) 100vw, 1200px',
+  };
+}
+
+/** A listing's title depends on its index only, so messages can quote it. */
+export function titleOf(listingIndex: number): string {
+  const h = Math.imul(listingIndex + 1, 2654435761) >>> 0;
+  return `${ADJECTIVES[h % ADJECTIVES.length]} ${NOUNS[(h >>> 8) % NOUNS.length]}`;
+}
+
+/** Picks `count` distinct values from 0..n-1, none equal to `exclude`, none in `taken`. */
+function distinct(random: () => number, n: number, count: number, exclude: number, taken?: Set<number>): number[] {
+  const out = new Set<number>();
+  while (out.size < count) {
+    const v = Math.floor(random() * n);
+    if (v !== exclude && !taken?.has(v)) out.add(v);
+  }
+  return [...out];
+}
+
+type Db = Kysely<Database>;
+type Table = keyof Database;
+
+/** Inserts total rows made by row(i), CHUNK at a time. */
+async function insertAll(db: Db, table: Table, total: number, row: (i: number) => Record<string, unknown>): Promise<void> {
+  for (let start = 0; start < total; start += CHUNK) {
+    const rows: Record<string, unknown>[] = [];
+    for (let i = start; i < Math.min(total, start + CHUNK); i++) rows.push(row(i));
+    await db.insertInto(table).values(rows as never).execute();
+  }
+}
+
+export interface BuildOptions {
+  url: string;
+  sizes: DatasetSizes;
+  log?: (line: string) => void;
+  /** Secret overrides as the server will apply them (API_KEY / JWT_SECRET). */
+  overrides?: { apiKey: string | undefined; jwtSecret: string | undefined };
+}
+
+export async function buildDataset({ url, sizes, log = () => {}, overrides }: BuildOptions): Promise<Dataset> {
+  const t0 = performance.now();
+  const store = openStore(url, { poolSize: 2, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
+  try {
+    await store.migrate();
+    const all = await ensureSettings(store.settings);
+    const auth = toAuthSettings(all, overrides ?? { apiKey: undefined, jwtSecret: undefined });
+
+    const U = sizes.users;
+    const L = sizes.listings;
+    const now = Date.now();
+    const random = rng(20261122);
+
+    // Listings: owners first, so favourites and conversations can avoid the caller's own listings.
+    const owner = new Int32Array(L);
+    for (let i = 0; i < L; i++) owner[i] = Math.floor(random() * U);
+
+    // Favourites: each user avg-2 .. avg+2 distinct listings (average avg), none of their own.
+    const favStart = new Int32Array(U + 1);
+    const favLists: number[][] = [];
+    const avg = sizes.favouritesPerUser;
+    for (let u = 0; u < U; u++) {
+      const count = Math.max(0, avg - 2 + Math.floor(random() * 5));
+      const picks: number[] = [];
+      const seen = new Set<number>();
+      while (picks.length < Math.min(count, L - 1)) {
+        const l = Math.floor(random() * L);
+        if (owner[l] !== u && !seen.has(l)) {
+          seen.add(l);
+          picks.push(l);
+        }
+      }
+      favLists.push(picks);
+      favStart[u + 1] = favStart[u]! + picks.length;
+    }
+    const favListing = new Int32Array(favStart[U]!);
+    favLists.forEach((picks, u) => favListing.set(picks, favStart[u]!));
+
+    // Conversations: distinct (listing, caller) pairs, the caller never the owner.
+    const C = sizes.conversations;
+    const convId = new Int32Array(C);
+    const convListing = new Int32Array(C);
+    const convCaller = new Int32Array(C);
+    const seededPairs = new Set<number>();
+    for (let c = 0; c < C; c++) {
+      let l: number;
+      let caller: number;
+      do {
+        l = Math.floor(random() * L);
+        caller = Math.floor(random() * U);
+      } while (caller === owner[l] || seededPairs.has(pairKey(l, caller, U)));
+      seededPairs.add(pairKey(l, caller, U));
+      convId[c] = c + 1;
+      convListing[c] = l;
+      convCaller[c] = caller;
+    }
+    // Each conversation: the caller's first message, and for every other one the owner's reply.
+    const replies = (c: number) => c % 2 === 0;
+    const convCreated = (c: number) => now - 90 * DAY_MS + Math.floor((c / C) * 89 * DAY_MS);
+    const messageCount = C + Math.ceil(C / 2);
+
+    const counts = { users: U, listings: L, favourites: favListing.length, conversations: C, messages: messageCount };
+    await store.db.transaction().execute(async (trx) => {
+      let t = performance.now();
+      const lap = (what: string) => {
+        const s = ((performance.now() - t) / 1000).toFixed(1);
+        log(`  ${what} in ${s} s`);
+        t = performance.now();
+      };
+      await insertAll(trx, 'users', U, (u) => ({
+        id: userId(u),
+        login: `user${userId(u)}`,
+        name: `${FIRST[u % FIRST.length]} ${LAST[(u >>> 4) % LAST.length]}`,
+        email: `user${userId(u)}@example.com`,
+        phone: u % 2 === 0 ? `+212 6${String(10_000_000 + u).slice(-8)}` : '',
+        whatsapp: u % 4 === 0 ? `+2126${String(10_000_000 + u).slice(-8)}` : '',
+        website: u % 10 === 0 ? `https://user${userId(u)}.example.com` : '',
+        // Half have a picture; the other half get the Gravatar-style address (D8).
+        profile_picture: u % 2 === 0 ? `${SITE_URL}/wp-content/uploads/avatars/${userId(u)}.jpg` : '',
+        disabled: 0,
+      }));
+      lap(`${U} users`);
+
+      const statuses = ['publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'pending', 'expired', 'draft'];
+      await insertAll(trx, 'listings', L, (i) => {
+        const title = titleOf(i);
+        const s = slug(`${title}-${i}`);
+        const h = Math.imul(i + 7, 2246822519) >>> 0;
+        const c1 = h % CATEGORY_TERMS.length;
+        const c2 = (c1 + 1 + ((h >>> 8) % (CATEGORY_TERMS.length - 1))) % CATEGORY_TERMS.length;
+        return {
+          id: listingId(i),
+          owner_id: userId(owner[i]!),
+          title,
+          slug: s,
+          status: statuses[h % statuses.length],
+          price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
+          images: JSON.stringify([1, 2, 3].map((k) => image(listingId(i) * 10 + k, `${s}-${k}`))),
+          category: JSON.stringify([CATEGORY_TERMS[c1], CATEGORY_TERMS[c2]]),
+          location: JSON.stringify([LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]]),
+          updated_at: now - (h % (365 * DAY_MS)),
+        };
+      });
+      lap(`${L} listings`);
+
+      const favUser = new Int32Array(favListing.length);
+      for (let u = 0; u < U; u++) favUser.fill(u, favStart[u]!, favStart[u + 1]!);
+      await insertAll(trx, 'favourites', favListing.length, (k) => ({
+        user_id: userId(favUser[k]!),
+        listing_id: listingId(favListing[k]!),
+        added_at: now - (favListing.length - k) * 1000,
+      }));
+      lap(`${favListing.length} favourites`);
+
+      // Message ids: conversation c's first message is c+1; replies follow after all first messages.
+      const replyIds = new Int32Array(C);
+      let next = C + 1;
+      for (let c = 0; c < C; c++) if (replies(c)) replyIds[c] = next++;
+      await insertAll(trx, 'conversations', C, (c) => {
+        const created = convCreated(c);
+        return {
+          id: convId[c],
+          listing_id: listingId(convListing[c]!),
+          sender_id: userId(convCaller[c]!),
+          recipient_id: userId(owner[convListing[c]!]!),
+          sender_delete: 0,
+          recipient_delete: 0,
+          sender_review: 0,
+          recipient_review: 0,
+          invert_review: 0,
+          last_message_id: replies(c) ? replyIds[c] : c + 1,
+          created_at: created,
+          updated_at: replies(c) ? created + 3_600_000 : created,
+        };
+      });
+      await insertAll(trx, 'messages', messageCount, (m) => {
+        if (m < C) {
+          return {
+            id: m + 1,
+            con_id: m + 1,
+            source_id: userId(convCaller[m]!),
+            message: `Hello, is the ${titleOf(convListing[m]!).toLowerCase()} still available?`,
+            type: 'text',
+            attachments: null,
+            meta: null,
+            is_read: 1,
+            temp_id: String(1_700_000_000_000 + m),
+            created_at: convCreated(m),
+          };
+        }
+        const c = (m - C) * 2; // the conversations with a reply are the even ones
+        return {
+          id: m + 1,
+          con_id: c + 1,
+          source_id: userId(owner[convListing[c]!]!),
+          message: 'Yes, it is. You can come and see it this weekend.',
+          type: 'text',
+          attachments: null,
+          meta: null,
+          is_read: c % 4 === 0 ? 1 : 0,
+          temp_id: null,
+          created_at: convCreated(c) + 3_600_000,
+        };
+      });
+      lap(`${C} conversations with ${messageCount} messages`);
+    });
+
+    if (store.dialect === 'postgres') {
+      // Explicit ids do not move the sequences; the server's inserts must not collide with them.
+      for (const table of ['favourites', 'conversations', 'messages'] as const) {
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select coalesce(max(id), 1) from ${sql.table(table)}))`.execute(store.db);
+      }
+      // What autovacuum would do soon after a bulk load.
+      await sql`analyze`.execute(store.db);
+    } else {
+      await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
+    }
+
+    return {
+      sizes,
+      owner,
+      favStart,
+      favListing,
+      convId,
+      convListing,
+      convCaller,
+      seededPairs,
+      maxConversationId: C,
+      counts,
+      apiKey: auth.apiKey,
+      jwtSecret: auth.jwtSecret,
+      buildSeconds: (performance.now() - t0) / 1000,
+    };
+  } finally {
+    await store.close();
+  }
+}

@@ -1,0 +1,109 @@
+/** Command-line options of `npm run bench` and the data-set sizes they imply. */
+import { parseArgs } from 'node:util';
+
+export interface DatasetSizes {
+  users: number;
+  listings: number;
+  /** Average favourites per user (each user gets avg-2 .. avg+2). */
+  favouritesPerUser: number;
+  conversations: number;
+}
+
+export interface BenchOptions {
+  quick: boolean;
+  /** Measured seconds per row. */
+  duration: number;
+  /** Warm-up seconds before each measured row (results discarded). */
+  warmup: number;
+  connections: number;
+  /** Souk (and bare) processes; more than 1 needs PostgreSQL. */
+  instances: number;
+  keep: boolean;
+  profile: boolean;
+  countQueries: boolean;
+  /** Run `npm run build` first: 'auto' builds only when dist/ is older than src/. */
+  build: 'auto' | 'always' | 'never';
+  /** Comma-separated row names to run (default: all). */
+  only: string[] | undefined;
+  databaseUrl: string | undefined;
+  sizes: DatasetSizes;
+}
+
+export const FULL_SIZES: DatasetSizes = { users: 10_000, listings: 100_000, favouritesPerUser: 5, conversations: 20_000 };
+export const QUICK_SIZES: DatasetSizes = { users: 1_000, listings: 5_000, favouritesPerUser: 5, conversations: 2_000 };
+
+export const USAGE = `usage: npm run bench -- [options]
+
+  --quick              small data set, 1 s warm-up, 3 s rows: the whole run in under a minute (CI)
+  --duration SECONDS   measured seconds per row (default 20; 3 with --quick)
+  --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
+  --connections N      concurrent connections of the load generator (default 50)
+  --instances N        N Souk processes (and N bare servers) on one PostgreSQL; needs DATABASE_URL=postgres://...
+  --only ROWS          comma-separated subset of: bare,toggle,start-new,start-existing
+  --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
+  --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
+  --count-queries      only count the SQL statements each operation runs per request, then exit
+  --build / --no-build always / never run npm run build first (default: only when dist/ is older than src/)
+  --users N --listings N --conversations N   override the data-set sizes
+
+DATABASE_URL=postgres://... runs on a fresh schema in that database (dropped afterwards); otherwise SQLite.`;
+
+function positive(raw: string | undefined, name: string, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return n;
+}
+
+export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.env): BenchOptions | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      connections: { type: 'string' },
+      instances: { type: 'string' },
+      only: { type: 'string' },
+      keep: { type: 'boolean', default: false },
+      profile: { type: 'boolean', default: false },
+      'count-queries': { type: 'boolean', default: false },
+      build: { type: 'boolean' },
+      'no-build': { type: 'boolean' },
+      users: { type: 'string' },
+      listings: { type: 'string' },
+      conversations: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) return 'help';
+  const quick = values.quick ?? false;
+  const base = quick ? QUICK_SIZES : FULL_SIZES;
+  const databaseUrl = env.DATABASE_URL && env.DATABASE_URL !== '' ? env.DATABASE_URL : undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be postgres://... for the bench (without it the bench uses a fresh SQLite file)');
+  }
+  const instances = Math.floor(positive(values.instances, '--instances', 1));
+  if (instances > 1 && !databaseUrl) throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... (instances share one PostgreSQL)');
+  const connections = Math.floor(positive(values.connections, '--connections', 50));
+  if (connections < instances) throw new Error('--connections must be at least --instances');
+  return {
+    quick,
+    duration: positive(values.duration, '--duration', quick ? 3 : 20),
+    warmup: positive(values.warmup, '--warmup', quick ? 1 : 5),
+    connections,
+    instances,
+    keep: values.keep ?? false,
+    profile: values.profile ?? false,
+    countQueries: values['count-queries'] ?? false,
+    build: values['no-build'] ? 'never' : values.build ? 'always' : 'auto',
+    only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),
+    databaseUrl,
+    sizes: {
+      users: Math.floor(positive(values.users, '--users', base.users)),
+      listings: Math.floor(positive(values.listings, '--listings', base.listings)),
+      favouritesPerUser: base.favouritesPerUser,
+      conversations: Math.floor(positive(values.conversations, '--conversations', base.conversations)),
+    },
+  };
+}

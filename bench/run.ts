@@ -1,0 +1,277 @@
+/**
+ * `npm run bench`: builds the data set in a fresh database, then for each row starts the
+ * server(s) under test as separate processes, warms up, drives them with autocannon on
+ * loopback for a fixed time and records throughput, latency, errors, peak RSS and CPU.
+ * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { cpus, loadavg, totalmem } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
+import { buildDataset, type Dataset } from './dataset.js';
+import { runLoad } from './load.js';
+import { parseOptions, USAGE, type BenchOptions } from './options.js';
+import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
+import { formatSummary, summarise } from './profile-summary.js';
+import { formatCpuPerRequest, formatTable, LABELS, writeResults, type Row } from './report.js';
+import { ROWS, scenario, signTokens, type RowName } from './scenarios.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const log = (line: string) => process.stdout.write(`${line}\n`);
+
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestMtime(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+/** bin/souk runs dist/: build it when asked, or when it is missing or older than src/. */
+function ensureBuilt(mode: BenchOptions['build']): void {
+  if (mode === 'never') return;
+  const built = join(ROOT, 'dist/cli/main.js');
+  if (mode === 'auto' && existsSync(built) && statSync(built).mtimeMs >= newestMtime(join(ROOT, 'src'))) return;
+  log('building dist/ (npm run build) ...');
+  const result = spawnSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('npm run build failed');
+}
+
+function gitCommit(): string | undefined {
+  const r = spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' });
+  const dirty = spawnSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT, encoding: 'utf8' }).stdout.trim() !== '';
+  return r.status === 0 ? `${r.stdout.trim()}${dirty ? '-dirty' : ''}` : undefined;
+}
+
+/** PostgreSQL backends serving Souk's connections, when the server runs on this machine. */
+class DatabaseCpu {
+  private constructor(private readonly client: pg.Client | undefined, private readonly appName: string | undefined) {}
+
+  static async open(db: BenchDatabase): Promise<DatabaseCpu> {
+    if (db.dialect !== 'postgres' || !db.adminUrl) return new DatabaseCpu(undefined, undefined);
+    const host = new URL(db.adminUrl).hostname;
+    if (!['127.0.0.1', 'localhost', '[::1]', '::1', ''].includes(host)) return new DatabaseCpu(undefined, undefined);
+    const client = new pg.Client({ connectionString: db.adminUrl });
+    await client.connect();
+    return new DatabaseCpu(client, db.appName);
+  }
+
+  /** CPU seconds of each backend now. */
+  async snapshot(): Promise<Map<number, number> | undefined> {
+    if (!this.client) return undefined;
+    const { rows } = await this.client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [this.appName]);
+    const out = new Map<number, number>();
+    for (const { pid } of rows) {
+      const s = cpuSeconds(pid);
+      if (s !== undefined) out.set(pid, s);
+    }
+    return out;
+  }
+
+  static used(before: Map<number, number> | undefined, after: Map<number, number> | undefined): number | null {
+    if (!before || !after) return null;
+    let total = 0;
+    for (const [pid, s] of after) total += s - (before.get(pid) ?? 0);
+    return total;
+  }
+
+  async close(): Promise<void> {
+    await this.client?.end();
+  }
+}
+
+interface RowContext {
+  opts: BenchOptions;
+  db: BenchDatabase;
+  data: Dataset;
+  tokens: string[];
+  dbCpu: DatabaseCpu;
+  stamp: string;
+  profiles: { row: RowName; instance: number; file: string }[];
+}
+
+async function startServers(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
+  const servers: ServerProcess[] = [];
+  try {
+    for (let i = 0; i < ctx.opts.instances; i++) {
+      if (name === 'bare') {
+        servers.push(await startBare(`bare#${i + 1}`));
+      } else {
+        const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
+        servers.push(await startSouk(`souk#${i + 1}`, { databaseUrl: ctx.db.url, ...(profileName ? { profileName } : {}) }));
+        if (profileName) ctx.profiles.push({ row: name, instance: i + 1, file: join(PROFILE_DIR, `${profileName}.cpuprofile`) });
+      }
+    }
+    return servers;
+  } catch (err) {
+    await Promise.all(servers.map((s) => s.stop()));
+    throw err;
+  }
+}
+
+async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
+  const { opts, data, tokens } = ctx;
+  const servers = await startServers(name, ctx);
+  const sc = scenario(name, data);
+  const load = { targets: servers.map((s) => s.url), connections: opts.connections, apiKey: data.apiKey, tokens };
+  try {
+    const loadStart = loadavg()[0]!;
+    const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
+    if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
+
+    const cpuBefore = servers.map((s) => cpuSeconds(s.pid) ?? 0);
+    const dbBefore = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
+    const genBefore = process.cpuUsage();
+    const busyBefore = machineBusySeconds();
+    const result = await runLoad(sc, { ...load, seconds: opts.duration });
+    const busyAfter = machineBusySeconds();
+    const gen = process.cpuUsage(genBefore);
+    const dbAfter = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
+    const serverCpu = servers.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - cpuBefore[i]!), 0);
+    const dbCpu = DatabaseCpu.used(dbBefore, dbAfter);
+    const rss = servers.map((s) => (peakRss(s.pid) ?? 0) / 2 ** 20);
+    const pct = (cpuS: number) => (100 * cpuS) / result.seconds;
+    const perRequest = (cpuS: number) => (result.requests ? (1000 * cpuS) / result.requests : 0);
+    const genCpu = (gen.user + gen.system) / 1e6;
+    // Everything else the machine did meanwhile: other people's work (and PostgreSQL's own background processes).
+    const others = busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, busyAfter - busyBefore - serverCpu - (dbCpu ?? 0) - genCpu);
+
+    return {
+      name,
+      label: LABELS[name],
+      rps: result.requests / result.seconds,
+      p50Ms: result.latencyMs.p50,
+      p99Ms: result.latencyMs.p99,
+      maxMs: result.latencyMs.max,
+      errors: result.errors,
+      peakRssMb: rss.reduce((a, b) => a + b, 0),
+      peakRssPerProcessMb: rss,
+      pctOfBare: null,
+      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu), others: others === null ? null : pct(others) },
+      cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
+      loadAverage: [loadStart, loadavg()[0]!],
+      load: result,
+    };
+  } finally {
+    const codes = await Promise.all(servers.map((s) => s.stop()));
+    codes.forEach((code, i) => {
+      if (code !== 0) log(`  ${servers[i]!.name} exited with ${code}:\n${servers[i]!.output().slice(-2000)}`);
+    });
+  }
+}
+
+async function main(): Promise<void> {
+  const parsed = parseOptions(process.argv.slice(2));
+  if (parsed === 'help') {
+    log(USAGE);
+    return;
+  }
+  const opts = parsed;
+  if (opts.countQueries) {
+    const { countQueries } = await import('./count-queries.js');
+    await countQueries(opts);
+    return;
+  }
+  const wallStart = performance.now();
+  const rows = opts.only ?? ROWS;
+  for (const r of rows) if (!ROWS.includes(r as RowName)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+  ensureBuilt(opts.build);
+
+  const db = await freshBenchDatabase(opts.databaseUrl);
+  let dropped = false;
+  const cleanup = async () => {
+    if (dropped) return;
+    dropped = true;
+    if (opts.keep) log(`kept the benchmark database: ${db.location} (DATABASE_URL=${redact(db.url)})`);
+    else await db.drop();
+  };
+  process.once('SIGINT', () => {
+    log('interrupted');
+    cleanup().finally(() => process.exit(130));
+  });
+
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z');
+  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}`;
+  log(`Souk bench (${dialectLabel}${opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(`database: ${db.location}`);
+  const dbCpu = await DatabaseCpu.open(db);
+  try {
+    const { users, listings, conversations } = opts.sizes;
+    log(`building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations`);
+    const data = await buildDataset({
+      url: db.url,
+      sizes: opts.sizes,
+      log,
+      overrides: { apiKey: process.env.API_KEY || undefined, jwtSecret: process.env.JWT_SECRET || undefined },
+    });
+    log(`data set built in ${data.buildSeconds.toFixed(1)} s: ${JSON.stringify(data.counts)}`);
+    const t = performance.now();
+    const tokens = signTokens(data);
+    log(`signed ${tokens.length} tokens (one per user) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+
+    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, profiles: [] };
+    const results: Row[] = [];
+    for (const name of rows as RowName[]) {
+      log(`${LABELS[name]}: ${opts.warmup} s warm-up, ${opts.duration} s measured, ${opts.connections} connections, ${opts.instances} process(es) ...`);
+      const row = await runRow(name, ctx);
+      results.push(row);
+      log(`  ${Math.round(row.rps)} req/s, p50 ${row.p50Ms.toFixed(2)} ms, p99 ${row.p99Ms.toFixed(2)} ms, ${row.errors} errors, ${JSON.stringify(row.load.counters)}`);
+      for (const p of row.load.problems) log(`  ! ${p}`);
+    }
+    const bare = results.find((r) => r.name === 'bare');
+    for (const r of results) if (bare && r.name !== 'bare') r.pctOfBare = (100 * r.rps) / bare.rps;
+
+    log('');
+    log(`Souk bench, ${dialectLabel}, ${opts.connections} connections, ${opts.duration} s per row after ${opts.warmup} s warm-up`);
+    log(formatTable(results));
+    log(`CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`);
+    log(formatCpuPerRequest(results));
+    const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
+    if (loaded.length) {
+      log(`Note: other processes took CPU from the bench during ${loaded.map((r) => `${r.name} (${Math.round(r.cpu.others!)} %)`).join(', ')}: those rows are lower than on an idle machine.`);
+    }
+
+    const profiles = [];
+    for (const p of ctx.profiles) {
+      if (!existsSync(p.file)) {
+        log(`no profile at ${p.file}`);
+        continue;
+      }
+      const summary = summarise(p.file, 15);
+      profiles.push({ ...p, ...summary });
+      log('');
+      log(formatSummary(`profile of ${p.row} (instance ${p.instance}), ${p.file.slice(ROOT.length)}`, summary));
+    }
+
+    const file = writeResults(`${db.dialect}${opts.instances > 1 ? `-x${opts.instances}` : ''}${opts.quick ? '-quick' : ''}-${stamp}`, {
+      date: new Date().toISOString(),
+      commit: gitCommit(),
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      database: { dialect: db.dialect, instances: opts.instances, location: db.dialect === 'postgres' ? redact(db.location) : 'temporary SQLite file' },
+      options: { quick: opts.quick, duration: opts.duration, warmup: opts.warmup, connections: opts.connections, profile: opts.profile },
+      dataset: { ...data.counts, buildSeconds: data.buildSeconds },
+      rows: results,
+      profiles,
+      wallSeconds: (performance.now() - wallStart) / 1000,
+    });
+    log(`\nresults: ${file.slice(ROOT.length)}`);
+    log(`wall time: ${((performance.now() - wallStart) / 1000).toFixed(1)} s`);
+    const failed = results.filter((r) => r.errors > 0 || r.load.requests === 0);
+    if (failed.length) {
+      process.exitCode = 1;
+      log(`FAILED: ${failed.map((r) => `${r.name} (${r.errors} errors of ${r.load.requests})`).join(', ')}`);
+    }
+  } finally {
+    await dbCpu.close();
+    await cleanup();
+  }
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  process.exitCode = 1;
+});

@@ -1,0 +1,250 @@
+/**
+ * What each row sends, and how each reply is checked. Every request carries the token of a
+ * different user (spread over the whole data set) and a listing chosen so the row measures
+ * what it says:
+ *   toggle          pairs (user, listing) cycled so that half the toggles add and half remove;
+ *   start-new       (caller, listing) pairs that never had a conversation, each used once;
+ *   start-existing  the data set's conversations, re-started by their caller (an append);
+ *   bare            the toggle's request shape, sent to the bare server.
+ * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
+ * counted as an error), so a broken server cannot post a good number.
+ */
+import { signToken } from '../src/auth/jwt.js';
+import { listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
+// @ts-expect-error plain JavaScript module without types
+import { BARE_REPLY } from './bare-server.mjs';
+
+export type RowName = 'bare' | 'toggle' | 'start-new' | 'start-existing';
+export const ROWS: RowName[] = ['bare', 'toggle', 'start-new', 'start-existing'];
+
+export const API_BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1`;
+export const PATHS = { toggle: `${API_BASE}/my/favourites`, start: `${API_BASE}/my/chat/conversation` } as const;
+
+export type Context = Record<string, number>;
+
+export interface Scenario {
+  name: RowName;
+  path: string;
+  /** Picks the next request: its JSON body and the caller's user index; notes in ctx what verify needs. */
+  next(ctx: Context): { body: string; user: number };
+  /** null when the reply is what the operation should return, else what is wrong. */
+  verify(status: number, body: string, ctx: Context): string | null;
+  /** Counters worth reporting (adds/removes, conversations created, ...). */
+  counters(): Record<string, number>;
+}
+
+/** One pre-signed token per user, so requests spread over every user of the data set. */
+export function signTokens(data: Dataset): string[] {
+  const tokens = new Array<string>(data.sizes.users);
+  for (let u = 0; u < tokens.length; u++) tokens[u] = signToken(data.jwtSecret, userId(u), `user${userId(u)}`, 86_400);
+  return tokens;
+}
+
+function isFav(data: Dataset, u: number, l: number): boolean {
+  for (let k = data.favStart[u]!; k < data.favStart[u + 1]!; k++) if (data.favListing[k] === l) return true;
+  return false;
+}
+
+/**
+ * Toggle pairs: for every user with favourites, one favourite (its first toggle removes it) and
+ * one listing that is not (its first toggle adds it), interleaved so that any stretch of the
+ * cycle is half adds and half removes; every later pass flips each pair back.
+ */
+function togglePairs(data: Dataset): { user: Int32Array; listing: Int32Array } {
+  const random = rng(7);
+  const users: number[] = [];
+  for (let u = 0; u < data.sizes.users; u++) if (data.favStart[u + 1]! > data.favStart[u]!) users.push(u);
+  const n = users.length;
+  const user = new Int32Array(2 * n);
+  const listing = new Int32Array(2 * n);
+  for (let k = 0; k < n; k++) {
+    const a = users[k]!;
+    const favs = data.favStart[a + 1]! - data.favStart[a]!;
+    user[2 * k] = a;
+    listing[2 * k] = data.favListing[data.favStart[a]! + Math.floor(random() * favs)]!;
+    const b = users[(k + Math.floor(n / 2)) % n]!;
+    let l: number;
+    do l = Math.floor(random() * data.sizes.listings);
+    while (data.owner[l] === b || isFav(data, b, l));
+    user[2 * k + 1] = b;
+    listing[2 * k + 1] = l;
+  }
+  return { user, listing };
+}
+
+function parse(body: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+const isIdArray = (v: unknown): v is number[] => Array.isArray(v) && v.every((x) => Number.isInteger(x));
+
+export function bareScenario(data: Dataset): Scenario {
+  const pairs = togglePairs(data);
+  let i = 0;
+  let replies = 0;
+  return {
+    name: 'bare',
+    path: PATHS.toggle,
+    next() {
+      const k = i++ % pairs.user.length;
+      return { body: `{"listing_id":${listingId(pairs.listing[k]!)}}`, user: pairs.user[k]! };
+    },
+    verify(status, body) {
+      if (status !== 200) return `status ${status}`;
+      if (body !== BARE_REPLY) return 'not the fixed reply';
+      replies++;
+      return null;
+    },
+    counters: () => ({ replies }),
+  };
+}
+
+const UNKNOWN = 2;
+
+export function toggleScenario(data: Dataset): Scenario {
+  const pairs = togglePairs(data);
+  // Whether each pair's listing is in the user's favourites now (the first of each couple is).
+  // A request in flight when a load run stops is never answered to us but may have toggled its
+  // pair, so a pair is UNKNOWN from its request until its reply tells.
+  const state = new Uint8Array(pairs.user.length);
+  for (let k = 0; k < state.length; k += 2) state[k] = 1;
+  let i = 0;
+  let adds = 0;
+  let removes = 0;
+  return {
+    name: 'toggle',
+    path: PATHS.toggle,
+    next(ctx) {
+      const k = i++ % pairs.user.length;
+      ctx.pair = k;
+      ctx.before = state[k]!;
+      state[k] = UNKNOWN;
+      return { body: `{"listing_id":${listingId(pairs.listing[k]!)}}`, user: pairs.user[k]! };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const ids = parse(body);
+      if (!isIdArray(ids)) return 'reply is not a JSON array of integers';
+      const k = ctx.pair!;
+      const present = ids.includes(listingId(pairs.listing[k]!));
+      state[k] = present ? 1 : 0;
+      if (present) adds++;
+      else removes++;
+      if (new Set(ids).size !== ids.length) return 'duplicate id in the favourites';
+      if (ctx.before === UNKNOWN || present === (ctx.before === 0)) return null;
+      return `toggle ${ctx.before === 0 ? 'add' : 'remove'} of a pair left it ${present ? 'in' : 'out'}`;
+    },
+    counters: () => ({ adds, removes }),
+  };
+}
+
+const TEXT = 'Hi! Is this still available? I could pick it up tomorrow evening.';
+
+function checkConversation(reply: unknown, ctx: Context, data: Dataset): string | null {
+  const r = reply as Record<string, any> | undefined;
+  if (!r || typeof r !== 'object' || !Number.isInteger(r.con_id)) return 'reply is not a conversation';
+  const l = ctx.listing!;
+  const caller = ctx.caller!;
+  if (r.listing?.id !== listingId(l) || r.listing_id !== listingId(l)) return 'wrong listing';
+  if (r.sender?.id !== userId(caller) || r.recipient?.id !== userId(data.owner[l]!)) return 'wrong participants';
+  const m = r.newMessage;
+  if (!m || m.con_id !== r.con_id || m.source_id !== userId(caller) || m.message !== TEXT || m.temp_id !== String(ctx.tempId)) {
+    return 'wrong newMessage';
+  }
+  if (r.last_message_id !== m.message_id) return 'last_message_id is not the new message';
+  return null;
+}
+
+let tempIds = 1_800_000_000_000;
+
+function startBody(l: number, ctx: Context): string {
+  ctx.tempId = tempIds++;
+  return `{"listing_id":${listingId(l)},"text":"${TEXT}","temp_id":${ctx.tempId}}`;
+}
+
+export function startNewScenario(data: Dataset): Scenario {
+  const random = rng(11);
+  const U = data.sizes.users;
+  const used = new Set<number>();
+  const conversations = new Set<number>();
+  return {
+    name: 'start-new',
+    path: PATHS.start,
+    next(ctx) {
+      let l: number;
+      let caller: number;
+      let key: number;
+      // A (caller, listing) pair with no conversation yet, never used before in this run.
+      do {
+        l = Math.floor(random() * data.sizes.listings);
+        caller = Math.floor(random() * U);
+        key = pairKey(l, caller, U);
+      } while (caller === data.owner[l] || data.seededPairs.has(key) || used.has(key));
+      used.add(key);
+      ctx.listing = l;
+      ctx.caller = caller;
+      return { body: startBody(l, ctx), user: caller };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const r = parse(body) as { con_id: number } | undefined;
+      const problem = checkConversation(r, ctx, data);
+      if (problem) return problem;
+      if (r!.con_id <= data.maxConversationId || conversations.has(r!.con_id)) return 'not a new conversation';
+      conversations.add(r!.con_id);
+      return null;
+    },
+    counters: () => ({ created: conversations.size }),
+  };
+}
+
+export function startExistingScenario(data: Dataset): Scenario {
+  const C = data.convId.length;
+  // A fixed shuffle, so consecutive requests hit unrelated conversations.
+  const random = rng(13);
+  const order = Int32Array.from({ length: C }, (_, k) => k);
+  for (let k = C - 1; k > 0; k--) {
+    const j = Math.floor(random() * (k + 1));
+    [order[k], order[j]] = [order[j]!, order[k]!];
+  }
+  let i = 0;
+  let appended = 0;
+  return {
+    name: 'start-existing',
+    path: PATHS.start,
+    next(ctx) {
+      const c = order[i++ % C]!;
+      ctx.conv = c;
+      ctx.listing = data.convListing[c]!;
+      ctx.caller = data.convCaller[c]!;
+      return { body: startBody(ctx.listing, ctx), user: ctx.caller };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const r = parse(body) as { con_id: number } | undefined;
+      const problem = checkConversation(r, ctx, data);
+      if (problem) return problem;
+      if (r!.con_id !== data.convId[ctx.conv!]) return 'not appended to the existing conversation';
+      appended++;
+      return null;
+    },
+    counters: () => ({ appended }),
+  };
+}
+
+export function scenario(name: RowName, data: Dataset): Scenario {
+  switch (name) {
+    case 'bare':
+      return bareScenario(data);
+    case 'toggle':
+      return toggleScenario(data);
+    case 'start-new':
+      return startNewScenario(data);
+    case 'start-existing':
+      return startExistingScenario(data);
+  }
+}
