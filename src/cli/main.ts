@@ -25,7 +25,7 @@ const USAGE = `usage: souk COMMAND
   demo                           import a demo marketplace and print curl commands
 
 Every command uses DATABASE_URL (default sqlite:./data/souk.db).
-Settings are environment variables: see docs/configuration.md.`;
+Settings are environment variables: see the Configuration table in README.md.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
