@@ -8,6 +8,7 @@ import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './settings.js';
 import { openStore, type Store } from './store/index.js';
+import { cachedUserLookup } from './store/user-cache.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -19,7 +20,11 @@ export interface Souk {
 export function routeDeps(config: Config, store: Store, settings: LiveSettings): RouteDeps {
   return {
     store,
-    auth: { settings: settings.current, verifier: new TokenVerifier(), findUser: (id) => store.repos.users.findById(id) },
+    auth: {
+      settings: settings.current,
+      verifier: new TokenVerifier(),
+      findUser: cachedUserLookup((id) => store.repos.users.findById(id), config.settingsRefreshMs),
+    },
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,
     presentation: {

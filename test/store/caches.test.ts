@@ -1,4 +1,4 @@
-/** Listings are cached between requests; an import must be visible in the very next reply. */
+/** Listings and users are cached between requests; imports must still show through (at once for listings). */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSouk } from '../helpers/souk.js';
@@ -21,4 +21,16 @@ it('a re-imported listing is shown as imported in the next conversation reply', 
   assert.equal(second.listing.raw_price, '1100');
   assert.deepEqual(second.listing.images, [], 'fields left out of the new document take their defaults');
   assert.equal(second.con_id, first.con_id);
+});
+
+it('a user disabled by an import is refused within SETTINGS_REFRESH_MS', async () => {
+  const t = await startTestSouk({ SETTINGS_REFRESH_MS: '300' });
+  assert.equal((await t.toggle(USERS.amina, { listing_id: LISTINGS.bike })).statusCode, 200);
+  const parsed = parseImportDocument({ users: [{ id: USERS.amina, login: 'amina', disabled: true }] });
+  assert.ok(parsed.ok);
+  await importCatalog(t.souk.store, parsed.catalog);
+  await new Promise((r) => setTimeout(r, 350));
+  const refused = await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
+  assert.equal(refused.statusCode, 403);
+  assert.deepEqual(refused.json(), { code: 'FORBIDDEN', message: 'You are not logged in.' });
 });
