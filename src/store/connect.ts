@@ -31,10 +31,32 @@ export interface Connection {
   dialect: Dialect;
 }
 
-/** Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade. */
+/**
+ * Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade.
+ * A failed COMMIT (disk full, I/O error) may or may not have ended the transaction already: the
+ * rollback runs only if one is still open, and never hides the original error, so the request is
+ * answered 503 and the connection is clean for the next one (docs/hardening.md, disk full).
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
+  constructor(
+    config: ConstructorParameters<typeof SqliteDriver>[0],
+    private readonly raw: BetterSqlite3.Database,
+  ) {
+    super(config);
+  }
+
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    if (this.raw.inTransaction) this.raw.exec('rollback');
     await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    if (!this.raw.inTransaction) return;
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } catch {
+      // The caller rethrows the error that made it roll back; beginTransaction retries the rollback.
+    }
   }
 }
 
@@ -70,7 +92,7 @@ function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
   const database = cachedStatements(raw);
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createDriver: () => new ImmediateSqliteDriver({ database }, raw),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
