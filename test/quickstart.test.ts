@@ -35,7 +35,7 @@ function checkout(): string {
 it('npm start serves on a fresh SQLite database and the demo\'s curl commands work', async () => {
   const dir = checkout();
   const port = await freePort();
-  const env = { ...process.env, PORT: String(port) };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };
   delete env.DATABASE_URL;
   const server = spawn('npm', ['start'], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   after(() => {
