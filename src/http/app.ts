@@ -7,6 +7,7 @@ import { installErrorHandling } from './error-handler.js';
 import type { RouteDeps } from './deps.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { favouriteRoutes } from './routes/favourites.js';
+import { hardening, serverOptions } from './plugins/hardening.js';
 
 export interface AppOptions {
   config: Config;
@@ -25,6 +26,7 @@ export async function buildApp({ config, deps, logger = false }: AppOptions): Pr
     routerOptions: { ignoreTrailingSlash: true },
     // Types are not coerced: "12" is accepted for listing_id by the schema itself, true is not.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    ...serverOptions(config.http),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
@@ -32,6 +34,7 @@ export async function buildApp({ config, deps, logger = false }: AppOptions): Pr
   app.removeContentTypeParser('text/plain');
   await app.register(formbody, { bodyLimit: config.bodyLimit });
   installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
+  await app.register(hardening, { config });
 
   await app.register(
     async (api) => {

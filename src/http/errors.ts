@@ -75,3 +75,11 @@ export const serviceUnavailable = () =>
   shapeB(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again shortly.', { 'retry-after': '1' });
 
 export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The server could not complete the request.');
+
+export const RATE_LIMIT_MESSAGES = {
+  key: 'Too many requests with this API key. Retry after the number of seconds in the Retry-After header.',
+  user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
+} as const;
+
+export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>
+  shapeB(429, 'TOO_MANY_REQUESTS', RATE_LIMIT_MESSAGES[scope], { 'retry-after': String(retryAfterSeconds) });
