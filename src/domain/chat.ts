@@ -25,7 +25,13 @@ export interface StartedConversation {
   unreadCount: number;
 }
 
-export type StartConversationError = 'text_required' | 'text_too_long' | 'too_many_files' | 'listing_not_found' | 'own_listing';
+export type StartConversationError =
+  | 'text_required'
+  | 'text_too_long'
+  | 'text_not_plain'
+  | 'too_many_files'
+  | 'listing_not_found'
+  | 'own_listing';
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
@@ -36,10 +42,17 @@ function characterCount(text: string): number {
   return n;
 }
 
+/**
+ * NUL, or half of a UTF-16 surrogate pair: neither can be stored verbatim (PostgreSQL text refuses
+ * NUL; UTF-8 has no form for a lone surrogate, so it would come back as U+FFFD), so neither is taken.
+ */
+const NOT_PLAIN_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export function checkMessageInput(input: StartConversationInput, limits: ChatLimits): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
+  if (NOT_PLAIN_TEXT.test(input.text)) return 'text_not_plain';
   return null;
 }
 

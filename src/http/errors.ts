@@ -66,6 +66,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest('text is required: send a non-empty message or attach at least one file.');
     case 'text_too_long':
       return badRequest(`text must be at most ${limits.textMaxLength} characters.`);
+    case 'text_not_plain':
+      return badRequest('text must be plain Unicode text: no NUL characters and no unpaired surrogates.');
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
   }

@@ -5,7 +5,7 @@
  * answered here in error shape B, like every other error (docs/hardening.md).
  */
 import type { Socket } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { FastifyHttpOptions } from 'fastify';
 import type { HttpLimits } from '../../config.js';
 
@@ -55,13 +55,27 @@ export function clientErrorHandler(limits: HttpLimits) {
       socket.destroy();
       return;
     }
-    // Never write into the middle of a reply that has already started.
-    const started = (socket as Socket & { _httpMessage?: { headersSent?: boolean } })._httpMessage?.headersSent === true;
-    if (!socket.writable || started) {
+    if (!socket.writable) {
       socket.destroy();
       return;
     }
     answered.add(socket);
+    const current = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+    if (current && !current.writableFinished && current.req.complete) {
+      // Unreadable bytes after a whole request that is being served (a pipelined request gone
+      // wrong): finish that reply, then close, rather than answer 400 over it and lose the reply
+      // to a write that may already have happened.
+      current.shouldKeepAlive = false;
+      current.once('finish', () => {
+        socket.end();
+        setTimeout(() => socket.destroy(), LINGER_MS).unref();
+      });
+      return;
+    }
+    if (current?.headersSent) {
+      socket.destroy(); // never write into the middle of a reply
+      return;
+    }
     const fault = faultOf(err, limits);
     const body = JSON.stringify({ status: 'error', error: fault.error, code: String(fault.status), error_message: fault.message });
     socket.end(
