@@ -17,6 +17,8 @@ export interface RawResult {
   raw: Buffer;
   /** True when the server closed the connection (rather than the client giving up). */
   closedByServer: boolean;
+  /** True when a whole response arrived (the client then closes, even on a kept-alive connection). */
+  complete: boolean;
   /** Milliseconds from connecting until the server closed the connection or the client gave up. */
   ms: number;
   error: string | undefined;
@@ -39,11 +41,21 @@ export function parseResponse(raw: Buffer): RawResponse | undefined {
   return { status: Number(match[1]), headers, body: body.toString('utf8') };
 }
 
+/** A whole response: its head, and as many body bytes as its Content-Length says. */
+function isComplete(raw: Buffer): boolean {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return false;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(raw.subarray(0, end).toString('latin1'));
+  return length ? raw.length - (end + 4) >= Number(length[1]) : false;
+}
+
 export interface RawOptions {
   /** Give up after this long without the server closing (a hang). */
   timeoutMs?: number;
   /** Pieces sent one after another with this pause between them. */
   pauseMs?: number;
+  /** Stop reading once a whole response has arrived, without waiting for the server to close. */
+  untilComplete?: boolean;
 }
 
 /** Sends the pieces and reads until the server closes the connection (send `Connection: close`). */
@@ -62,10 +74,14 @@ export function rawRequest(port: number, pieces: (string | Buffer)[] | string | 
       clearTimeout(timer);
       socket.destroy();
       const raw = Buffer.concat(chunks);
-      resolve({ response: parseResponse(raw), raw, closedByServer, ms: performance.now() - started, error });
+      const response = parseResponse(raw);
+      resolve({ response, raw, closedByServer, complete: response !== undefined && isComplete(raw), ms: performance.now() - started, error });
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
-    socket.on('data', (d) => chunks.push(d));
+    socket.on('data', (d) => {
+      chunks.push(d);
+      if (opts.untilComplete && isComplete(Buffer.concat(chunks))) finish(false);
+    });
     socket.on('end', () => finish(true));
     socket.on('close', () => finish(true));
     socket.on('error', (err) => {

@@ -161,3 +161,41 @@ describe('slow clients', () => {
     assert.equal(res.raw.toString('latin1').match(/HTTP\/1\.1 /g)?.length, 1, 'exactly one answer on the connection');
   });
 });
+
+describe('framing', () => {
+  it('a whole request followed by unreadable bytes is answered, then the connection closed: no write goes unreported', async () => {
+    const { t, port } = await listening();
+    const auth = Object.entries(t.auth(USERS.amina));
+    const request = httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18']], '{"listing_id":101}');
+    const res = await rawRequest(port, Buffer.concat([request, Buffer.from('GARBAGE \x00\x01 HTTP/9.9\r\n\r\n')]));
+    assert.ok(res.closedByServer);
+    assert.equal(res.response?.status, 200);
+    assert.equal(res.response?.body, '[101]');
+    assert.equal(res.raw.toString('latin1').match(/HTTP\/1\.1 /g)?.length, 1, 'one answer, for the whole request');
+    assert.deepEqual((await t.toggle(USERS.amina, { listing_id: LISTINGS.table })).json(), [101, 103]);
+  });
+
+  it('a Transfer-Encoding that does not end in chunked is refused with 400 in shape B (its body has no knowable end)', async () => {
+    const { t, port } = await listening();
+    const auth = Object.entries(t.auth(USERS.amina));
+    for (const coding of ['gzip', 'identity', 'chunked, gzip']) {
+      const head = httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Transfer-Encoding', coding]]);
+      const res = await rawRequest(port, [head, '{"listing_id":101}'], { pauseMs: 200 });
+      assert.equal(res.response?.status, 400, coding);
+      assert.deepEqual(json(res.response), B(400, 'BADREQUEST', 'The request is not valid HTTP/1.1.'));
+      assert.ok(res.closedByServer);
+    }
+    assert.deepEqual(await t.souk.store.db.selectFrom('favourites').selectAll().execute(), []);
+  });
+
+  it('an Expect header other than 100-continue is ignored rather than answered 417', async () => {
+    const { t, port } = await listening();
+    const auth = Object.entries(t.auth(USERS.amina));
+    const res = await rawRequest(
+      port,
+      httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18'], ['Expect', 'teapot']], '{"listing_id":101}'),
+    );
+    assert.equal(res.response?.status, 200);
+    assert.equal(res.response?.body, '[101]');
+  });
+});
