@@ -283,6 +283,8 @@ describe('crash safety', () => {
       await server.stop('SIGKILL');
       const sent = await traffic;
       await waitForSessionsToEnd(database, applicationName);
+      const serverErrors = server.output().split('\n').filter((line) => line.includes('"level":50'));
+      assert.deepEqual(serverErrors, [], 'the server logged no error');
       for (const s of sent) if (s.text) allTexts.add(s.text);
 
       const store = openStore(database.url, loadConfig({ DATABASE_URL: database.url }).db);

@@ -22,8 +22,12 @@ function users(db: Db, dialect: Dialect): UserRepository {
     },
     async lock(id) {
       // SQLite transactions already hold the database write lock (begin immediate).
+      // On PostgreSQL, FOR NO KEY UPDATE: it serialises the user's writes like FOR UPDATE, but does
+      // not block the KEY SHARE lock that a foreign-key check takes on the same row. With FOR
+      // UPDATE, user A starting a conversation with B while B starts one with A deadlocked (each
+      // held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
       if (dialect === 'postgres') {
-        await db.selectFrom('users').select('id').where('id', '=', id).forUpdate().execute();
+        await db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate().execute();
       }
     },
   };
