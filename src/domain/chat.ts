@@ -28,7 +28,8 @@ export interface StartedConversation {
 export type StartConversationError =
   | 'text_required'
   | 'text_too_long'
-  | 'text_not_plain'
+  | 'text_has_nul'
+  | 'text_has_lone_surrogate'
   | 'too_many_files'
   | 'listing_not_found'
   | 'own_listing';
@@ -42,17 +43,17 @@ function characterCount(text: string): number {
   return n;
 }
 
-/**
- * NUL, or half of a UTF-16 surrogate pair: neither can be stored verbatim (PostgreSQL text refuses
- * NUL; UTF-8 has no form for a lone surrogate, so it would come back as U+FFFD), so neither is taken.
- */
-const NOT_PLAIN_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/** Half of a UTF-16 surrogate pair, without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function checkMessageInput(input: StartConversationInput, limits: ChatLimits): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
-  if (NOT_PLAIN_TEXT.test(input.text)) return 'text_not_plain';
+  // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
+  if (input.text.includes('\u0000')) return 'text_has_nul';
+  // A lone surrogate has no UTF-8 form: stored, it would come back as U+FFFD, not verbatim (D6).
+  if (LONE_SURROGATE.test(input.text)) return 'text_has_lone_surrogate';
   return null;
 }
 

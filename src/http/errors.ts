@@ -66,8 +66,10 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest('text is required: send a non-empty message or attach at least one file.');
     case 'text_too_long':
       return badRequest(`text must be at most ${limits.textMaxLength} characters.`);
-    case 'text_not_plain':
-      return badRequest('text must be plain Unicode text: no NUL characters and no unpaired surrogates.');
+    case 'text_has_nul':
+      return badRequest('text must not contain the NUL character (U+0000).');
+    case 'text_has_lone_surrogate':
+      return badRequest('text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.');
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
   }

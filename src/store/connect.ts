@@ -34,28 +34,28 @@ export interface Connection {
 /**
  * Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade.
  * A failed COMMIT (disk full, I/O error) may or may not have ended the transaction already: the
- * rollback runs only if one is still open, and never hides the original error, so the request is
- * answered 503 and the connection is clean for the next one (docs/hardening.md, disk full).
+ * rollback that follows must neither fail with "no transaction is active" nor hide the original
+ * error (the request is answered 503, not 500), and a transaction left open must not block the next
+ * one (docs/hardening.md, disk full). Written against SQL alone, so it holds for any SQLite binding.
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  constructor(
-    config: ConstructorParameters<typeof SqliteDriver>[0],
-    private readonly raw: BetterSqlite3.Database,
-  ) {
-    super(config);
-  }
-
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    if (this.raw.inTransaction) this.raw.exec('rollback');
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (err) {
+      if (!/within a transaction/i.test((err as Error).message)) throw err;
+      // A transaction a failed rollback left open: end it, then begin.
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    }
   }
 
   override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    if (!this.raw.inTransaction) return;
     try {
       await connection.executeQuery(CompiledQuery.raw('rollback'));
     } catch {
-      // The caller rethrows the error that made it roll back; beginTransaction retries the rollback.
+      // No transaction was open (SQLite ended it when the COMMIT failed), or the rollback itself
+      // failed: the caller rethrows the error that made it roll back; beginTransaction recovers.
     }
   }
 }
@@ -92,7 +92,7 @@ function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
   const database = cachedStatements(raw);
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }, raw),
+    createDriver: () => new ImmediateSqliteDriver({ database }),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };

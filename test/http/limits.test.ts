@@ -63,6 +63,25 @@ describe('limits', () => {
     assert.equal(emoji.json().newMessage.message, '🙂'.repeat(5000));
   });
 
+  it('text holding NUL or a lone surrogate gets 400 (neither can be stored verbatim); other control characters are stored as sent', async () => {
+    const { t } = await listening();
+    const nul = await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'a\u0000b' });
+    assert.deepEqual(nul.json(), B(400, 'BADREQUEST', 'text must not contain the NUL character (U+0000).'));
+    for (const text of ['\ud800', 'x\udc00y', '\ud83d']) {
+      const lone = await t.post(PATHS.start, `{"listing_id":101,"text":${JSON.stringify(text)}}`, t.auth(USERS.amina));
+      assert.deepEqual(
+        lone.json(),
+        B(400, 'BADREQUEST', 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.'),
+      );
+    }
+    const control = '\u0001\u0007\t\r\n\u001b[31m\u007f\u202e🙂';
+    const ok = await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: control });
+    assert.equal(ok.statusCode, 200);
+    assert.equal(ok.json().newMessage.message, control);
+    const stored = await t.souk.store.db.selectFrom('messages').select('message').execute();
+    assert.deepEqual(stored, [{ message: control }]);
+  });
+
   it('more than 10 files gets 400', async () => {
     const { t } = await listening();
     const file = (i: number) => ({ url: `https://cdn.example/f${i}.jpg`, name: `f${i}.jpg` });
