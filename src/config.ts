@@ -42,6 +42,34 @@ export interface Config {
   /** How often a server re-reads settings changed by the CLI. */
   settingsRefreshMs: number;
   db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  /** HTTP server limits and timeouts (docs/hardening.md). */
+  http: HttpLimits;
+  /** Request rate limits per API key and per user (docs/hardening.md). */
+  rateLimit: RateLimitConfig;
+  /** How long a SIGTERM/SIGINT shutdown waits for in-flight requests before cutting them. */
+  shutdownTimeoutMs: number;
+}
+
+export interface HttpLimits {
+  /** Largest request head (request line and headers) in bytes; larger ones get 431. */
+  maxHeaderSize: number;
+  /** A client must have sent the whole request head within this time (408 otherwise). */
+  headersTimeoutMs: number;
+  /** A client must have sent the whole request, body included, within this time (408 otherwise). */
+  requestTimeoutMs: number;
+  /** An idle keep-alive connection is closed after this time. */
+  keepAliveTimeoutMs: number;
+}
+
+export interface RateLimitConfig {
+  /** Requests per window for one API key; 0 = no limit. */
+  perKey: number;
+  /** Requests per window for one user; 0 = no limit. */
+  perUser: number;
+  windowMs: number;
+  /** When set, the counters live in Redis and all instances share them. */
+  redisUrl: string | undefined;
+  redisPrefix: string;
 }
 
 type Env = Record<string, string | undefined>;
@@ -188,6 +216,35 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
       connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
     },
+    ...hardeningSettings(env),
+  };
+}
+
+function hardeningSettings(env: Env): Pick<Config, 'http' | 'rateLimit' | 'shutdownTimeoutMs'> {
+  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000);
+  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 500, 3_600_000);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
+  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
+    throw new ConfigError(`REDIS_URL must be redis://host:port[/db] or rediss://..., got "${redisUrl}"`);
+  }
+  return {
+    http: {
+      maxHeaderSize: integer(env, 'MAX_HEADER_SIZE', 128 * 1024, 8 * 1024, 1024 * 1024),
+      headersTimeoutMs,
+      requestTimeoutMs,
+      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
+    },
+    rateLimit: {
+      perKey: integer(env, 'RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000),
+      perUser: integer(env, 'RATE_LIMIT_PER_USER', 6000, 0, 1_000_000_000),
+      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
+      redisUrl,
+      redisPrefix: text(env, 'RATE_LIMIT_REDIS_PREFIX', 'souk:rl:'),
+    },
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
   };
 }
 
@@ -228,5 +285,15 @@ export function effectiveSettings(config: Config): Array<[name: string, value: s
     ['LOG_PRETTY', String(config.logPretty)],
     ['METRICS_TOKEN', mask(config.metricsToken)],
     ['CORS_ORIGINS', config.corsOrigins.join(',')],
+    ['MAX_HEADER_SIZE', String(config.http.maxHeaderSize)],
+    ['HEADERS_TIMEOUT_MS', String(config.http.headersTimeoutMs)],
+    ['REQUEST_TIMEOUT_MS', String(config.http.requestTimeoutMs)],
+    ['KEEP_ALIVE_TIMEOUT_MS', String(config.http.keepAliveTimeoutMs)],
+    ['SHUTDOWN_TIMEOUT_MS', String(config.shutdownTimeoutMs)],
+    ['RATE_LIMIT_PER_KEY', String(config.rateLimit.perKey)],
+    ['RATE_LIMIT_PER_USER', String(config.rateLimit.perUser)],
+    ['RATE_LIMIT_WINDOW_MS', String(config.rateLimit.windowMs)],
+    ['REDIS_URL', config.rateLimit.redisUrl === undefined ? '' : maskDatabaseUrl(config.rateLimit.redisUrl)],
+    ['RATE_LIMIT_REDIS_PREFIX', config.rateLimit.redisPrefix],
   ];
 }

@@ -9,6 +9,7 @@ import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './settings.js';
 import { openStore, type Store } from './store/index.js';
 import { cachedUserLookup } from './store/user-cache.js';
+import { shutdownOnSignals } from './shutdown.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -69,13 +70,6 @@ export async function serve(config: Config): Promise<Souk> {
   const souk = await createSouk(config);
   const address = await souk.app.listen({ port: config.port, host: config.host });
   console.log(`Souk is serving the interface at ${address}${apiBase(config)}`);
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => {
-      souk.close().then(
-        () => process.exit(0),
-        () => process.exit(1),
-      );
-    });
-  }
+  shutdownOnSignals(souk, config.shutdownTimeoutMs);
   return souk;
 }

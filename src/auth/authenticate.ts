@@ -28,6 +28,12 @@ export interface AuthDeps {
 
 export type AuthResult = { ok: true; user: User } | { ok: false; failure: AuthFailure };
 
+/** Called between the steps of D4; a hook that throws stops the pipeline with its error. */
+export interface AuthHooks {
+  /** The API key was accepted (after step 2): e.g. count the request against the key's rate limit. */
+  apiKeyAccepted?(apiKey: string): Promise<void>;
+}
+
 const BEARER = /^bearer (.*)$/is;
 const USER_ID = /^[1-9]\d{0,15}$/;
 
@@ -41,12 +47,18 @@ function bearerToken(header: string | undefined, operation: Operation): { token:
   return { token: match[1] as string };
 }
 
-export async function authenticate(credentials: Credentials, operation: Operation, deps: AuthDeps): Promise<AuthResult> {
+export async function authenticate(
+  credentials: Credentials,
+  operation: Operation,
+  deps: AuthDeps,
+  hooks: AuthHooks = {},
+): Promise<AuthResult> {
   const settings = deps.settings();
   if (operation === 'startConversation' && !settings.restApiEnabled) return { ok: false, failure: 'rest_api_disabled' };
 
   const keyFailure = checkApiKey(credentials.apiKey, settings.apiKey);
   if (keyFailure) return { ok: false, failure: keyFailure };
+  await hooks.apiKeyAccepted?.(credentials.apiKey as string);
 
   const bearer = bearerToken(credentials.authorization, operation);
   if ('failure' in bearer) return { ok: false, failure: bearer.failure };

@@ -29,6 +29,7 @@ export type StartConversationError =
   | 'text_required'
   | 'text_too_long'
   | 'text_has_nul'
+  | 'text_has_lone_surrogate'
   | 'too_many_files'
   | 'listing_not_found'
   | 'own_listing';
@@ -42,12 +43,17 @@ function characterCount(text: string): number {
   return n;
 }
 
+/** Half of a UTF-16 surrogate pair, without its other half. */
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
 export function checkMessageInput(input: StartConversationInput, limits: ChatLimits): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
   // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
   if (input.text.includes('\u0000')) return 'text_has_nul';
+  // A lone surrogate has no UTF-8 form: stored, it would come back as U+FFFD, not verbatim (D6).
+  if (LONE_SURROGATE.test(input.text)) return 'text_has_lone_surrogate';
   return null;
 }
 

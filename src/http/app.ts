@@ -18,6 +18,7 @@ import { health } from './plugins/health.js';
 import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogDestination } from './plugins/logging.js';
 import { metrics } from './plugins/metrics.js';
 import { openapi } from './plugins/openapi.js';
+import { hardening, serverOptions } from './plugins/hardening.js';
 
 export interface AppOptions {
   config: Config;
@@ -40,6 +41,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     routerOptions: { ignoreTrailingSlash: true },
     // Types are not coerced: "12" is accepted for listing_id by the schema itself, true is not.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    ...serverOptions(config.http),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
@@ -65,6 +67,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(openapi, { apiBase: apiBase(config) });
   await app.register(docs);
   await app.register(health, { readiness: () => deps.store.readiness() });
+
+  await app.register(hardening, { config });
 
   await app.register(
     async (api) => {

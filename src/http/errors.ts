@@ -44,6 +44,7 @@ export const MESSAGES = {
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
   tempId: 'temp_id must be an integer or a string of digits.',
   textHasNul: 'text must not contain the NUL character (U+0000).',
+  textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
 } as const;
 
 // Texts of the deployed PHP service where the interface gives only their meaning.
@@ -79,6 +80,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(textTooLongMessage(limits.textMaxLength));
     case 'text_has_nul':
       return badRequest(MESSAGES.textHasNul);
+    case 'text_has_lone_surrogate':
+      return badRequest(MESSAGES.textHasLoneSurrogate);
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
   }
@@ -95,3 +98,11 @@ export const serviceUnavailable = () =>
   shapeB(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again shortly.', { 'retry-after': '1' });
 
 export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The server could not complete the request.');
+
+export const RATE_LIMIT_MESSAGES = {
+  key: 'Too many requests with this API key. Retry after the number of seconds in the Retry-After header.',
+  user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
+} as const;
+
+export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>
+  shapeB(429, 'TOO_MANY_REQUESTS', RATE_LIMIT_MESSAGES[scope], { 'retry-after': String(retryAfterSeconds) });

@@ -39,10 +39,32 @@ export interface Connection {
   poolStats: () => PoolStats | undefined;
 }
 
-/** Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade. */
+/**
+ * Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade.
+ * A failed COMMIT (disk full, I/O error) may or may not have ended the transaction already: the
+ * rollback that follows must neither fail with "no transaction is active" nor hide the original
+ * error (the request is answered 503, not 500), and a transaction left open must not block the next
+ * one (docs/hardening.md, disk full). Written against SQL alone, so it holds for any SQLite binding.
+ */
 class ImmediateSqliteDriver extends SqliteDriver {
   override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    try {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    } catch (err) {
+      if (!/within a transaction/i.test((err as Error).message)) throw err;
+      // A transaction a failed rollback left open: end it, then begin.
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+    }
+  }
+
+  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    try {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    } catch {
+      // No transaction was open (SQLite ended it when the COMMIT failed), or the rollback itself
+      // failed: the caller rethrows the error that made it roll back; beginTransaction recovers.
+    }
   }
 }
 

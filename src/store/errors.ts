@@ -15,7 +15,9 @@ export function isStoreUnavailable(err: unknown): boolean {
   const code = String((err as { code?: unknown }).code ?? '');
   const message = String((err as { message?: unknown }).message ?? '');
   if (NODE_NET.has(code)) return true;
-  // PostgreSQL: 08xxx connection exceptions, 57014 statement timeout, 57P0x shutdown, 53xxx resources.
-  if (/^(08|53|57P)/.test(code) || code === '57014') return true;
+  // PostgreSQL: 08xxx connection exceptions, 57014 statement timeout, 57P0x shutdown, 53xxx resources
+  // (53100: disk full), 40001/40P01 a transaction the server rolled back (serialization, deadlock):
+  // all worth a retry a moment later.
+  if (/^(08|53|57P)/.test(code) || code === '57014' || code === '40001' || code === '40P01') return true;
   return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(message);
 }

@@ -97,8 +97,11 @@ function users(db: Db, dialect: Dialect): UserRepository {
       return row && toUser(row);
     },
     async lock(id) {
-      // SQLite transactions already hold the database write lock (begin immediate). On PostgreSQL,
-      // NO KEY UPDATE still lets other users' rows reference this one (foreign keys) without waiting.
+      // SQLite transactions already hold the database write lock (begin immediate).
+      // On PostgreSQL, FOR NO KEY UPDATE: it serialises the user's writes like FOR UPDATE, but does
+      // not block the KEY SHARE lock that a foreign-key check takes on the same row. With FOR
+      // UPDATE, user A starting a conversation with B while B starts one with A deadlocked (each
+      // held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
       if (dialect === 'postgres') await q.lockUser(db, dialect, id);
     },
   };

@@ -1,0 +1,41 @@
+/**
+ * Graceful shutdown, HTTP side: counts the requests in flight, and once the app starts closing
+ * answers every request it still finishes with `Connection: close`, so keep-alive connections end
+ * after their reply instead of holding the shutdown open (src/shutdown.ts sets the deadline).
+ * A reply sent before its request's body was fully received closes its connection too.
+ */
+import fp from 'fastify-plugin';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Requests received and not yet answered (or abandoned by their client). */
+    inFlightRequests(): number;
+    /** True once close() has begun. */
+    isDraining(): boolean;
+  }
+}
+
+export const draining = fp(
+  async (app) => {
+    let inFlight = 0;
+    let closing = false;
+    app.decorate('inFlightRequests', () => inFlight);
+    app.decorate('isDraining', () => closing);
+
+    app.addHook('onRequest', async (_request, reply) => {
+      inFlight++;
+      // 'close' fires once per response, whether it was sent or its client went away.
+      reply.raw.once('close', () => inFlight--);
+    });
+    app.addHook('onSend', async (request, reply) => {
+      // Also when the reply comes before the whole body did (an auth error answered at onRequest):
+      // the rest of that body would otherwise keep the connection busy and could time out into a
+      // second, stray answer.
+      if (closing || !request.raw.complete) void reply.header('connection', 'close');
+    });
+    app.addHook('preClose', async () => {
+      closing = true;
+    });
+  },
+  { name: 'souk-draining', fastify: '5.x' },
+);

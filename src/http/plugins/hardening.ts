@@ -1,0 +1,17 @@
+/** The hardening plugins, registered by one line in app.ts (docs/hardening.md). */
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.js';
+import { draining } from './draining.js';
+import { framing } from './framing.js';
+import { rateLimits } from './rate-limit.js';
+
+export { serverOptions } from './server-options.js';
+
+export const hardening = fp<{ config: Config }>(
+  async (app, { config }) => {
+    await app.register(framing);
+    await app.register(draining);
+    await app.register(rateLimits, { config: config.rateLimit });
+  },
+  { name: 'souk-hardening', fastify: '5.x' },
+);
