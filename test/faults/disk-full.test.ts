@@ -20,7 +20,7 @@ import { loadConfig } from '../../src/config.js';
 import { createSouk } from '../../src/server.js';
 import { openStore } from '../../src/store/index.js';
 import { TEST_POSTGRES_URL } from '../helpers/database.js';
-import { SOUK_BIN, startServerProcess } from '../helpers/processes.js';
+import { SOUK_BIN, startServerProcess, type ServerProcess } from '../helpers/processes.js';
 import { PATHS } from '../helpers/souk.js';
 import { LISTINGS, marketplace, SITE_URL, USERS } from '../helpers/fixtures.js';
 
@@ -89,7 +89,12 @@ describe('disk full', { skip }, () => {
       ctx.skip(mounted);
       return;
     }
-    ctx.after(() => mounted.unmount());
+    let server: ServerProcess | undefined;
+    // The server must be gone before the filesystem holding its database can be unmounted.
+    ctx.after(async () => {
+      await server?.stop('SIGKILL');
+      mounted.unmount();
+    });
     const url = `sqlite:${join(mounted.dir, 'souk.db')}`;
     const souk = await createSouk(loadConfig({ DATABASE_URL: url, SITE_URL, LOG_LEVEL: 'silent', ...SECRETS }));
     const parsed = parseImportDocument(marketplace());
@@ -97,14 +102,15 @@ describe('disk full', { skip }, () => {
     await importCatalog(souk.store, parsed.catalog);
     await souk.close();
 
-    const server = await startServerProcess({ DATABASE_URL: url, SITE_URL, RATE_LIMIT_PER_USER: '0', ...SECRETS });
+    server = await startServerProcess({ DATABASE_URL: url, SITE_URL, RATE_LIMIT_PER_USER: '0', ...SECRETS });
+    const base = server.base;
     const headers = (user: number) => ({
       'x-api-key': SECRETS.API_KEY,
       authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, `u${user}`, 3600)}`,
       'content-type': 'application/json',
     });
     const call = async (path: string, user: number, body: unknown) => {
-      const res = await fetch(server.base + path, { method: 'POST', headers: headers(user), body: JSON.stringify(body) });
+      const res = await fetch(base + path, { method: 'POST', headers: headers(user), body: JSON.stringify(body) });
       return { status: res.status, retryAfter: res.headers.get('retry-after'), body: (await res.json()) as Record<string, unknown> };
     };
     assert.equal((await call(PATHS.toggle, USERS.amina, { listing_id: LISTINGS.bike })).status, 200);
@@ -156,7 +162,7 @@ describe('disk full', { skip }, () => {
     // Reads still work: settings (the CLI and the server's auth), users, listings.
     const cli = await run(process.execPath, [SOUK_BIN, 'settings', 'get', 'rest_api'], { env: { ...process.env, DATABASE_URL: url } });
     assert.equal(cli.stdout.trim(), 'true');
-    const badKey = await fetch(server.base + PATHS.toggle, { method: 'POST', headers: { ...headers(USERS.amina), 'x-api-key': 'wrong' }, body: '{"listing_id":101}' });
+    const badKey = await fetch(base + PATHS.toggle, { method: 'POST', headers: { ...headers(USERS.amina), 'x-api-key': 'wrong' }, body: '{"listing_id":101}' });
     assert.equal(badKey.status, 401);
     assert.equal((await call(PATHS.toggle, USERS.disabled, { listing_id: LISTINGS.bike })).status, 403);
     assert.deepEqual((await call(PATHS.toggle, USERS.amina, { listing_id: 999 })).body, {
