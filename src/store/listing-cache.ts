@@ -8,7 +8,8 @@ import type { Listing } from '../domain/model.js';
 export class ListingCache {
   private readonly entries = new Map<number, { version: number; listing: Listing }>();
 
-  constructor(private readonly capacity = 5000) {}
+  // About 10 KB a listing once parsed: 1000 keep the hot ones without weighing on memory.
+  constructor(private readonly capacity = 1000) {}
 
   get(id: number, version: number): Listing | undefined {
     const entry = this.entries.get(id);
