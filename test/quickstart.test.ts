@@ -7,21 +7,13 @@ import { after, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from './helpers/processes.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname ?? new URL('.', import.meta.url).pathname, '..');
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
 
 function checkout(): string {
   const dir = mkdtempSync(join(tmpdir(), 'souk-quickstart-'));
