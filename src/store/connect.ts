@@ -6,17 +6,15 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import pg from 'pg';
 import {
-  CompiledQuery,
   Kysely,
   PostgresDialect,
   SqliteAdapter,
   SqliteDriver,
   SqliteIntrospector,
   SqliteQueryCompiler,
-  type DatabaseConnection,
   type Dialect as KyselyDialect,
 } from 'kysely';
-import { openSqlite } from './sqlite-driver.js';
+import { beginImmediate, openSqlite, rollbackQuietly, type SqliteConnection } from './sqlite-driver.js';
 import type { Database, Dialect } from './schema.js';
 
 export interface DbOptions {
@@ -37,34 +35,26 @@ export interface Connection {
   dialect: Dialect;
   /** PostgreSQL's pool occupancy; undefined on SQLite, which has one connection and no pool. */
   poolStats: () => PoolStats | undefined;
+  /** SQLite's one connection, under Kysely's; for the write batch (sqlite-write-batch.ts). */
+  sqlite?: SqliteConnection;
 }
 
 /**
- * Every write transaction takes SQLite's write lock up front, so two writers never deadlock on upgrade.
- * A failed COMMIT (disk full, I/O error) may or may not have ended the transaction already: the
- * rollback that follows must neither fail with "no transaction is active" nor hide the original
- * error (the request is answered 503, not 500), and a transaction left open must not block the next
- * one (docs/hardening.md, disk full). Written against SQL alone, so it holds for any SQLite binding.
+ * Kysely's SQLite driver with the write path of sqlite-driver.ts: every transaction takes the write
+ * lock up front, and a failed COMMIT neither hides its error (answered 503, not 500) nor leaves a
+ * transaction open to block the next one (docs/hardening.md, disk full).
  */
 class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    } catch (err) {
-      if (!/within a transaction/i.test((err as Error).message)) throw err;
-      // A transaction a failed rollback left open: end it, then begin.
-      await connection.executeQuery(CompiledQuery.raw('rollback'));
-      await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-    }
+  constructor(private readonly connection: SqliteConnection) {
+    super({ database: connection });
   }
 
-  override async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    try {
-      await connection.executeQuery(CompiledQuery.raw('rollback'));
-    } catch {
-      // No transaction was open (SQLite ended it when the COMMIT failed), or the rollback itself
-      // failed: the caller rethrows the error that made it roll back; beginTransaction recovers.
-    }
+  override async beginTransaction(): Promise<void> {
+    beginImmediate(this.connection);
+  }
+
+  override async rollbackTransaction(): Promise<void> {
+    rollbackQuietly(this.connection);
   }
 }
 
@@ -72,7 +62,7 @@ export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/, '');
 }
 
-function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
+function openSqliteFile(url: string, opts: DbOptions): SqliteConnection {
   const path = sqlitePath(url);
   if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = openSqlite(path, opts.statementTimeoutMs);
@@ -88,9 +78,13 @@ function sqliteDialect(url: string, opts: DbOptions): KyselyDialect {
     PRAGMA journal_size_limit = 67108864;
     PRAGMA cache_size = -16000;
   `);
+  return database;
+}
+
+function sqliteDialect(database: SqliteConnection): KyselyDialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new ImmediateSqliteDriver({ database }),
+    createDriver: () => new ImmediateSqliteDriver(database),
     createIntrospector: (db) => new SqliteIntrospector(db),
     createQueryCompiler: () => new SqliteQueryCompiler(),
   };
@@ -118,7 +112,8 @@ function postgresPool(url: string, opts: DbOptions): pg.Pool {
 
 export function connect(url: string, opts: DbOptions): Connection {
   if (url.startsWith('sqlite:')) {
-    return { db: new Kysely<Database>({ dialect: sqliteDialect(url, opts) }), dialect: 'sqlite', poolStats: () => undefined };
+    const sqlite = openSqliteFile(url, opts);
+    return { db: new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), dialect: 'sqlite', poolStats: () => undefined, sqlite };
   }
   const pool = postgresPool(url, opts);
   return {

@@ -10,6 +10,8 @@ import type { Database, Dialect } from './schema.js';
 import { catalogRepository } from './repositories/catalog.js';
 import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
+import { kyselyRunner } from './prepared.js';
+import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
 import { settingsRepository, type SettingsRepository } from './repositories/settings.js';
 
 export type { Dialect } from './schema.js';
@@ -34,7 +36,7 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork {
 }
 
 export function openStore(url: string, opts: DbOptions): Store {
-  const { db, dialect, poolStats } = connect(url, opts);
+  const { db, dialect, poolStats, sqlite } = connect(url, opts);
   async function readiness() {
     try {
       await sql`select 1`.execute(db);
@@ -48,12 +50,15 @@ export function openStore(url: string, opts: DbOptions): Store {
     }
   }
   const listingCache = new ListingCache();
+  const transaction: UnitOfWork['transaction'] = sqlite
+    ? new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache)).transaction
+    : (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(kyselyRunner(trx, dialect), listingCache)));
   return {
     dialect,
     db,
-    repos: marketplaceRepositories(db, dialect, listingCache),
+    repos: marketplaceRepositories(kyselyRunner(db, dialect), listingCache),
     settings: settingsRepository(db),
-    transaction: (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(trx, dialect, listingCache))),
+    transaction,
     catalogTransaction: (fn) => db.transaction().execute((trx) => fn(catalogRepository(trx))),
     migrate: () => migrateToLatest(db, dialect),
     async ready() {

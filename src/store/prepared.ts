@@ -8,6 +8,18 @@ import type { Database, Dialect } from './schema.js';
 
 type Db = Kysely<Database>;
 
+/** Where a prepared query runs: through Kysely, or straight on SQLite (see sqlite-write-batch.ts). */
+export interface QueryRunner {
+  /** Compiles the query templates; any Kysely instance of the dialect will do. */
+  readonly db: Db;
+  readonly dialect: Dialect;
+  execute<O>(query: CompiledQuery<O>): Promise<QueryResult<O>>;
+}
+
+export function kyselyRunner(db: Db, dialect: Dialect): QueryRunner {
+  return { db, dialect, execute: (query) => db.executeQuery(query) };
+}
+
 interface Template {
   compiled: CompiledQuery;
   /** For each SQL parameter, the index of the argument it takes, or -1 for a constant. */
@@ -33,9 +45,9 @@ export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => C
     return t;
   }
 
-  return (db: Db, dialect: Dialect, ...args: A): Promise<QueryResult<O>> => {
-    const { compiled, slots } = template(db, dialect, args.length);
+  return (runner: QueryRunner, ...args: A): Promise<QueryResult<O>> => {
+    const { compiled, slots } = template(runner.db, runner.dialect, args.length);
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
-    return db.executeQuery<O>({ ...compiled, parameters } as CompiledQuery<O>);
+    return runner.execute<O>({ ...compiled, parameters } as CompiledQuery<O>);
   };
 }

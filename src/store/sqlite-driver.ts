@@ -95,6 +95,33 @@ function betterSqlite3(path: string, busyTimeoutMs: number): SqliteConnection {
   };
 }
 
+/**
+ * Starts a write transaction holding SQLite's write lock up front, so two writers never deadlock
+ * on upgrade. A transaction that a failed COMMIT and rollback left open is ended first.
+ */
+export function beginImmediate(connection: SqliteConnection): void {
+  try {
+    connection.prepare('begin immediate').run([]);
+  } catch (err) {
+    if (!/within a transaction/i.test((err as Error).message)) throw err;
+    connection.exec('rollback');
+    connection.prepare('begin immediate').run([]);
+  }
+}
+
+/**
+ * Rolls back whatever is open. A failed COMMIT (disk full, I/O error) may or may not have ended
+ * the transaction already, so "no transaction is active" is not an error here; nor is a failed
+ * rollback, which beginImmediate recovers from: the caller reports the error that made it roll back.
+ */
+export function rollbackQuietly(connection: SqliteConnection): void {
+  try {
+    connection.exec('rollback');
+  } catch {
+    // nothing was open, or the next beginImmediate ends it
+  }
+}
+
 export function openSqlite(path: string, busyTimeoutMs: number): SqliteConnection {
   const DatabaseSync = loadNodeSqlite();
   return DatabaseSync ? nodeSqlite(DatabaseSync, path, busyTimeoutMs) : betterSqlite3(path, busyTimeoutMs);

@@ -2,7 +2,7 @@
  * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
  * The queries on the request path are prepared once (see ../prepared.ts).
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import type { NewMessage } from '../../domain/model.js';
 import type {
   ConversationRepository,
@@ -13,11 +13,8 @@ import type {
   UserRepository,
 } from '../../domain/ports.js';
 import type { ListingCache } from '../listing-cache.js';
-import { prepare } from '../prepared.js';
-import type { Database, Dialect } from '../schema.js';
+import { prepare, type QueryRunner } from '../prepared.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
-
-type Db = Kysely<Database>;
 
 const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
@@ -90,10 +87,10 @@ const q = {
   ),
 };
 
-function users(db: Db, dialect: Dialect): UserRepository {
+function users(run: QueryRunner): UserRepository {
   return {
     async findById(id) {
-      const row = (await q.userById(db, dialect, id)).rows[0];
+      const row = (await q.userById(run, id)).rows[0];
       return row && toUser(row);
     },
     async lock(id) {
@@ -102,94 +99,94 @@ function users(db: Db, dialect: Dialect): UserRepository {
       // not block the KEY SHARE lock that a foreign-key check takes on the same row. With FOR
       // UPDATE, user A starting a conversation with B while B starts one with A deadlocked (each
       // held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
-      if (dialect === 'postgres') await q.lockUser(db, dialect, id);
+      if (run.dialect === 'postgres') await q.lockUser(run, id);
     },
   };
 }
 
-function listings(db: Db, dialect: Dialect, cache: ListingCache): ListingRepository {
+function listings(run: QueryRunner, cache: ListingCache): ListingRepository {
   return {
     async findById(id) {
-      const version = (await q.listingVersion(db, dialect, id)).rows[0]?.version;
+      const version = (await q.listingVersion(run, id)).rows[0]?.version;
       if (version === undefined) return undefined;
       const cached = cache.get(id, version);
       if (cached) return cached;
-      const row = (await q.listingById(db, dialect, id)).rows[0];
+      const row = (await q.listingById(run, id)).rows[0];
       if (!row) return undefined;
       const listing = toListing(row);
       cache.set(id, row.version, listing);
       return listing;
     },
     async statusOf(id) {
-      return (await q.listingStatus(db, dialect, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
+      return (await q.listingStatus(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
     },
   };
 }
 
-function favourites(db: Db, dialect: Dialect): FavouriteRepository {
+function favourites(run: QueryRunner): FavouriteRepository {
   return {
     async remove(userId, listingId) {
-      const result = await q.removeFavourite(db, dialect, userId, listingId);
+      const result = await q.removeFavourite(run, userId, listingId);
       return Number(result.numAffectedRows ?? 0) > 0;
     },
     async add(userId, listingId, at) {
-      await q.addFavourite(db, dialect, userId, listingId, at);
+      await q.addFavourite(run, userId, listingId, at);
     },
     async listIds(userId) {
-      return (await q.favouriteIds(db, dialect, userId)).rows.map((r) => r.listing_id);
+      return (await q.favouriteIds(run, userId)).rows.map((r) => r.listing_id);
     },
   };
 }
 
-function conversations(db: Db, dialect: Dialect): ConversationRepository {
+function conversations(run: QueryRunner): ConversationRepository {
   return {
     async findOpen(listingId, senderId, recipientId) {
-      const row = (await q.openConversation(db, dialect, listingId, senderId, recipientId)).rows[0];
+      const row = (await q.openConversation(run, listingId, senderId, recipientId)).rows[0];
       return row && toConversation(row);
     },
     async create(listingId, senderId, recipientId, at) {
-      const row = (await q.createConversation(db, dialect, listingId, senderId, recipientId, at)).rows[0];
+      const row = (await q.createConversation(run, listingId, senderId, recipientId, at)).rows[0];
       if (!row) throw new Error('insert into conversations returned no row');
       return toConversation(row);
     },
     async recordLastMessage(conId, messageId, at) {
-      await q.recordLastMessage(db, dialect, conId, messageId, at);
+      await q.recordLastMessage(run, conId, messageId, at);
     },
     async findById(conId) {
-      const row = (await q.conversationById(db, dialect, conId)).rows[0];
+      const row = (await q.conversationById(run, conId)).rows[0];
       return row && toConversation(row);
     },
     async unreadFrom(conId, senderId) {
-      return Number((await q.unreadFrom(db, dialect, conId, senderId)).rows[0]?.n ?? 0);
+      return Number((await q.unreadFrom(run, conId, senderId)).rows[0]?.n ?? 0);
     },
   };
 }
 
-function messages(db: Db, dialect: Dialect): MessageRepository {
+function messages(run: QueryRunner): MessageRepository {
   return {
     async findByTempId(conId, sourceId, tempId) {
-      const row = (await q.messageByTempId(db, dialect, conId, sourceId, tempId)).rows[0];
+      const row = (await q.messageByTempId(run, conId, sourceId, tempId)).rows[0];
       return row && toMessage(row);
     },
     async findById(id) {
-      const row = (await q.messageById(db, dialect, id)).rows[0];
+      const row = (await q.messageById(run, id)).rows[0];
       return row && toMessage(row);
     },
     async create(m: NewMessage) {
       const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
-      const row = (await q.createMessage(db, dialect, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt)).rows[0];
+      const row = (await q.createMessage(run, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt)).rows[0];
       if (!row) throw new Error('insert into messages returned no row');
       return toMessage(row);
     },
   };
 }
 
-export function marketplaceRepositories(db: Db, dialect: Dialect, cache: ListingCache): Repositories {
+export function marketplaceRepositories(run: QueryRunner, cache: ListingCache): Repositories {
   return {
-    users: users(db, dialect),
-    listings: listings(db, dialect, cache),
-    favourites: favourites(db, dialect),
-    conversations: conversations(db, dialect),
-    messages: messages(db, dialect),
+    users: users(run),
+    listings: listings(run, cache),
+    favourites: favourites(run),
+    conversations: conversations(run),
+    messages: messages(run),
   };
 }

@@ -1,0 +1,110 @@
+/**
+ * Group commit for SQLite. A commit writes every page its transaction changed to the WAL and
+ * is, with BEGIN, the largest cost of a toggle; through Kysely each statement also pays for a
+ * chain of promises and its connection lock. So the write transactions that requests start within
+ * one turn of the event loop run one after another, straight on the connection, inside a single
+ * SQLite transaction that commits once; each reply goes out only after that commit.
+ *
+ * A request's outcome is the one it would have had alone: if any member of a batch fails, or the
+ * commit does (disk full), the batch rolls back and each member runs again in a transaction of
+ * its own. Its work is a function of its input and what it reads, so running it again is safe.
+ */
+import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { QueryRunner } from './prepared.js';
+import type { Database } from './schema.js';
+import { beginImmediate, rollbackQuietly, type SqliteConnection } from './sqlite-driver.js';
+
+interface Job<R> {
+  work: (repos: R) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+}
+
+/** Runs compiled queries synchronously on the connection, as Kysely's SQLite driver would. */
+export function sqliteRunner(db: Kysely<Database>, connection: SqliteConnection): QueryRunner {
+  function run<O>(query: CompiledQuery<O>): QueryResult<O> {
+    const statement = connection.prepare(query.sql);
+    if (statement.reader) return { rows: statement.all(query.parameters) as O[] };
+    const { changes, lastInsertRowid } = statement.run(query.parameters);
+    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+  }
+  return {
+    db,
+    dialect: 'sqlite',
+    execute: <O>(query: CompiledQuery<O>) => {
+      try {
+        return Promise.resolve(run(query));
+      } catch (err) {
+        return Promise.reject(err as Error);
+      }
+    },
+  };
+}
+
+export class SqliteWriteBatch<R> {
+  private queue: Job<R>[] = [];
+  private scheduled = false;
+
+  /**
+   * @param db holds Kysely's lock on the connection while a batch runs, so no Kysely transaction
+   *   (an import, a listing removal) interleaves with it.
+   * @param repos the repositories the work gets, running on `connection` directly.
+   * @param maxSize the most requests one commit answers; more wait for the next turn.
+   */
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly connection: SqliteConnection,
+    private readonly repos: R,
+    private readonly maxSize = 64,
+  ) {}
+
+  transaction = <T>(work: (repos: R) => Promise<T>): Promise<T> =>
+    new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+
+  private schedule(): void {
+    if (this.scheduled) return;
+    this.scheduled = true;
+    // After the poll phase: every request whose bytes arrived in this turn has joined the queue.
+    setImmediate(this.flush);
+  }
+
+  private flush = (): void => {
+    this.scheduled = false;
+    const jobs = this.queue.splice(0, this.maxSize);
+    if (this.queue.length > 0) this.schedule();
+    this.db
+      .connection()
+      .execute(() => this.runBatch(jobs))
+      .catch((err: unknown) => jobs.forEach((job) => job.reject(err)));
+  };
+
+  private async runBatch(jobs: Job<R>[]): Promise<void> {
+    if (jobs.length > 1) {
+      const results = await this.together(jobs).catch(() => undefined);
+      if (results) {
+        jobs.forEach((job, i) => job.resolve(results[i]));
+        return;
+      }
+    }
+    for (const job of jobs) {
+      await this.together([job]).then(([result]) => job.resolve(result), job.reject);
+    }
+  }
+
+  /** One transaction for all the jobs: their results once committed, or the error that rolled it back. */
+  private async together(jobs: Job<R>[]): Promise<unknown[]> {
+    beginImmediate(this.connection);
+    try {
+      const results: unknown[] = [];
+      for (const job of jobs) results.push(await job.work(this.repos));
+      this.connection.prepare('commit').run([]);
+      return results;
+    } catch (err) {
+      rollbackQuietly(this.connection);
+      throw err;
+    }
+  }
+}
