@@ -24,7 +24,7 @@ export function routeDeps(config: Config, store: Store, settings: LiveSettings):
     auth: {
       settings: settings.current,
       verifier: new TokenVerifier(),
-      findUser: cachedUserLookup((id) => store.repos.users.findById(id), config.settingsRefreshMs),
+      findUser: cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion),
     },
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { AuthSettings } from './auth/authenticate.js';
-import type { SettingsRepository } from './store/index.js';
+import { CATALOG_VERSION, type SettingsRepository } from './store/index.js';
 
 export const SETTING = { apiKey: 'api_key', jwtSecret: 'jwt_secret', restApi: 'rest_api' } as const;
 
@@ -44,16 +44,23 @@ export class LiveSettings {
     private readonly repo: SettingsRepository,
     private readonly overrides: SecretOverrides,
     private value: AuthSettings,
+    private catalog: string,
   ) {}
 
   static async load(repo: SettingsRepository, overrides: SecretOverrides): Promise<LiveSettings> {
-    return new LiveSettings(repo, overrides, toAuthSettings(await ensureSettings(repo), overrides));
+    const all = await ensureSettings(repo);
+    return new LiveSettings(repo, overrides, toAuthSettings(all, overrides), all[CATALOG_VERSION] ?? '');
   }
 
   current = (): AuthSettings => this.value;
 
+  /** Changes whenever users or listings were imported or removed (as last polled). */
+  catalogVersion = (): string => this.catalog;
+
   async refresh(): Promise<void> {
-    this.value = toAuthSettings(await this.repo.all(), this.overrides);
+    const all = await this.repo.all();
+    this.value = toAuthSettings(all, this.overrides);
+    this.catalog = all[CATALOG_VERSION] ?? '';
   }
 
   /** Polls the database; while it is unreachable the last known settings stay in force. */

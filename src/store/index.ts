@@ -2,6 +2,7 @@
  * The store: one factory that opens the database, runs migrations and hands out
  * repositories, plain or bound to a transaction. The rest of Souk sees no SQL.
  */
+import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { CatalogUnitOfWork, Repositories, UnitOfWork } from '../domain/ports.js';
 import { connect, type DbOptions, type PoolStats } from './connect.js';
@@ -12,11 +13,11 @@ import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
 import { kyselyRunner } from './prepared.js';
 import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
-import { settingsRepository, type SettingsRepository } from './repositories/settings.js';
+import { CATALOG_VERSION, settingsRepository, type SettingsRepository } from './repositories/settings.js';
 
 export type { Dialect } from './schema.js';
 export type { PoolStats } from './connect.js';
-export type { SettingsRepository } from './repositories/settings.js';
+export { CATALOG_VERSION, type SettingsRepository } from './repositories/settings.js';
 export { isStoreUnavailable } from './errors.js';
 
 export interface Store extends UnitOfWork, CatalogUnitOfWork {
@@ -59,7 +60,12 @@ export function openStore(url: string, opts: DbOptions): Store {
     repos: marketplaceRepositories(kyselyRunner(db, dialect), listingCache),
     settings: settingsRepository(db),
     transaction,
-    catalogTransaction: (fn) => db.transaction().execute((trx) => fn(catalogRepository(trx))),
+    catalogTransaction: (fn) =>
+      db.transaction().execute(async (trx) => {
+        const result = await fn(catalogRepository(trx));
+        await settingsRepository(trx).set(CATALOG_VERSION, randomUUID());
+        return result;
+      }),
     migrate: () => migrateToLatest(db, dialect),
     async ready() {
       const { database, migrations } = await readiness();

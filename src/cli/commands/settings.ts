@@ -1,6 +1,7 @@
 /** souk settings [get KEY | set rest_api true|false] and souk api-key rotate. */
 import { newSecret, SETTING } from '../../settings.js';
 import { ensureSettings } from '../../settings.js';
+import { CATALOG_VERSION } from '../../store/index.js';
 import { CliError, type CliContext } from '../context.js';
 
 const SECRET_KEYS: string[] = [SETTING.jwtSecret];
@@ -12,6 +13,7 @@ function mask(value: string): string {
 export async function listSettings(ctx: CliContext): Promise<void> {
   const all = await ensureSettings(ctx.store.settings);
   for (const key of Object.keys(all).sort()) {
+    if (key === CATALOG_VERSION) continue; // a marker for the servers' caches, not a setting
     const value = all[key] as string;
     ctx.out(`${key}=${SECRET_KEYS.includes(key) ? mask(value) : value}`);
   }

@@ -2,6 +2,12 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
 
+/**
+ * Not a setting: a marker every catalog change (import, listing removal) sets anew, in the same
+ * transaction. Servers poll it with the settings and drop the users they cached when it changes.
+ */
+export const CATALOG_VERSION = 'catalog_version';
+
 export interface SettingsRepository {
   all(): Promise<Record<string, string>>;
   /** Stores value unless the key already has one; concurrent first starts agree on one value. */
