@@ -29,6 +29,13 @@ const WARN_EVERY_MS = 10_000;
 
 export const keyId = (apiKey: string) => createHash('sha256').update(apiKey, 'utf8').digest('base64url').slice(0, 22);
 
+// Only accepted keys are counted, and only the configured key is accepted: hashed once per key.
+let lastKey: { key: string; id: string } | undefined;
+function acceptedKeyId(apiKey: string): string {
+  if (lastKey?.key !== apiKey) lastKey = { key: apiKey, id: keyId(apiKey) };
+  return lastKey.id;
+}
+
 export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
     let lastWarning = 0;
@@ -59,7 +66,7 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     };
 
     app.decorate<RateLimits>('rateLimits', {
-      checkKey: (apiKey) => check('key', keyId(apiKey), config.perKey),
+      checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),
     });
   },

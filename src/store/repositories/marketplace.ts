@@ -107,14 +107,16 @@ function users(run: QueryRunner): UserRepository {
 function listings(run: QueryRunner, cache: ListingCache): ListingRepository {
   return {
     async findById(id) {
-      const version = (await q.listingVersion(run, id)).rows[0]?.version;
-      if (version === undefined) return undefined;
-      const cached = cache.get(id, version);
-      if (cached) return cached;
+      if (cache.has(id)) {
+        const version = (await q.listingVersion(run, id)).rows[0]?.version;
+        if (version === undefined) return undefined;
+        const cached = cache.get(id, version);
+        if (cached) return cached;
+      }
       const row = (await q.listingById(run, id)).rows[0];
       if (!row) return undefined;
       const listing = toListing(row);
-      cache.set(id, row.version, listing);
+      cache.offer(id, row.version, listing);
       return listing;
     },
     async statusOf(id) {
