@@ -82,11 +82,17 @@ export interface SoukProcessOptions {
   profileName?: string;
 }
 
+/** The Node.js flags `npm start` gives Souk (package.json), so the bench measures what users run. */
+function npmStartFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
+  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export function startSouk(name: string, opts: SoukProcessOptions): Promise<ServerProcess> {
-  const nodeArgs = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
+  const profile = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
   return start(
     name,
-    [...nodeArgs, SOUK_BIN, 'serve'],
+    [...npmStartFlags(), ...profile, SOUK_BIN, 'serve'],
     { DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'warn', SITE_URL: 'https://souk.example' },
     /serving the interface at/,
   );
