@@ -1,8 +1,8 @@
 /** The X-API-KEY check (D4 step 2). */
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { AuthFailure } from './failures.js';
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+const digest = (value: string) => hash('sha256', value, 'buffer') as Buffer;
 
 /**
  * Compares in constant time: both sides are hashed to 32 bytes first, so neither the

@@ -61,9 +61,10 @@ function messageType(input: StartConversationInput): MessageType {
   return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
 }
 
-async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number): Promise<Conversation> {
+async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number) {
   const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
-  return existing ?? repos.conversations.create(listing.id, callerId, listing.ownerId, now);
+  if (existing) return { conversation: existing, created: false };
+  return { conversation: await repos.conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
 async function appendMessage(repos: Repositories, conversation: Conversation, callerId: number, input: StartConversationInput, now: number) {
@@ -104,14 +105,15 @@ export async function startConversation(
     if (!recipient) return { ok: false, error: 'listing_not_found' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
-    const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);
+    const { message, conversation, isRetry } = await appendMessage(repos, opened.conversation, caller.id, input, now);
     const lastMessage =
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
         ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
         : message;
     // A conversation has two participants: what the caller has not read, the other one sent.
+    // One this request created holds only the caller's message: nothing to count.
     const otherParty = conversation.senderId === caller.id ? conversation.recipientId : conversation.senderId;
-    const unreadCount = await repos.conversations.unreadFrom(conversation.id, otherParty);
+    const unreadCount = opened.created ? 0 : await repos.conversations.unreadFrom(conversation.id, otherParty);
     return { ok: true, value: { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount } } as const;
   });
 }

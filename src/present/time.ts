@@ -16,9 +16,16 @@ export function timeFormatter(timeZone: string): TimeFormatter {
     minute: '2-digit',
     second: '2-digit',
   });
-  return (ms) => {
+  const formatSecond = (second: number) => {
     const p: Record<string, string> = {};
-    for (const part of format.formatToParts(new Date(ms))) p[part.type] = part.value;
+    for (const part of format.formatToParts(new Date(second * 1000))) p[part.type] = part.value;
     return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+  };
+  // formatToParts is slow, and a reply's times are mostly the same second (now): the last one is kept.
+  let last = { second: NaN, text: '' };
+  return (ms) => {
+    const second = Math.floor(ms / 1000);
+    if (second !== last.second) last = { second, text: formatSecond(second) };
+    return last.text;
   };
 }

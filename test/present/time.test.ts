@@ -1,0 +1,27 @@
+/** Wire times: `YYYY-MM-DD HH:MM:SS` in the site time zone, whatever order the times come in. */
+import { it } from 'node:test';
+import assert from 'node:assert/strict';
+import { timeFormatter } from '../../src/present/time.js';
+
+it('formats in the site time zone, across a daylight-saving change', () => {
+  const paris = timeFormatter('Europe/Paris');
+  // 2026-03-29 01:00 UTC: Paris goes from UTC+1 to UTC+2.
+  const before = Date.UTC(2026, 2, 29, 0, 59, 59);
+  const after = Date.UTC(2026, 2, 29, 1, 0, 0);
+  assert.equal(paris(before), '2026-03-29 01:59:59');
+  assert.equal(paris(after), '2026-03-29 03:00:00');
+  assert.equal(paris(before), '2026-03-29 01:59:59', 'an earlier time after a later one');
+});
+
+it('gives every millisecond of a second the same text, and the next second its own', () => {
+  const casablanca = timeFormatter('Africa/Casablanca');
+  const second = Date.UTC(2026, 10, 22, 12, 0, 5);
+  assert.equal(casablanca(second), '2026-11-22 13:00:05');
+  assert.equal(casablanca(second + 999), '2026-11-22 13:00:05');
+  assert.equal(casablanca(second + 1000), '2026-11-22 13:00:06');
+  assert.equal(casablanca(second - 1), '2026-11-22 13:00:04');
+});
+
+it('formats UTC without Intl', () => {
+  assert.equal(timeFormatter('UTC')(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02 03:04:05');
+});
