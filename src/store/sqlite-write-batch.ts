@@ -20,6 +20,8 @@ interface Job<R> {
   reject: (reason: unknown) => void;
 }
 
+type Outcome = { ok: true; results: unknown[] } | { ok: false; error: unknown; started: boolean };
+
 /** Runs compiled queries synchronously on the connection, as Kysely's SQLite driver would. */
 export function sqliteRunner(db: Kysely<Database>, connection: SqliteConnection): QueryRunner {
   function run<O>(query: CompiledQuery<O>): QueryResult<O> {
@@ -82,29 +84,35 @@ export class SqliteWriteBatch<R> {
   };
 
   private async runBatch(jobs: Job<R>[]): Promise<void> {
-    if (jobs.length > 1) {
-      const results = await this.together(jobs).catch(() => undefined);
-      if (results) {
-        jobs.forEach((job, i) => job.resolve(results[i]));
-        return;
-      }
-    }
-    for (const job of jobs) {
-      await this.together([job]).then(([result]) => job.resolve(result), job.reject);
+    const batch = await this.together(jobs);
+    if (batch.ok) return jobs.forEach((job, i) => job.resolve(batch.results[i]));
+    // No transaction could start (another process holds the write lock past the busy timeout):
+    // nobody's fault, everybody's answer; trying each alone would wait that timeout again each time.
+    if (!batch.started || jobs.length === 1) return jobs.forEach((job) => job.reject(batch.error));
+    // A member failed, or the commit did: each runs again alone and gets its own outcome.
+    for (const [i, job] of jobs.entries()) {
+      const alone = await this.together([job]);
+      if (alone.ok) job.resolve(alone.results[0]);
+      else if (alone.started) job.reject(alone.error);
+      else return jobs.slice(i).forEach((rest) => rest.reject(alone.error));
     }
   }
 
-  /** One transaction for all the jobs: their results once committed, or the error that rolled it back. */
-  private async together(jobs: Job<R>[]): Promise<unknown[]> {
-    beginImmediate(this.connection);
+  /** One transaction for all the jobs: their results once committed, or the error that ended it. */
+  private async together(jobs: Job<R>[]): Promise<Outcome> {
+    try {
+      beginImmediate(this.connection);
+    } catch (error) {
+      return { ok: false, error, started: false };
+    }
     try {
       const results: unknown[] = [];
       for (const job of jobs) results.push(await job.work(this.repos));
       this.connection.prepare('commit').run([]);
-      return results;
-    } catch (err) {
+      return { ok: true, results };
+    } catch (error) {
       rollbackQuietly(this.connection);
-      throw err;
+      return { ok: false, error, started: true };
     }
   }
 }

@@ -8,12 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStore, type Store } from '../../src/store/index.js';
+import { openSqlite } from '../../src/store/sqlite-driver.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { toggleFavourite } from '../../src/domain/favourites.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
 
-const OPTIONS = { poolSize: 1, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
+// The busy timeout is the statement timeout: short, for the test that holds the write lock.
+const OPTIONS = { poolSize: 1, statementTimeoutMs: 200, connectTimeoutMs: 2000 };
 
 describe('SQLite write batch', () => {
   let dir: string;
@@ -21,12 +23,14 @@ describe('SQLite write batch', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'souk-batch-'));
-    store = openStore(`sqlite:${join(dir, 'souk.db')}`, OPTIONS);
+    store = openStore(`sqlite:${path()}`, OPTIONS);
     await store.migrate();
     const parsed = parseImportDocument(marketplace());
     assert.ok(parsed.ok);
     assert.ok((await importCatalog(store, parsed.catalog)).ok);
   });
+
+  const path = () => join(dir, 'souk.db');
 
   after(async () => {
     await store.close();
@@ -90,6 +94,20 @@ describe('SQLite write batch', () => {
     releaseImport();
     await removal;
     assert.deepEqual(await toggle, { ok: false, error: 'listing_not_found' }, 'and then saw its committed result');
+  });
+
+  it('while another process holds the write lock, every member gets the busy error; then writes go on', async () => {
+    const other = openSqlite(path(), 0);
+    other.exec('begin immediate');
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => toggleFavourite(store, USERS.amina, LISTINGS.bike)));
+    other.exec('rollback');
+    other.close();
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, 'rejected');
+      assert.match(String((outcome as PromiseRejectedResult).reason), /locked|busy/i);
+    }
+    assert.deepEqual(await toggleFavourite(store, USERS.amina, LISTINGS.bike), { ok: true, favouriteIds: [LISTINGS.bike] });
+    assert.deepEqual(await toggleFavourite(store, USERS.amina, LISTINGS.bike), { ok: true, favouriteIds: [] });
   });
 
   it('a batch larger than one commit answers every member', async () => {
