@@ -1,12 +1,13 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Dialect } from './schema.js';
 import { initialMigration } from './migrations/001-initial.js';
+import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '001-initial': initialMigration(this.dialect) };
+    return { '001-initial': initialMigration(this.dialect), '002-drop-messages-con': dropMessagesConMigration };
   }
 }
 
