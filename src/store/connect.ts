@@ -37,6 +37,8 @@ export interface Connection {
   poolStats: () => PoolStats | undefined;
   /** SQLite's one connection, under Kysely's; for the write batch (sqlite-write-batch.ts). */
   sqlite?: SqliteConnection;
+  /** SQLite's WAL file, for the WAL flusher (wal-flusher.ts); undefined for an in-memory database. */
+  sqliteWal?: string;
 }
 
 /**
@@ -113,7 +115,9 @@ function postgresPool(url: string, opts: DbOptions): pg.Pool {
 export function connect(url: string, opts: DbOptions): Connection {
   if (url.startsWith('sqlite:')) {
     const sqlite = openSqliteFile(url, opts);
-    return { db: new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), dialect: 'sqlite', poolStats: () => undefined, sqlite };
+    const path = sqlitePath(url);
+    const sqliteWal = path === ':memory:' ? undefined : `${path}-wal`;
+    return { db: new Kysely<Database>({ dialect: sqliteDialect(sqlite) }), dialect: 'sqlite', poolStats: () => undefined, sqlite, sqliteWal };
   }
   const pool = postgresPool(url, opts);
   return {

@@ -13,6 +13,7 @@ import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
 import { kyselyRunner } from './prepared.js';
 import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
+import { WalFlusher } from './wal-flusher.js';
 import { CATALOG_VERSION, settingsRepository, type SettingsRepository } from './repositories/settings.js';
 
 export type { Dialect } from './schema.js';
@@ -31,13 +32,15 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork {
   readiness(): Promise<{ database: boolean; migrations: boolean }>;
   /** Connection pool occupancy (PostgreSQL); undefined on SQLite. */
   poolStats(): PoolStats | undefined;
+  /** Background syncs of SQLite's WAL so far (wal-flusher.ts); undefined on PostgreSQL and in memory. */
+  walSyncs(): number | undefined;
   close(): Promise<void>;
   /** The Kysely instance, for tests and tools that inspect the database. */
   readonly db: Kysely<Database>;
 }
 
 export function openStore(url: string, opts: DbOptions): Store {
-  const { db, dialect, poolStats, sqlite } = connect(url, opts);
+  const { db, dialect, poolStats, sqlite, sqliteWal } = connect(url, opts);
   async function readiness() {
     try {
       await sql`select 1`.execute(db);
@@ -51,8 +54,10 @@ export function openStore(url: string, opts: DbOptions): Store {
     }
   }
   const listingCache = new ListingCache();
+  const walFlusher = sqliteWal ? new WalFlusher(sqliteWal) : undefined;
+  const afterCommit = walFlusher ? () => walFlusher.afterCommit() : undefined;
   const transaction: UnitOfWork['transaction'] = sqlite
-    ? new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache)).transaction
+    ? new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache), undefined, afterCommit).transaction
     : (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(kyselyRunner(trx, dialect), listingCache)));
   return {
     dialect,
@@ -73,6 +78,10 @@ export function openStore(url: string, opts: DbOptions): Store {
     },
     readiness,
     poolStats,
-    close: () => db.destroy(),
+    walSyncs: () => walFlusher?.snapshot().flushes,
+    async close() {
+      walFlusher?.close();
+      await db.destroy();
+    },
   };
 }

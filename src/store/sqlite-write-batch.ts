@@ -52,12 +52,14 @@ export class SqliteWriteBatch<R> {
    *   (an import, a listing removal) interleaves with it.
    * @param repos the repositories the work gets, running on `connection` directly.
    * @param maxSize the most requests one commit answers; more wait for the next turn.
+   * @param afterCommit told after each commit (the WAL flusher, wal-flusher.ts).
    */
   constructor(
     private readonly db: Kysely<Database>,
     private readonly connection: SqliteConnection,
     private readonly repos: R,
     private readonly maxSize = 64,
+    private readonly afterCommit: () => void = () => {},
   ) {}
 
   transaction = <T>(work: (repos: R) => Promise<T>): Promise<T> =>
@@ -109,6 +111,7 @@ export class SqliteWriteBatch<R> {
       const results: unknown[] = [];
       for (const job of jobs) results.push(await job.work(this.repos));
       this.connection.prepare('commit').run([]);
+      this.afterCommit();
       return { ok: true, results };
     } catch (error) {
       rollbackQuietly(this.connection);

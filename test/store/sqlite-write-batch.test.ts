@@ -49,6 +49,15 @@ describe('SQLite write batch', () => {
     assert.deepEqual(await favouritesOf(USERS.sara), [LISTINGS.bike]);
   });
 
+  it('hands its commits to the WAL flusher, which syncs the WAL in the background', async () => {
+    const before = store.walSyncs() ?? -1;
+    assert.ok(before >= 0, 'a file database has a WAL flusher');
+    await toggleFavourite(store, USERS.sara, LISTINGS.table);
+    await toggleFavourite(store, USERS.sara, LISTINGS.table);
+    for (let i = 0; i < 200 && store.walSyncs() === before; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(store.walSyncs()! > before);
+  });
+
   it('a failing member rolls back alone: the others commit and get their own results', async () => {
     const failure = new Error('this member fails after writing');
     const outcomes = await Promise.allSettled([
