@@ -10,6 +10,7 @@ import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '../src/store/schema.js';
 import { openStore } from '../src/store/index.js';
+import { imagesJson, termsJson } from '../src/present/wire-json.js';
 import { ensureSettings, toAuthSettings } from '../src/settings.js';
 import type { DatasetSizes } from './options.js';
 
@@ -224,9 +225,10 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
           slug: s,
           status: statuses[h % statuses.length],
           price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
-          images: JSON.stringify([1, 2, 3].map((k) => image(listingId(i) * 10 + k, `${s}-${k}`))),
-          category: JSON.stringify([CATEGORY_TERMS[c1], CATEGORY_TERMS[c2]]),
-          location: JSON.stringify([LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]]),
+          // Written as the import writes them: the interface's own JSON (src/present/wire-json.ts).
+          images: imagesJson([1, 2, 3].map((k) => image(listingId(i) * 10 + k, `${s}-${k}`))),
+          category: termsJson([CATEGORY_TERMS[c1]!, CATEGORY_TERMS[c2]!]),
+          location: termsJson([LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]!]),
           updated_at: now - (h % (365 * DAY_MS)),
         };
       });

@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Catalog } from '../domain/catalog.js';
-import { LISTING_STATUSES, type Listing, type User } from '../domain/model.js';
+import { LISTING_STATUSES, type ListingRecord, type User } from '../domain/model.js';
 import { ImageObject, TermObject } from '../present/wire-schemas.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -99,7 +99,7 @@ function toUser(u: Static<typeof ImportUser>): User {
   };
 }
 
-function toListing(l: Static<typeof ImportListing>): Listing {
+function toListing(l: Static<typeof ImportListing>): ListingRecord {
   return {
     id: l.id,
     ownerId: l.owner_id,

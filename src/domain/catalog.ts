@@ -1,10 +1,10 @@
 /** The catalog import (users and listings upserted by id) and listing removal. */
-import type { Listing, User } from './model.js';
+import type { ListingRecord, User } from './model.js';
 import type { CatalogUnitOfWork } from './ports.js';
 
 export interface Catalog {
   users: User[];
-  listings: Listing[];
+  listings: ListingRecord[];
 }
 
 export type ImportResult = { ok: true; users: number; listings: number } | { ok: false; path: string; problem: string };

@@ -18,7 +18,8 @@ export interface User {
   disabled: boolean;
 }
 
-export interface Listing {
+/** A listing as the import writes it. */
+export interface ListingRecord {
   id: number;
   ownerId: number;
   title: string;
@@ -29,6 +30,21 @@ export interface Listing {
   images: ImageObject[];
   category: TermObject[];
   location: TermObject[];
+}
+
+/**
+ * A listing as read back. Only replies look inside its images and terms, so they stay the
+ * interface's JSON text, as stored (present/wire-json.ts): no parsing and re-serialising per reply.
+ */
+export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location'> {
+  media: ListingMediaJson;
+}
+
+/** The JSON arrays of a listing's images, categories and locations, exactly as replies carry them. */
+export interface ListingMediaJson {
+  images: string;
+  category: string;
+  location: string;
 }
 
 export interface Conversation {

@@ -1,5 +1,5 @@
 /** What the use cases need from storage. src/store implements it for SQLite and PostgreSQL. */
-import type { Conversation, Listing, ListingStatus, Message, NewMessage, User } from './model.js';
+import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, User } from './model.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -52,7 +52,7 @@ export interface UnitOfWork {
 /** Admin writes: the catalog import and listing removal. */
 export interface CatalogRepository {
   upsertUser(user: User): Promise<void>;
-  upsertListing(listing: Listing): Promise<void>;
+  upsertListing(listing: ListingRecord): Promise<void>;
   existingUserIds(ids: number[]): Promise<Set<number>>;
   /** Removes listings; they leave every favourite list, their conversations stay. Returns the ids removed. */
   deleteListings(ids: number[]): Promise<number[]>;

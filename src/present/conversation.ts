@@ -1,10 +1,12 @@
-/** Builds the start-conversation reply, every field of the interface's table in its order (D6). */
+/** Builds the start-conversation reply, every field of the interface's table in its order (D6), as JSON text. */
+import fastJson from 'fast-json-stringify';
+import { Type } from '@sinclair/typebox';
 import type { StartedConversation } from '../domain/chat.js';
 import type { Message } from '../domain/model.js';
-import { listingSummary, type ListingPresentation } from './listing.js';
+import { listingSummaryJson, type ListingPresentation } from './listing.js';
 import type { TimeFormatter } from './time.js';
 import { userSummary } from './user.js';
-import type { ChatMessage, ConversationReply } from './wire-schemas.js';
+import { ConversationReply, type ChatMessage } from './wire-schemas.js';
 
 export interface Presentation extends ListingPresentation {
   formatTime: TimeFormatter;
@@ -25,11 +27,16 @@ export function chatMessage(m: Message, formatTime: TimeFormatter): ChatMessage 
   };
 }
 
-export function conversationReply(s: StartedConversation, p: Presentation): ConversationReply {
+/** Everything of the reply after `listing`, serialised by the schema like any reply. */
+const serialiseRest = fastJson(Type.Omit(ConversationReply, ['con_id', 'listing']));
+
+/**
+ * The reply as JSON text: `con_id` and the listing summary, already JSON (listing.ts), then the
+ * rest through its compiled serialiser; the bytes a serialiser of the whole schema would write.
+ */
+export function conversationReplyJson(s: StartedConversation, p: Presentation): string {
   const c = s.conversation;
-  return {
-    con_id: c.id,
-    listing: listingSummary(s.listing, p),
+  const rest: Omit<ConversationReply, 'con_id' | 'listing'> = {
     unread_count: s.unreadCount,
     sender: userSummary(s.sender),
     recipient: userSummary(s.recipient),
@@ -48,4 +55,6 @@ export function conversationReply(s: StartedConversation, p: Presentation): Conv
     last_message_created_at: p.formatTime(s.lastMessage.createdAt),
     newMessage: chatMessage(s.message, p.formatTime),
   };
+  // serialiseRest writes "{" and at least one field: its "{" becomes the comma after the listing.
+  return `{"con_id":${c.id},"listing":${listingSummaryJson(s.listing, p)},${serialiseRest(rest).slice(1)}`;
 }

@@ -1,8 +1,7 @@
-/** Builds the interface's listing summary (D7). */
+/** Builds the interface's listing summary (D7) as JSON text. */
 import type { Listing } from '../domain/model.js';
 import type { PriceFormat } from '../config.js';
 import { formatAmount } from './price.js';
-import type { ListingSummary } from './wire-schemas.js';
 
 export interface ListingPresentation {
   siteUrl: string;
@@ -19,25 +18,26 @@ export function listingUrl(listing: Listing, p: ListingPresentation): string {
 
 // The store hands out the same Listing object while the listing is unchanged, so its summary
 // can be built once per presentation settings and reused.
-const summaries = new WeakMap<ListingPresentation, WeakMap<Listing, ListingSummary>>();
+const summaries = new WeakMap<ListingPresentation, WeakMap<Listing, string>>();
 
-export function listingSummary(listing: Listing, p: ListingPresentation): ListingSummary {
+/**
+ * The ListingSummary of wire-schemas.ts, field for field in its order. The images and terms are
+ * already the interface's JSON (wire-json.ts), and JSON.stringify writes a string exactly as the
+ * compiled serialisers do, so these bytes are the ones a serialiser of the schema would write.
+ */
+export function listingSummaryJson(listing: Listing, p: ListingPresentation): string {
   let built = summaries.get(p);
   if (!built) summaries.set(p, (built = new WeakMap()));
   let summary = built.get(listing);
-  if (!summary) built.set(listing, (summary = buildSummary(listing, p)));
+  if (summary === undefined) built.set(listing, (summary = buildSummaryJson(listing, p)));
   return summary;
 }
 
-function buildSummary(listing: Listing, p: ListingPresentation): ListingSummary {
-  return {
-    id: listing.id,
-    title: listing.title,
-    url: listingUrl(listing, p),
-    images: listing.images,
-    amount: formatAmount(listing.price, p.price),
-    raw_price: listing.price,
-    location: listing.location,
-    category: listing.category,
-  };
+function buildSummaryJson(listing: Listing, p: ListingPresentation): string {
+  const { images, category, location } = listing.media;
+  return (
+    `{"id":${listing.id},"title":${JSON.stringify(listing.title)},"url":${JSON.stringify(listingUrl(listing, p))},` +
+    `"images":${images},"amount":${JSON.stringify(formatAmount(listing.price, p.price))},` +
+    `"raw_price":${JSON.stringify(listing.price)},"location":${location},"category":${category}}`
+  );
 }

@@ -2,12 +2,17 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { Database, Dialect } from './schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js';
+import { listingJsonAsWireMigration } from './migrations/003-listing-json-as-wire.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
   constructor(private readonly dialect: Dialect) {}
   async getMigrations(): Promise<Record<string, Migration>> {
-    return { '001-initial': initialMigration(this.dialect), '002-drop-messages-con': dropMessagesConMigration };
+    return {
+      '001-initial': initialMigration(this.dialect),
+      '002-drop-messages-con': dropMessagesConMigration,
+      '003-listing-json-as-wire': listingJsonAsWireMigration,
+    };
   }
 }
 

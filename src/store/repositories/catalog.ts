@@ -2,6 +2,7 @@
 import type { Kysely } from 'kysely';
 import type { CatalogRepository } from '../../domain/ports.js';
 import type { Database } from '../schema.js';
+import { imagesJson, termsJson } from '../../present/wire-json.js';
 
 const CHUNK = 500;
 
@@ -31,9 +32,10 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
         slug: l.slug,
         status: l.status,
         price: l.price,
-        images: JSON.stringify(l.images),
-        category: JSON.stringify(l.category),
-        location: JSON.stringify(l.location),
+        // The interface's own JSON (present/wire-json.ts): replies carry these columns as they are.
+        images: imagesJson(l.images),
+        category: termsJson(l.category),
+        location: termsJson(l.location),
         updated_at: Date.now(),
       };
       await db

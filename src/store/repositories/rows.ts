@@ -25,9 +25,7 @@ export function toListing(row: Selectable<ListingsTable>): Listing {
     slug: row.slug,
     status: row.status as ListingStatus,
     price: row.price,
-    images: JSON.parse(row.images),
-    category: JSON.parse(row.category),
-    location: JSON.parse(row.location),
+    media: { images: row.images, category: row.category, location: row.location },
   };
 }
 
