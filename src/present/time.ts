@@ -3,9 +3,21 @@
 export type TimeFormatter = (epochMs: number) => string;
 
 export function timeFormatter(timeZone: string): TimeFormatter {
-  if (timeZone === 'UTC' || timeZone === 'Etc/UTC') {
-    return (ms) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-  }
+  const formatSecond = timeZone === 'UTC' || timeZone === 'Etc/UTC' ? utcSecond : zonedSecond(timeZone);
+  // A reply's times are mostly the same second (now), four per reply: the last one is kept.
+  let last = { second: NaN, text: '' };
+  return (ms) => {
+    const second = Math.floor(ms / 1000);
+    if (second !== last.second) last = { second, text: formatSecond(second) };
+    return last.text;
+  };
+}
+
+function utcSecond(second: number): string {
+  return new Date(second * 1000).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+function zonedSecond(timeZone: string): (second: number) => string {
   const format = new Intl.DateTimeFormat('en-US', {
     timeZone,
     hourCycle: 'h23',
@@ -16,16 +28,10 @@ export function timeFormatter(timeZone: string): TimeFormatter {
     minute: '2-digit',
     second: '2-digit',
   });
-  const formatSecond = (second: number) => {
+  // formatToParts is slow: the cache above calls it once per second at most.
+  return (second) => {
     const p: Record<string, string> = {};
     for (const part of format.formatToParts(new Date(second * 1000))) p[part.type] = part.value;
     return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
-  };
-  // formatToParts is slow, and a reply's times are mostly the same second (now): the last one is kept.
-  let last = { second: NaN, text: '' };
-  return (ms) => {
-    const second = Math.floor(ms / 1000);
-    if (second !== last.second) last = { second, text: formatSecond(second) };
-    return last.text;
   };
 }

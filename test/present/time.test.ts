@@ -22,6 +22,10 @@ it('gives every millisecond of a second the same text, and the next second its o
   assert.equal(tokyo(second - 1), '2026-11-22 21:00:04');
 });
 
-it('formats UTC without Intl', () => {
-  assert.equal(timeFormatter('UTC')(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02 03:04:05');
+it('formats UTC without Intl, every millisecond of a second alike', () => {
+  const utc = timeFormatter('UTC');
+  assert.equal(utc(Date.UTC(2026, 0, 2, 3, 4, 5, 678)), '2026-01-02 03:04:05');
+  assert.equal(utc(Date.UTC(2026, 0, 2, 3, 4, 5, 999)), '2026-01-02 03:04:05');
+  assert.equal(utc(Date.UTC(2026, 0, 2, 3, 4, 6)), '2026-01-02 03:04:06');
+  assert.equal(utc(Date.UTC(1999, 11, 31, 23, 59, 59, 1)), '1999-12-31 23:59:59', 'an earlier time after a later one');
 });
