@@ -67,8 +67,16 @@ async function openConversation(repos: Repositories, listing: Listing, callerId:
   return { conversation: await repos.conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
-async function appendMessage(repos: Repositories, conversation: Conversation, callerId: number, input: StartConversationInput, now: number) {
-  if (input.tempId !== null) {
+async function appendMessage(
+  repos: Repositories,
+  opened: { conversation: Conversation; created: boolean },
+  callerId: number,
+  input: StartConversationInput,
+  now: number,
+) {
+  const { conversation } = opened;
+  // A conversation this request created holds no message yet: nothing this could be a retry of.
+  if (input.tempId !== null && !opened.created) {
     const stored = await repos.messages.findByTempId(conversation.id, callerId, input.tempId);
     if (stored) return { message: stored, conversation, isRetry: true };
   }
@@ -105,7 +113,7 @@ export async function startConversation(
     if (!recipient) return { ok: false, error: 'listing_not_found' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
-    const { message, conversation, isRetry } = await appendMessage(repos, opened.conversation, caller.id, input, now);
+    const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);
     const lastMessage =
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
         ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
