@@ -499,7 +499,9 @@ describe('hostile input', () => {
   });
 });
 
+/** The body as the server reads it: a 'shorter' Content-Length leaves out the last byte sent. */
 function body2text(payload: Buffer, how: string): string {
+  if (how === 'shorter' && payload.length > 1) return payload.subarray(0, payload.length - 1).toString('utf8');
   if (how !== 'chunked') return payload.toString('utf8');
   const afterSize = payload.indexOf('\r\n') + 2;
   return payload.subarray(afterSize, payload.length - '\r\n0\r\n\r\n'.length).toString('utf8');
