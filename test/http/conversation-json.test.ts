@@ -7,9 +7,9 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fastJson from 'fast-json-stringify';
-import { sql } from 'kysely';
 import { ConversationReply } from '../../src/present/wire-schemas.js';
 import { imagesJson, termsJson } from '../../src/present/wire-json.js';
+import { listingJsonAsWireMigration } from '../../src/store/migrations/003-listing-json-as-wire.js';
 import { startTestSouk } from '../helpers/souk.js';
 import { image, marketplace, term, USERS } from '../helpers/fixtures.js';
 
@@ -76,8 +76,7 @@ describe('start-conversation reply as JSON text', () => {
         { id: 302, owner_id: USERS.youssef, title: 'Odd row', slug: 'odd-row', status: 'publish', price: '5', images: '[{"ID":"not a number"}]', category: '[]', location: '[]', updated_at: Date.now() },
       ])
       .execute();
-    await sql`delete from souk_migrations where name = '003-listing-json-as-wire'`.execute(db);
-    assert.deepEqual(await t.souk.store.migrate(), ['003-listing-json-as-wire']);
+    await listingJsonAsWireMigration.up(db);
 
     const rows = await db.selectFrom('listings').select(['id', 'images', 'category', 'location']).where('id', 'in', [301, 302]).orderBy('id').execute();
     assert.deepEqual(rows, [
