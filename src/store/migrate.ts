@@ -3,6 +3,7 @@ import type { Database, Dialect } from './schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js';
 import { listingJsonAsWireMigration } from './migrations/003-listing-json-as-wire.js';
+import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
@@ -12,6 +13,7 @@ class BundledMigrations implements MigrationProvider {
       '001-initial': initialMigration(this.dialect),
       '002-drop-messages-con': dropMessagesConMigration,
       '003-listing-json-as-wire': listingJsonAsWireMigration,
+      '004-listing-state-index': listingStateIndexMigration(this.dialect),
     };
   }
 }

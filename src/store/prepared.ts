@@ -3,7 +3,7 @@
  * than running it. A prepared query is built once (per dialect) with placeholder arguments and
  * then run with new parameter values, so each request skips straight to the database.
  */
-import type { Compilable, CompiledQuery, Kysely, QueryResult } from 'kysely';
+import type { Compilable, CompiledQuery, Kysely, QueryResult, RawBuilder } from 'kysely';
 import type { Database, Dialect } from './schema.js';
 
 type Db = Kysely<Database>;
@@ -50,4 +50,9 @@ export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => C
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
     return runner.execute<O>({ ...compiled, parameters } as CompiledQuery<O>);
   };
+}
+
+/** A raw SQL template (sql`...`) in the form prepare() takes, for what Kysely's builder cannot say. */
+export function rawQuery<O>(db: Db, query: RawBuilder<O>): Compilable<O> {
+  return { compile: () => query.compile(db) };
 }

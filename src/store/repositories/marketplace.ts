@@ -13,7 +13,7 @@ import type {
   UserRepository,
 } from '../../domain/ports.js';
 import type { ListingCache } from '../listing-cache.js';
-import { prepare, type QueryRunner } from '../prepared.js';
+import { prepare, rawQuery, type QueryRunner } from '../prepared.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
 
 const q = {
@@ -22,6 +22,15 @@ const q = {
   listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
   listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
+  // By its rowid SQLite reads a listing's whole row, a 4 KB page of image JSON that is rarely in its
+  // cache; the listings_state index (migration 004, SQLite only) holds just these columns, is some
+  // 30 times smaller and stays cached. The planner never prefers an index to the rowid by itself.
+  sqliteListingVersion: prepare((db, id: number) =>
+    rawQuery(db, sql<{ version: number }>`select version from listings indexed by listings_state where id = ${id}`),
+  ),
+  sqliteListingStatus: prepare((db, id: number) =>
+    rawQuery(db, sql<{ status: string }>`select status from listings indexed by listings_state where id = ${id}`),
+  ),
   removeFavourite: prepare((db, userId: number, listingId: number) =>
     db.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId),
   ),
@@ -105,10 +114,13 @@ function users(run: QueryRunner): UserRepository {
 }
 
 function listings(run: QueryRunner, cache: ListingCache): ListingRepository {
+  const sqlite = run.dialect === 'sqlite';
+  const versionQuery = sqlite ? q.sqliteListingVersion : q.listingVersion;
+  const statusQuery = sqlite ? q.sqliteListingStatus : q.listingStatus;
   return {
     async findById(id) {
       if (cache.has(id)) {
-        const version = (await q.listingVersion(run, id)).rows[0]?.version;
+        const version = (await versionQuery(run, id)).rows[0]?.version;
         if (version === undefined) return undefined;
         const cached = cache.get(id, version);
         if (cached) return cached;
@@ -120,7 +132,7 @@ function listings(run: QueryRunner, cache: ListingCache): ListingRepository {
       return listing;
     },
     async statusOf(id) {
-      return (await q.listingStatus(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
+      return (await statusQuery(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
     },
   };
 }
