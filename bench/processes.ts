@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { npmStartFlags } from '../scripts/npm-start-flags.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const SOUK_BIN = `${ROOT}bin/souk`;
@@ -80,12 +81,6 @@ export interface SoukProcessOptions {
   databaseUrl: string;
   /** Write a V8 CPU profile named NAME.cpuprofile into bench/profiles when the process exits. */
   profileName?: string;
-}
-
-/** The Node.js flags `npm start` gives Souk (package.json), so the bench measures what users run. */
-function npmStartFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(`${ROOT}package.json`, 'utf8')) as { scripts: { start: string } };
-  return pkg.scripts.start.split(/\s+/).filter((word) => word.startsWith('--'));
 }
 
 export function startSouk(name: string, opts: SoukProcessOptions): Promise<ServerProcess> {

@@ -23,6 +23,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { signToken } from '../../src/auth/jwt.js';
+import { npmStartFlags } from '../npm-start-flags.js';
 import { parseImportDocument, type ImportDocument } from '../../src/cli/import-document.js';
 import { loadConfig } from '../../src/config.js';
 import { importCatalog } from '../../src/domain/catalog.js';
@@ -48,7 +49,7 @@ interface Options {
   users: [number, number];
   listings: [number, number];
   pid: number | undefined;
-  /** Extra flags for the node process of the server the soak starts itself. */
+  /** Flags for the node process of the server the soak starts itself (default: npm start's). */
   nodeOptions: string[];
 }
 
@@ -111,7 +112,8 @@ function options(argv: string[]): Options {
     users: range(values.users, [1, 2000], '--users'),
     listings: range(values.listings, [1, 5000], '--listings'),
     pid: values.pid === undefined ? undefined : Math.round(positive(values.pid, 0, '--pid')),
-    nodeOptions: (values['node-options'] ?? '').split(/\s+/).filter(Boolean),
+    // By default the flags of `npm start`, so the soak's memory figures are those users get.
+    nodeOptions: values['node-options'] === undefined ? npmStartFlags() : values['node-options'].split(/\s+/).filter(Boolean),
   };
 }
 
