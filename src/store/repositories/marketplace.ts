@@ -2,7 +2,7 @@
  * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
  * The queries on the request path are prepared once (see ../prepared.ts).
  */
-import { sql } from 'kysely';
+import { sql, type InsertResult, type QueryResult, type Selectable } from 'kysely';
 import type { NewMessage } from '../../domain/model.js';
 import type {
   ConversationRepository,
@@ -13,8 +13,46 @@ import type {
   UserRepository,
 } from '../../domain/ports.js';
 import type { ListingCache } from '../listing-cache.js';
+import type { MessagesTable } from '../schema.js';
 import { prepare, rawQuery, type QueryRunner } from '../prepared.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
+
+type Db = QueryRunner['db'];
+
+/** A new conversation's row: the columns the insert leaves to the database hold these values. */
+function newConversationRow(listingId: number, senderId: number, recipientId: number, at: number) {
+  return {
+    listing_id: listingId,
+    sender_id: senderId,
+    recipient_id: recipientId,
+    sender_delete: 0,
+    recipient_delete: 0,
+    sender_review: 0,
+    recipient_review: 0,
+    invert_review: 0,
+    last_message_id: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+function conversationInsert(db: Db, listingId: number, senderId: number, recipientId: number, at: number) {
+  return db.insertInto('conversations').values(newConversationRow(listingId, senderId, recipientId, at));
+}
+
+type NewMessageRow = Omit<Selectable<MessagesTable>, 'id' | 'meta' | 'is_read'>;
+
+function messageInsert(db: Db, row: NewMessageRow) {
+  return db.insertInto('messages').values({ ...row, meta: null, is_read: 0 });
+}
+
+/** The id of the row an insert made: RETURNING's on PostgreSQL, the last rowid on SQLite. */
+function insertedId(result: QueryResult<InsertResult | { id: number }>): number {
+  const row = result.rows[0];
+  const id = row && 'id' in row ? row.id : result.insertId;
+  if (id === undefined) throw new Error('the insert reported no id');
+  return Number(id);
+}
 
 const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
@@ -54,22 +92,12 @@ const q = {
       .where('sender_delete', '=', sql.lit(0))
       .where('recipient_delete', '=', sql.lit(0)),
   ),
+  // RETURNING doubles the cost of an insert on SQLite: there the new row's id is the last rowid.
   createConversation: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
-    db
-      .insertInto('conversations')
-      .values({
-        listing_id: listingId,
-        sender_id: senderId,
-        recipient_id: recipientId,
-        sender_delete: 0,
-        recipient_delete: 0,
-        sender_review: 0,
-        recipient_review: 0,
-        invert_review: 0,
-        created_at: at,
-        updated_at: at,
-      })
-      .returningAll(),
+    conversationInsert(db, listingId, senderId, recipientId, at),
+  ),
+  createConversationReturningId: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
+    conversationInsert(db, listingId, senderId, recipientId, at).returning('id'),
   ),
   recordLastMessage: prepare((db, conId: number, messageId: number, at: number) =>
     db.updateTable('conversations').set({ last_message_id: messageId, updated_at: at }).where('id', '=', conId),
@@ -89,10 +117,11 @@ const q = {
   messageById: prepare((db, id: number) => db.selectFrom('messages').selectAll().where('id', '=', id)),
   createMessage: prepare(
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
-      db
-        .insertInto('messages')
-        .values({ con_id: conId, source_id: sourceId, message: text, type, attachments, meta: null, is_read: 0, temp_id: tempId, created_at: at })
-        .returningAll(),
+      messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }),
+  ),
+  createMessageReturningId: prepare(
+    (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
+      messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }).returning('id'),
   ),
 };
 
@@ -159,9 +188,9 @@ function conversations(run: QueryRunner): ConversationRepository {
       return row && toConversation(row);
     },
     async create(listingId, senderId, recipientId, at) {
-      const row = (await q.createConversation(run, listingId, senderId, recipientId, at)).rows[0];
-      if (!row) throw new Error('insert into conversations returned no row');
-      return toConversation(row);
+      const insert = run.dialect === 'sqlite' ? q.createConversation : q.createConversationReturningId;
+      const id = insertedId(await insert(run, listingId, senderId, recipientId, at));
+      return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
     },
     async recordLastMessage(conId, messageId, at) {
       await q.recordLastMessage(run, conId, messageId, at);
@@ -188,9 +217,10 @@ function messages(run: QueryRunner): MessageRepository {
     },
     async create(m: NewMessage) {
       const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
-      const row = (await q.createMessage(run, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt)).rows[0];
-      if (!row) throw new Error('insert into messages returned no row');
-      return toMessage(row);
+      const insert = run.dialect === 'sqlite' ? q.createMessage : q.createMessageReturningId;
+      const result = await insert(run, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt);
+      const row = { con_id: m.conId, source_id: m.sourceId, message: m.text, type: m.type, attachments, temp_id: m.tempId, created_at: m.createdAt };
+      return toMessage({ id: insertedId(result), ...row, meta: null, is_read: 0 });
     },
   };
 }
