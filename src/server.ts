@@ -19,13 +19,11 @@ export interface Souk {
 }
 
 export function routeDeps(config: Config, store: Store, settings: LiveSettings): RouteDeps {
+  const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   return {
     store,
-    auth: {
-      settings: settings.current,
-      verifier: new TokenVerifier(),
-      findUser: cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion),
-    },
+    auth: { settings: settings.current, verifier: new TokenVerifier(), findUser },
+    findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,
     presentation: {

@@ -10,6 +10,16 @@ export interface StartConversationInput {
   tempId: string | null;
 }
 
+/** Where a start reads and writes. */
+export interface ChatStore {
+  uow: UnitOfWork;
+  /**
+   * A user's profile: a cached copy (users change only through the catalog), or else the one
+   * `load` reads, here inside the start's transaction.
+   */
+  findUser: (id: number, load: (id: number) => Promise<User | undefined>) => Promise<User | undefined>;
+}
+
 export interface ChatLimits {
   textMaxLength: number;
   maxFiles: number;
@@ -94,7 +104,7 @@ async function appendMessage(
 }
 
 export async function startConversation(
-  uow: UnitOfWork,
+  { uow, findUser }: ChatStore,
   caller: User,
   input: StartConversationInput,
   limits: ChatLimits,
@@ -109,7 +119,7 @@ export async function startConversation(
     const listing = await repos.listings.findById(input.listingId);
     if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
-    const recipient = await repos.users.findById(listing.ownerId);
+    const recipient = await findUser(listing.ownerId, (id) => repos.users.findById(id));
     if (!recipient) return { ok: false, error: 'listing_not_found' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);

@@ -5,6 +5,7 @@ import { startTestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
+import { gravatarUrl } from '../../src/present/user.js';
 
 it('a re-imported listing is shown as imported in the next conversation reply', async () => {
   const t = await startTestSouk();
@@ -38,4 +39,22 @@ it('a user disabled by an import is refused after the next settings poll (SETTIN
   const refused = await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
   assert.equal(refused.statusCode, 403);
   assert.deepEqual(refused.json(), { code: 'FORBIDDEN', message: 'You are not logged in.' });
+});
+
+it("the listing owner's profile changed by an import shows in conversation replies after the next settings poll", async () => {
+  const t = await startTestSouk({ SETTINGS_REFRESH_MS: '300' });
+  const before = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hi' })).json();
+  assert.equal(before.recipient.id, USERS.youssef);
+  assert.equal(before.recipient.name, 'Youssef B.');
+  assert.equal(before.recipient.profile_picture, 'https://cdn.example/y.png');
+  // No profile picture in the new document: the reply shows the Gravatar of the new address.
+  const parsed = parseImportDocument({ users: [{ id: USERS.youssef, login: 'youssef', name: 'Youssef Benali', email: 'youssef@new.example' }] });
+  assert.ok(parsed.ok);
+  await importCatalog(t.souk.store, parsed.catalog);
+  await new Promise((r) => setTimeout(r, 650));
+  const after = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hello?' })).json();
+  assert.equal(after.recipient.name, 'Youssef Benali');
+  assert.equal(after.recipient.email, 'youssef@new.example');
+  assert.equal(after.recipient.profile_picture, gravatarUrl('youssef@new.example'));
+  assert.equal(after.con_id, before.con_id);
 });
