@@ -4,12 +4,18 @@ export type TimeFormatter = (epochMs: number) => string;
 
 export function timeFormatter(timeZone: string): TimeFormatter {
   const formatSecond = timeZone === 'UTC' || timeZone === 'Etc/UTC' ? utcSecond : zonedSecond(timeZone);
-  // A reply's times are mostly the same second (now), four per reply: the last one is kept.
+  // A reply's four times are mostly this second (now); a conversation that already existed adds
+  // the second it was created in. The last two seconds formatted are kept.
   let last = { second: NaN, text: '' };
+  let previous = last;
   return (ms) => {
     const second = Math.floor(ms / 1000);
-    if (second !== last.second) last = { second, text: formatSecond(second) };
-    return last.text;
+    if (second === last.second) return last.text;
+    if (second !== previous.second) previous = { second, text: formatSecond(second) };
+    const found = previous;
+    previous = last;
+    last = found;
+    return found.text;
   };
 }
 

@@ -9,7 +9,17 @@ export function gravatarUrl(email: string): string {
   return `https://secure.gravatar.com/avatar/${hash}?s=96&d=mm&r=g`;
 }
 
+// The user cache (store/user-cache.ts) hands out the same User object until the catalog changes,
+// so its summary, with the Gravatar hash, is built once per object.
+const summaries = new WeakMap<User, UserSummary>();
+
 export function userSummary(user: User): UserSummary {
+  let summary = summaries.get(user);
+  if (!summary) summaries.set(user, (summary = buildUserSummary(user)));
+  return summary;
+}
+
+function buildUserSummary(user: User): UserSummary {
   return {
     id: user.id,
     // WordPress shows the login when a user has no display name.

@@ -29,3 +29,15 @@ it('formats UTC without Intl, every millisecond of a second alike', () => {
   assert.equal(utc(Date.UTC(2026, 0, 2, 3, 4, 6)), '2026-01-02 03:04:06');
   assert.equal(utc(Date.UTC(1999, 11, 31, 23, 59, 59, 1)), '1999-12-31 23:59:59', 'an earlier time after a later one');
 });
+
+it('keeps each second its own text when a reply goes back and forth between two or three', () => {
+  for (const zone of ['UTC', 'America/New_York']) {
+    const format = timeFormatter(zone);
+    const reference = (ms: number) => timeFormatter(zone)(ms);
+    const created = Date.UTC(2025, 4, 6, 7, 8, 9, 500);
+    const now = Date.UTC(2026, 10, 22, 10, 30, 0, 250);
+    const other = Date.UTC(2024, 1, 29, 23, 59, 58);
+    const sequence = [created, now, now, now, other, now, created, other, other, now, created];
+    for (const [i, ms] of sequence.entries()) assert.equal(format(ms), reference(ms), `${zone}, call ${i}`);
+  }
+});
