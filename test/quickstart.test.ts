@@ -57,4 +57,6 @@ it('npm start serves on a fresh SQLite database and the demo\'s curl commands wo
   assert.equal(start.newMessage.message, 'Hello, is the bike still available?');
   assert.equal(start.newMessage.temp_id, '1');
   assert.equal(start.recipient.name, 'Youssef B.');
+  // Node.js prints a process warning as "(node:PID) [CODE] ...Warning: ..."; a user should see none.
+  assert.doesNotMatch(output, /\(node:\d+\)/, 'no process warning on the console');
 });

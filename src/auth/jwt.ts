@@ -15,8 +15,8 @@ export interface TokenClaims {
 
 export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; failure: AuthFailure };
 
-const SEGMENT = /^[A-Za-z0-9_-]+$/;
-const SIGNATURE = /^[A-Za-z0-9_-]*$/;
+/** Header and payload, each one or more base64url characters, then a signature of zero or more. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const NBF_LEEWAY_S = 60;
 
 function isJsonObject(segment: string): boolean {
@@ -30,10 +30,7 @@ function isJsonObject(segment: string): boolean {
 
 /** Three base64url segments: the cheap part of the form check, made on every request. */
 function hasJwtShape(token: string): boolean {
-  const parts = token.split('.');
-  if (parts.length !== 3) return false;
-  const [header = '', payload = '', signature = ''] = parts;
-  return SEGMENT.test(header) && SEGMENT.test(payload) && SIGNATURE.test(signature);
+  return JWT_SHAPE.test(token);
 }
 
 /** Three base64url segments whose first two decode to JSON objects. */
@@ -56,6 +53,26 @@ function failureOf(err: unknown): AuthFailure {
 
 type Verify = (token: string) => Record<string, unknown>;
 
+const CACHE_KEY_WARNING = 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK';
+
+/**
+ * fast-jwt warns on stderr whenever a cache key builder is given, since one that gave two tokens
+ * the same key would let one pass for the other. Ours keys each token by itself, so two tokens
+ * never share a key: that warning alone is left out; any other still goes through.
+ */
+function withoutCacheKeyWarning<T>(create: () => T): T {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    if ((rest[0] as { code?: unknown } | undefined)?.code === CACHE_KEY_WARNING) return;
+    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return create();
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
 export class TokenVerifier {
   private verify: Verify | undefined;
   private secret: string | undefined;
@@ -63,16 +80,18 @@ export class TokenVerifier {
   private verifierFor(secret: string): Verify {
     if (this.secret !== secret || !this.verify) {
       this.secret = secret;
-      this.verify = createVerifier({
-        key: secret,
-        algorithms: ['HS256'],
-        requiredClaims: ['exp'],
-        // nbf is checked below with its leeway; exp has none.
-        ignoreNotBefore: true,
-        cache: 10_000,
-        // The token itself is the key: hashing it (the default) cost more than the cached check.
-        cacheKeyBuilder: (token: string) => token,
-      }) as Verify;
+      this.verify = withoutCacheKeyWarning(() =>
+        createVerifier({
+          key: secret,
+          algorithms: ['HS256'],
+          requiredClaims: ['exp'],
+          // nbf is checked below with its leeway; exp has none.
+          ignoreNotBefore: true,
+          cache: 10_000,
+          // The token itself is the key: hashing it (the default) cost more than the cached check.
+          cacheKeyBuilder: (token: string) => token,
+        }),
+      ) as Verify;
     }
     return this.verify;
   }
