@@ -22,16 +22,19 @@ export const draining = fp(
     app.decorate('inFlightRequests', () => inFlight);
     app.decorate('isDraining', () => closing);
 
-    app.addHook('onRequest', async (_request, reply) => {
+    // Callback hooks (see logging.ts): they run on every request.
+    app.addHook('onRequest', (_request, reply, done) => {
       inFlight++;
       // 'close' fires once per response, whether it was sent or its client went away.
       reply.raw.once('close', () => inFlight--);
+      done();
     });
-    app.addHook('onSend', async (request, reply) => {
+    app.addHook('onSend', (request, reply, payload, done) => {
       // Also when the reply comes before the whole body did (an auth error answered at onRequest):
       // the rest of that body would otherwise keep the connection busy and could time out into a
       // second, stray answer.
       if (closing || !request.raw.complete) void reply.header('connection', 'close');
+      done(null, payload);
     });
     app.addHook('preClose', async () => {
       closing = true;

@@ -79,7 +79,9 @@ export class OneLinePerRequest extends LogController {
 
 /** Echoes the request id on every reply, errors and 404s included. */
 export const requestIdHeader = fp(async (app: FastifyInstance) => {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback hooks, not async ones: on every request a promise and a microtask less each.
+  app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);
+    done();
   });
 }, { name: 'souk-request-id' });

@@ -64,10 +64,12 @@ export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => 
     pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
   }
 
-  app.addHook('onResponse', async (request, reply) => {
+  // A callback hook (see logging.ts): it runs on every request.
+  app.addHook('onResponse', (request, reply, done) => {
     const labels = { method: request.method, route: routeLabel(request), status_code: String(reply.statusCode) };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
+    done();
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
