@@ -48,7 +48,9 @@ export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => C
   return (runner: QueryRunner, ...args: A): Promise<QueryResult<O>> => {
     const { compiled, slots } = template(runner.db, runner.dialect, args.length);
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
-    return runner.execute<O>({ ...compiled, parameters } as CompiledQuery<O>);
+    // A literal of one fixed shape, not a spread: this runs for every statement of every request.
+    const query: CompiledQuery = { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters };
+    return runner.execute<O>(query as CompiledQuery<O>);
   };
 }
 
