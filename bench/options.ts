@@ -20,6 +20,8 @@ export interface BenchOptions {
   instances: number;
   keep: boolean;
   profile: boolean;
+  /** Run the servers under valgrind's callgrind and count instructions per request. */
+  instructions: boolean;
   countQueries: boolean;
   /** Run `npm run build` first: 'auto' builds only when dist/ is older than src/. */
   build: 'auto' | 'always' | 'never';
@@ -42,6 +44,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --only ROWS          comma-separated subset of: bare,toggle,start-new,start-existing
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
+  --instructions       run each server under valgrind (callgrind) and report the instructions it executes
+                       per request in the measured window: a count that other load on the machine
+                       barely changes, for comparing two versions (needs valgrind; about 50 times
+                       slower: use e.g. --users 1000 --connections 10 --warmup 30 --duration 30)
   --count-queries      only count the SQL statements each operation runs per request, then exit
   --build / --no-build always / never run npm run build first (default: only when dist/ is older than src/)
   --users N --listings N --conversations N   override the data-set sizes
@@ -67,6 +73,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
+      instructions: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       build: { type: 'boolean' },
       'no-build': { type: 'boolean' },
@@ -95,6 +102,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     instances,
     keep: values.keep ?? false,
     profile: values.profile ?? false,
+    instructions: values.instructions ?? false,
     countQueries: values['count-queries'] ?? false,
     build: values['no-build'] ? 'never' : values.build ? 'always' : 'auto',
     only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),

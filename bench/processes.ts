@@ -14,6 +14,9 @@ export const SOUK_BIN = `${ROOT}bin/souk`;
 export const BARE_SERVER = `${ROOT}bench/bare-server.mjs`;
 export const PROFILE_DIR = `${ROOT}bench/profiles`;
 
+/** Every server listens here (in the HOST variable, which valgrind also reads: callgrind.ts). */
+export const SERVER_HOST = '127.0.0.1';
+
 const live = new Set<ChildProcess>();
 // Never leave a server behind, whatever way the bench ends.
 process.on('exit', () => {
@@ -37,10 +40,11 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-async function start(name: string, args: string[], env: Record<string, string>, ready: RegExp): Promise<ServerProcess> {
+async function start(name: string, args: string[], env: Record<string, string>, ready: RegExp, prefix: string[] = []): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+  const [command, ...rest] = [...prefix, process.execPath, ...args] as [string, ...string[]];
+  const child = spawn(command, rest, {
+    env: { ...process.env, ...env, PORT: String(port), HOST: SERVER_HOST },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   live.add(child);
@@ -53,7 +57,8 @@ async function start(name: string, args: string[], env: Record<string, string>, 
       resolve(code);
     }),
   );
-  const deadline = Date.now() + 30_000;
+  // Under valgrind, loading the modules alone takes a minute or more.
+  const deadline = Date.now() + (prefix.length > 0 ? 600_000 : 30_000);
   while (!ready.test(out)) {
     if (child.exitCode !== null || Date.now() > deadline) {
       child.kill('SIGKILL');
@@ -64,7 +69,7 @@ async function start(name: string, args: string[], env: Record<string, string>, 
   return {
     name,
     pid: child.pid!,
-    url: `http://127.0.0.1:${port}`,
+    url: `http://${SERVER_HOST}:${port}`,
     output: () => out,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return exited;
@@ -81,20 +86,24 @@ export interface SoukProcessOptions {
   databaseUrl: string;
   /** Write a V8 CPU profile named NAME.cpuprofile into bench/profiles when the process exits. */
   profileName?: string;
+  /** A command to run the server under, and Node.js flags for it (callgrind.ts). */
+  prefix?: string[];
+  nodeFlags?: string[];
 }
 
 export function startSouk(name: string, opts: SoukProcessOptions): Promise<ServerProcess> {
   const profile = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
   return start(
     name,
-    [...npmStartFlags(), ...profile, SOUK_BIN, 'serve'],
+    [...npmStartFlags(), ...(opts.nodeFlags ?? []), ...profile, SOUK_BIN, 'serve'],
     { DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'warn', SITE_URL: 'https://souk.example' },
     /serving the interface at/,
+    opts.prefix,
   );
 }
 
-export function startBare(name: string): Promise<ServerProcess> {
-  return start(name, [BARE_SERVER], {}, /bare server listening/);
+export function startBare(name: string, prefix?: string[], nodeFlags: string[] = []): Promise<ServerProcess> {
+  return start(name, [...nodeFlags, BARE_SERVER], {}, /bare server listening/, prefix);
 }
 
 const CLOCK_TICKS = 100; // USER_HZ; Linux reports /proc times in 1/100 s

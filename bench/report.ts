@@ -29,6 +29,8 @@ export interface Row {
   cpu: { servers: number; database: number | null; generator: number; others: number | null };
   /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
   cpuMsPerRequest: { servers: number; database: number | null; generator: number };
+  /** With --instructions: what the server process(es) executed per request, main thread and all (callgrind.ts). */
+  instructionsPerRequest: { main: number; all: number } | null;
   /** Load average (1 min) of the machine when the row started and ended: others' work shows here. */
   loadAverage: [number, number];
   load: LoadResult;
@@ -61,6 +63,18 @@ export function formatCpuPerRequest(rows: Row[]): string {
   for (const r of rows) {
     const c = r.cpuMsPerRequest;
     lines.push(`  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}`);
+  }
+  return lines.join('\n');
+}
+
+export function formatInstructions(rows: Row[]): string {
+  const bare = rows.find((r) => r.name === 'bare')?.instructionsPerRequest ?? null;
+  const lines = ['Instructions per request, counted by callgrind in the measured window: main thread (the event loop), then all threads:'];
+  for (const r of rows) {
+    const n = r.instructionsPerRequest;
+    if (n === null) continue;
+    const times = bare !== null && r.name !== 'bare' ? ` (${(n.main / bare.main).toFixed(2)} x bare)` : '';
+    lines.push(`  ${r.label}: ${fmt(n.main)}${times}; all threads ${fmt(n.all)}`);
   }
   return lines.join('\n');
 }

@@ -16,7 +16,8 @@ import { runLoad } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
-import { formatCpuPerRequest, formatTable, LABELS, writeResults, type Row } from './report.js';
+import { formatCpuPerRequest, formatInstructions, formatTable, LABELS, writeResults, type Row } from './report.js';
+import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from './callgrind.js';
 import { ROWS, scenario, signTokens, type RowName } from './scenarios.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -94,17 +95,26 @@ interface RowContext {
   profiles: { row: RowName; instance: number; file: string }[];
 }
 
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** With --instructions: where each server's callgrind counts go, by process id. */
+const callgrindFiles = new Map<number, string>();
+
 async function startServers(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
   const servers: ServerProcess[] = [];
   try {
     for (let i = 0; i < ctx.opts.instances; i++) {
+      const outFile = join(PROFILE_DIR, `callgrind-${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}.out`);
+      const prefix = ctx.opts.instructions ? callgrindPrefix(outFile) : undefined;
+      const nodeFlags = ctx.opts.instructions ? COUNTED_NODE_FLAGS : [];
       if (name === 'bare') {
-        servers.push(await startBare(`bare#${i + 1}`));
+        servers.push(await startBare(`bare#${i + 1}`, prefix, nodeFlags));
       } else {
         const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
-        servers.push(await startSouk(`souk#${i + 1}`, { databaseUrl: ctx.db.url, ...(profileName ? { profileName } : {}) }));
+        servers.push(await startSouk(`souk#${i + 1}`, { databaseUrl: ctx.db.url, ...(profileName ? { profileName } : {}), ...(prefix ? { prefix, nodeFlags } : {}) }));
         if (profileName) ctx.profiles.push({ row: name, instance: i + 1, file: join(PROFILE_DIR, `${profileName}.cpuprofile`) });
       }
+      if (prefix) callgrindFiles.set(servers.at(-1)!.pid, outFile);
     }
     return servers;
   } catch (err) {
@@ -123,11 +133,13 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
 
+    if (opts.instructions) servers.forEach((s) => startCounting(s.pid));
     const cpuBefore = servers.map((s) => cpuSeconds(s.pid) ?? 0);
     const dbBefore = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
     const genBefore = process.cpuUsage();
     const busyBefore = machineBusySeconds();
     const result = await runLoad(sc, { ...load, seconds: opts.duration });
+    const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const busyAfter = machineBusySeconds();
     const gen = process.cpuUsage(genBefore);
     const dbAfter = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
@@ -153,6 +165,10 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       pctOfBare: null,
       cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu), others: others === null ? null : pct(others) },
       cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
+      instructionsPerRequest:
+        counted === null || result.requests === 0
+          ? null
+          : { main: sum(counted.map((c) => c.main)) / result.requests, all: sum(counted.map((c) => c.all)) / result.requests },
       loadAverage: [loadStart, loadavg()[0]!],
       load: result,
     };
@@ -230,6 +246,10 @@ async function main(): Promise<void> {
     log(formatTable(results));
     log(`CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`);
     log(formatCpuPerRequest(results));
+    if (opts.instructions) {
+      log(formatInstructions(results));
+      log('(Under valgrind: the table\'s requests/second, latencies, CPU and RSS are valgrind\'s, not comparable with a plain run.)');
+    }
     const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
     if (loaded.length) {
       log(`Note: other processes took CPU from the bench during ${loaded.map((r) => `${r.name} (${Math.round(r.cpu.others!)} %)`).join(', ')}: those rows are lower than on an idle machine.`);
@@ -252,7 +272,7 @@ async function main(): Promise<void> {
       commit: gitCommit(),
       machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
       database: { dialect: db.dialect, instances: opts.instances, location: db.dialect === 'postgres' ? redact(db.location) : 'temporary SQLite file' },
-      options: { quick: opts.quick, duration: opts.duration, warmup: opts.warmup, connections: opts.connections, profile: opts.profile },
+      options: { quick: opts.quick, duration: opts.duration, warmup: opts.warmup, connections: opts.connections, profile: opts.profile, instructions: opts.instructions },
       dataset: { ...data.counts, buildSeconds: data.buildSeconds },
       rows: results,
       profiles,
