@@ -4,6 +4,7 @@ import { initialMigration } from './migrations/001-initial.js';
 import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js';
 import { listingJsonAsWireMigration } from './migrations/003-listing-json-as-wire.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
+import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
@@ -14,6 +15,7 @@ class BundledMigrations implements MigrationProvider {
       '002-drop-messages-con': dropMessagesConMigration,
       '003-listing-json-as-wire': listingJsonAsWireMigration,
       '004-listing-state-index': listingStateIndexMigration(this.dialect),
+      '005-favourite-listing-trigger': favouriteListingTriggerMigration(this.dialect),
     };
   }
 }

@@ -52,7 +52,7 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
       }
       return found;
     },
-    // Favourites go with their listing through the foreign key's cascade.
+    // Favourites go with their listing: the foreign key's cascade (PostgreSQL), a trigger (SQLite, migration 005).
     async deleteListings(ids) {
       const deleted: number[] = [];
       for (let i = 0; i < ids.length; i += CHUNK) {
