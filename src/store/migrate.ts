@@ -5,6 +5,7 @@ import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js'
 import { listingJsonAsWireMigration } from './migrations/003-listing-json-as-wire.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
+import { messagesBySenderMigration } from './migrations/006-messages-by-sender.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
@@ -16,6 +17,7 @@ class BundledMigrations implements MigrationProvider {
       '003-listing-json-as-wire': listingJsonAsWireMigration,
       '004-listing-state-index': listingStateIndexMigration(this.dialect),
       '005-favourite-listing-trigger': favouriteListingTriggerMigration(this.dialect),
+      '006-messages-by-sender': messagesBySenderMigration(this.dialect),
     };
   }
 }

@@ -361,6 +361,15 @@ describe('POST /my/chat/conversation', () => {
       assert.equal(await count(t, 'conversations'), 1);
     });
 
+    it('finds the stored message for a retry after the owner has read it', async () => {
+      const t = await startTestSouk();
+      const first = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'hello', temp_id: 9 });
+      await t.souk.store.db.updateTable('messages').set({ is_read: 1 }).execute();
+      const retry = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'hello', temp_id: 9 });
+      assert.deepEqual(retry.newMessage, { ...first.newMessage, is_read: 1 });
+      assert.equal(await count(t, 'messages'), 1);
+    });
+
     it('keeps last_message on the latest message when an older message is retried', async () => {
       const t = await startTestSouk();
       const one = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'one', temp_id: 1 });

@@ -111,8 +111,15 @@ const q = {
       .where('source_id', '=', senderId)
       .where('is_read', '=', 0),
   ),
+  // is_read in (0, 1): the messages_by_sender index (migration 006) has is_read before temp_id.
   messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) =>
-    db.selectFrom('messages').selectAll().where('con_id', '=', conId).where('source_id', '=', sourceId).where('temp_id', '=', tempId),
+    db
+      .selectFrom('messages')
+      .selectAll()
+      .where('con_id', '=', conId)
+      .where('source_id', '=', sourceId)
+      .where('is_read', 'in', [0, 1])
+      .where('temp_id', '=', tempId),
   ),
   messageById: prepare((db, id: number) => db.selectFrom('messages').selectAll().where('id', '=', id)),
   createMessage: prepare(

@@ -1,0 +1,81 @@
+/**
+ * Migration 006 (src/store/migrations/006-messages-by-sender.ts): one index serves the unread count
+ * and the temp_id retry lookup, and still refuses a second message with one sender's temp_id.
+ */
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { sql } from 'kysely';
+import { freshDatabase, type TestDatabase } from '../helpers/database.js';
+import { openStore, type Store } from '../../src/store/index.js';
+import { messagesBySenderMigration } from '../../src/store/migrations/006-messages-by-sender.js';
+import { importCatalog } from '../../src/domain/catalog.js';
+import { parseImportDocument } from '../../src/cli/import-document.js';
+import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
+
+const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
+
+describe('messages_by_sender (migration 006)', () => {
+  let database: TestDatabase;
+  let store: Store;
+  let conId: number;
+
+  before(async () => {
+    database = await freshDatabase();
+    store = openStore(database.url, OPTIONS);
+    await store.migrate();
+    const parsed = parseImportDocument(marketplace());
+    assert.ok(parsed.ok);
+    assert.ok((await importCatalog(store, parsed.catalog)).ok);
+    const now = Date.now();
+    conId = (await store.repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.amina, now)).id;
+  });
+
+  after(async () => {
+    await store.close();
+    await database.drop();
+  });
+
+  const message = (tempId: string | null, isRead = 0) => ({
+    con_id: conId, source_id: USERS.sara, message: 'hi', type: 'text', attachments: null, meta: null, temp_id: tempId, created_at: 1, is_read: isRead,
+  });
+  const messageIndexes = async () => {
+    const names = store.dialect === 'sqlite'
+      ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'messages' and sql is not null`
+      : sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'messages' and schemaname = current_schema() and indexname <> 'messages_pkey'`;
+    return (await names.execute(store.db)).rows.map((r) => r.name).sort();
+  };
+
+  it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
+    assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
+    await store.db.insertInto('messages').values([message('1'), message(null), message(null, 1)]).execute();
+    const migration = messagesBySenderMigration(store.dialect);
+    await migration.down(store.db);
+    assert.deepEqual(await messageIndexes(), ['messages_retry_unique', 'messages_unread']);
+    await migration.up(store.db);
+    assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
+    assert.equal((await store.db.selectFrom('messages').select('id').execute()).length, 3);
+  });
+
+  it('refuses a second unread message with the same sender and temp_id; messages without one never collide', async () => {
+    await assert.rejects(store.db.insertInto('messages').values(message('1')).execute(), /unique|duplicate/i);
+    await store.db.insertInto('messages').values([message(null), message(null)]).execute();
+  });
+
+  it('finds a message by temp_id whether read or not, and counts only the unread', async () => {
+    await store.db.insertInto('messages').values(message('2', 1)).execute();
+    const found = await Promise.all(['1', '2', '3'].map((t) => store.repos.messages.findByTempId(conId, USERS.sara, t)));
+    assert.deepEqual(found.map((m) => m?.isRead), [false, true, undefined]);
+    assert.equal(await store.repos.conversations.unreadFrom(conId, USERS.sara), 4);
+  });
+
+  it('on SQLite, both lookups search the index instead of scanning', async (t) => {
+    if (store.dialect !== 'sqlite') return t.skip('SQLite query plans');
+    for (const lookup of [
+      sql`explain query plan select count(*) from messages where con_id = 1 and source_id = 2 and is_read = 0`,
+      sql`explain query plan select * from messages where con_id = 1 and source_id = 2 and is_read in (0, 1) and temp_id = '3'`,
+    ]) {
+      const plan = (await lookup.execute(store.db)).rows as { detail: string }[];
+      assert.match(plan.map((r) => r.detail).join('; '), /USING (COVERING )?INDEX messages_by_sender \(con_id=\? AND source_id=\? AND is_read=\?/);
+    }
+  });
+});
