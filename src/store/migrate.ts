@@ -6,6 +6,7 @@ import { listingJsonAsWireMigration } from './migrations/003-listing-json-as-wir
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 import { messagesBySenderMigration } from './migrations/006-messages-by-sender.js';
+import { dropConversationsRecipientMigration } from './migrations/007-drop-conversations-recipient.js';
 
 /** Migrations ship inside the code, so a built package needs no files on disk to find them. */
 class BundledMigrations implements MigrationProvider {
@@ -18,6 +19,7 @@ class BundledMigrations implements MigrationProvider {
       '004-listing-state-index': listingStateIndexMigration(this.dialect),
       '005-favourite-listing-trigger': favouriteListingTriggerMigration(this.dialect),
       '006-messages-by-sender': messagesBySenderMigration(this.dialect),
+      '007-drop-conversations-recipient': dropConversationsRecipientMigration,
     };
   }
 }

@@ -1,6 +1,7 @@
 /**
- * Migration 006 (src/store/migrations/006-messages-by-sender.ts): one index serves the unread count
- * and the temp_id retry lookup, and still refuses a second message with one sender's temp_id.
+ * The chat tables' indexes. Migration 006 (src/store/migrations/006-messages-by-sender.ts): one
+ * index serves the unread count and the temp_id retry lookup, and still refuses a second message
+ * with one sender's temp_id. Migration 007: conversations keep only the index a start reads.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
-describe('messages_by_sender (migration 006)', () => {
+describe('chat indexes (migrations 006, 007)', () => {
   let database: TestDatabase;
   let store: Store;
   let conId: number;
@@ -38,12 +39,17 @@ describe('messages_by_sender (migration 006)', () => {
   const message = (tempId: string | null, isRead = 0) => ({
     con_id: conId, source_id: USERS.sara, message: 'hi', type: 'text', attachments: null, meta: null, temp_id: tempId, created_at: 1, is_read: isRead,
   });
-  const messageIndexes = async () => {
+  const indexesOf = async (table: string) => {
     const names = store.dialect === 'sqlite'
-      ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'messages' and sql is not null`
-      : sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'messages' and schemaname = current_schema() and indexname <> 'messages_pkey'`;
+      ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
+      : sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table} and schemaname = current_schema() and indexname <> ${table + '_pkey'}`;
     return (await names.execute(store.db)).rows.map((r) => r.name).sort();
   };
+  const messageIndexes = () => indexesOf('messages');
+
+  it('conversations keep only the open-conversation index, which a start reads', async () => {
+    assert.deepEqual(await indexesOf('conversations'), ['conversations_open_unique']);
+  });
 
   it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
     assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
