@@ -111,16 +111,20 @@ const q = {
       .where('source_id', '=', senderId)
       .where('is_read', '=', 0),
   ),
-  // is_read in (0, 1): the messages_by_sender index (migration 006) has is_read before temp_id.
-  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) =>
-    db
-      .selectFrom('messages')
-      .selectAll()
-      .where('con_id', '=', conId)
-      .where('source_id', '=', sourceId)
-      .where('is_read', 'in', [0, 1])
-      .where('temp_id', '=', tempId),
-  ),
+  // The messages_by_sender index (migration 006) has is_read before temp_id: one exact seek for
+  // unread, one for read. SQLite's is_read in (0, 1) would build a temporary table on every run
+  // (measured: 13-14 us per lookup instead of 9-10).
+  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) => {
+    const withIsRead = (isRead: number) =>
+      db
+        .selectFrom('messages')
+        .selectAll()
+        .where('con_id', '=', conId)
+        .where('source_id', '=', sourceId)
+        .where('is_read', '=', isRead)
+        .where('temp_id', '=', tempId);
+    return withIsRead(0).unionAll(withIsRead(1));
+  }),
   messageById: prepare((db, id: number) => db.selectFrom('messages').selectAll().where('id', '=', id)),
   createMessage: prepare(
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
