@@ -44,6 +44,16 @@ describe('request logs', () => {
     }
   });
 
+  it('write no request line at LOG_LEVEL=warn, and one at debug', async () => {
+    for (const [level, expected] of [['warn', 0], ['debug', 1]] as const) {
+      const log = capture();
+      const t = await startTestSouk({ LOG_LEVEL: level }, marketplace(), { logDestination: log.destination });
+      assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, t.auth(USERS.amina))).statusCode, 200);
+      const lines = log.chunks.join('').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string });
+      assert.equal(lines.filter((l) => l.msg === 'request').length, expected, `LOG_LEVEL=${level}: ${log.chunks.join('')}`);
+    }
+  });
+
   it('never contain the token, the API key, the JWT secret or the message text', async () => {
     const log = capture();
     const t = await startTestSouk({ LOG_LEVEL: 'trace' }, marketplace(), { logDestination: log.destination });

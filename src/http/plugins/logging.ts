@@ -51,6 +51,9 @@ export function routeLabel(request: { routeOptions: { url?: string } }): string 
   return request.routeOptions.url ?? 'unmatched';
 }
 
+/** The levels at which a request's info line is written. */
+const LOGS_INFO = new Set(['info', 'debug', 'trace']);
+
 /**
  * Replaces Fastify's two lines per request ("incoming request" with the request's headers, and
  * "request completed") by one line when the reply is sent. Its other per-request lines (route not
@@ -64,6 +67,8 @@ export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+    // At LOG_LEVEL=warn and above the line is dropped: do not build it on every request.
+    if (!error && !LOGS_INFO.has(request.log.level)) return;
     const line = {
       method: request.method,
       route: routeLabel(request),
