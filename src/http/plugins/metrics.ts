@@ -64,11 +64,24 @@ export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => 
     pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
   }
 
+  // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
+  // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
+  const series = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
+  const seriesOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${route} ${status}`;
+    let found = series.get(key);
+    if (!found) {
+      const labels = { method, route, status_code: String(status) };
+      series.set(key, (found = { count: requests.labels(labels), seconds: latency.labels(labels) }));
+    }
+    return found;
+  };
+
   // A callback hook (see logging.ts): it runs on every request.
   app.addHook('onResponse', (request, reply, done) => {
-    const labels = { method: request.method, route: routeLabel(request), status_code: String(reply.statusCode) };
-    requests.inc(labels);
-    latency.observe(labels, reply.elapsedTime / 1000);
+    const { count, seconds } = seriesOf(request.method, routeLabel(request), reply.statusCode);
+    count.inc();
+    seconds.observe(reply.elapsedTime / 1000);
     done();
   });
 
