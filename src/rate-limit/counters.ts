@@ -3,7 +3,11 @@
  * Redis so that every instance of an installation shares them. A window starts with the first
  * request counted under a key and lasts windowMs; the count resets when it ends.
  */
-import { Redis } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
+
+// Loaded only for a Redis counter: most installations count in memory and never need it.
+const loadRedis = () => (createRequire(import.meta.url)('ioredis') as typeof import('ioredis')).Redis;
 
 export interface Hit {
   /** Requests counted under the key in the current window, this one included. */
@@ -78,7 +82,7 @@ export class RedisCounter implements Counter {
   private readonly redis: RedisWithHit;
 
   constructor(private readonly opts: RedisCounterOptions) {
-    const redis = new Redis(opts.url, {
+    const redis = new (loadRedis())(opts.url, {
       // Fail fast instead of queueing while disconnected: the request is let through.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,

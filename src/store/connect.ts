@@ -3,8 +3,9 @@
  * This is the only file that knows which driver sits under Kysely.
  */
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
-import pg from 'pg';
+import type { Pool } from 'pg';
 import {
   Kysely,
   PostgresDialect,
@@ -92,11 +93,21 @@ function sqliteDialect(database: SqliteConnection): KyselyDialect {
   };
 }
 
-// 64-bit ids and epoch-millisecond times come back as JS numbers (safe up to 2^53-1).
-pg.types.setTypeParser(pg.types.builtins.INT8, (value: string) => Number(value));
+const require = createRequire(import.meta.url);
+let pgDriver: typeof import('pg') | undefined;
 
-function postgresPool(url: string, opts: DbOptions): pg.Pool {
-  const pool = new pg.Pool({
+/** pg is loaded on first use: an SQLite installation never needs it (with ioredis, ~10 MB of RSS). */
+function loadPg(): typeof import('pg') {
+  if (!pgDriver) {
+    pgDriver = require('pg') as typeof import('pg');
+    // 64-bit ids and epoch-millisecond times come back as JS numbers (safe up to 2^53-1).
+    pgDriver.types.setTypeParser(pgDriver.types.builtins.INT8, (value: string) => Number(value));
+  }
+  return pgDriver;
+}
+
+function postgresPool(url: string, opts: DbOptions): Pool {
+  const pool = new (loadPg().Pool)({
     connectionString: url,
     max: opts.poolSize,
     connectionTimeoutMillis: opts.connectTimeoutMs,
