@@ -2,14 +2,14 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../schema.js';
 
 /**
- * On SQLite, favourites.listing_id is kept valid by two triggers instead of a foreign key.
+ * On SQLite, favourites.listing_id is kept valid by triggers instead of a foreign key.
  *
  * SQLite checks a foreign key by reading the parent's row from its table. A listing's row holds
- * its images, about 4 KB: one page per listing, rarely in the page cache, so the check read a page
- * from disk on every toggle that adds (measured: 7-22 us per insert, 4 with the trigger). The
- * trigger checks the same thing in listings_state (migration 004), whose pages stay cached, and
- * fails the same way; the second trigger does the foreign key's ON DELETE CASCADE (D5).
- * PostgreSQL keeps its foreign key: there the check reads the primary key's index.
+ * its images, about 4 KB: one page per listing, rarely in SQLite's cache, so the check read such a
+ * page on every toggle that adds (measured: 7-22 us per insert, 4 with the trigger). Two triggers
+ * check the same thing, on insert and on update, in listings_state (migration 004), whose pages
+ * stay cached, and fail with the same message; a third does the foreign key's ON DELETE CASCADE
+ * (D5). PostgreSQL keeps its foreign key: there the check reads the primary key's index.
  */
 export function favouriteListingTriggerMigration(dialect: Dialect) {
   return {

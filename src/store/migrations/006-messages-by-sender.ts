@@ -8,10 +8,10 @@ import type { Dialect } from '../schema.js';
  * second index was a third of a message's commit (measured: 38 -> 22 us of commit per message).
  *
  * messages_by_sender (con_id, source_id, is_read, temp_id) serves both: the unread count reads its
- * is_read = 0 range, and the retry lookup seeks is_read = 0 and is_read = 1. It stays unique: two messages
- * of one sender with one temp_id would differ in is_read at most, and a message is stored unread,
- * so two requests racing with one temp_id still collide. Rows without a temp_id never collide
- * (NULLs are distinct), as in the partial index before.
+ * is_read = 0 range, and the retry lookup seeks is_read = 0 and is_read = 1. It stays unique: two
+ * messages of one sender with one temp_id would differ in is_read at most, and a message is stored
+ * unread, so two requests racing with one temp_id still collide. Rows without a temp_id never
+ * collide (NULLs are distinct), as in the partial index before.
  */
 export function messagesBySenderMigration(dialect: Dialect) {
   const change = async (db: Kysely<any>) => {
