@@ -7,11 +7,10 @@ import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { openMarketplaceStore } from '../helpers/store.js';
 import { messagesBySenderMigration } from '../../src/store/migrations/006-messages-by-sender.js';
-import { importCatalog } from '../../src/domain/catalog.js';
-import { parseImportDocument } from '../../src/cli/import-document.js';
-import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
@@ -22,11 +21,7 @@ describe('chat indexes (migrations 006, 007)', () => {
 
   before(async () => {
     database = await freshDatabase();
-    store = openStore(database.url, OPTIONS);
-    await store.migrate();
-    const parsed = parseImportDocument(marketplace());
-    assert.ok(parsed.ok);
-    assert.ok((await importCatalog(store, parsed.catalog)).ok);
+    store = await openMarketplaceStore(database.url, OPTIONS);
     const now = Date.now();
     conId = (await store.repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.amina, now)).id;
   });

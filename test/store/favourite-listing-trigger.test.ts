@@ -9,11 +9,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { openMarketplaceStore } from '../helpers/store.js';
 import { favouriteListingTriggerMigration } from '../../src/store/migrations/005-favourite-listing-trigger.js';
-import { importCatalog } from '../../src/domain/catalog.js';
-import { parseImportDocument } from '../../src/cli/import-document.js';
-import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 1, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 const migration = favouriteListingTriggerMigration('sqlite');
@@ -24,11 +23,7 @@ describe('SQLite favourites: listing triggers (migration 005)', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'souk-fav-trigger-'));
-    store = openStore(`sqlite:${join(dir, 'souk.db')}`, OPTIONS);
-    await store.migrate();
-    const parsed = parseImportDocument(marketplace());
-    assert.ok(parsed.ok);
-    assert.ok((await importCatalog(store, parsed.catalog)).ok);
+    store = await openMarketplaceStore(`sqlite:${join(dir, 'souk.db')}`, OPTIONS);
   });
 
   after(async () => {

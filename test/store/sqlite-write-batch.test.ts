@@ -7,12 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openStore, type Store } from '../../src/store/index.js';
+import type { Store } from '../../src/store/index.js';
+import { openMarketplaceStore } from '../helpers/store.js';
 import { openSqlite } from '../../src/store/sqlite-driver.js';
-import { importCatalog } from '../../src/domain/catalog.js';
 import { toggleFavourite } from '../../src/domain/favourites.js';
-import { parseImportDocument } from '../../src/cli/import-document.js';
-import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 // The busy timeout is the statement timeout: short, for the test that holds the write lock.
 const OPTIONS = { poolSize: 1, statementTimeoutMs: 200, connectTimeoutMs: 2000 };
@@ -23,11 +22,7 @@ describe('SQLite write batch', () => {
 
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'souk-batch-'));
-    store = openStore(`sqlite:${path()}`, OPTIONS);
-    await store.migrate();
-    const parsed = parseImportDocument(marketplace());
-    assert.ok(parsed.ok);
-    assert.ok((await importCatalog(store, parsed.catalog)).ok);
+    store = await openMarketplaceStore(`sqlite:${path()}`, OPTIONS);
   });
 
   const path = () => join(dir, 'souk.db');
