@@ -113,9 +113,8 @@ export async function startConversation(
   const invalid = checkMessageInput(input, limits);
   if (invalid) return { ok: false, error: invalid };
 
+  // The caller as writer: one caller's starts run one at a time, so concurrent starts share one conversation.
   return uow.transaction(async (repos) => {
-    // One caller's starts run one at a time: concurrent starts share one conversation.
-    await repos.users.lock(caller.id);
     const listing = await repos.listings.findById(input.listingId);
     if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
@@ -133,5 +132,5 @@ export async function startConversation(
     const otherParty = conversation.senderId === caller.id ? conversation.recipientId : conversation.senderId;
     const unreadCount = opened.created ? 0 : await repos.conversations.unreadFrom(conversation.id, otherParty);
     return { ok: true, value: { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount } } as const;
-  });
+  }, caller.id);
 }

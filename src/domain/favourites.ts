@@ -9,13 +9,12 @@ export async function toggleFavourite(
   listingId: number,
   now: number = Date.now(),
 ): Promise<ToggleFavouriteResult> {
+  // The caller as writer: one user's toggles run one at a time, so none is lost and no id is listed twice.
   return uow.transaction(async (repos) => {
-    // One user's toggles run one at a time, so none is lost and no id is listed twice.
-    await repos.users.lock(userId);
     const status = await repos.listings.statusOf(listingId);
     if (status === undefined || status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     const removed = await repos.favourites.remove(userId, listingId);
     if (!removed) await repos.favourites.add(userId, listingId, now);
     return { ok: true, favouriteIds: await repos.favourites.listIds(userId) } as const;
-  });
+  }, userId);
 }

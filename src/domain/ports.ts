@@ -3,8 +3,6 @@ import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewM
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
-  /** Serialises concurrent writes by one user until the transaction ends. */
-  lock(id: number): Promise<void>;
 }
 
 export interface ListingRepository {
@@ -45,8 +43,12 @@ export interface Repositories {
 }
 
 export interface UnitOfWork {
-  /** Runs fn in one database transaction: all of its writes land, or none. */
-  transaction<T>(fn: (repos: Repositories) => Promise<T>): Promise<T>;
+  /**
+   * Runs fn in one database transaction: all of its writes land, or none. Given a `writer`, the
+   * transaction first takes that user's write lock, held until it ends: one user's transactions
+   * run one at a time.
+   */
+  transaction<T>(fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
 }
 
 /** Admin writes: the catalog import and listing removal. */

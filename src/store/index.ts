@@ -12,6 +12,7 @@ import { catalogRepository } from './repositories/catalog.js';
 import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
 import { kyselyRunner } from './prepared.js';
+import { postgresTransaction } from './postgres-transaction.js';
 import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
 import { WalFlusher } from './wal-flusher.js';
 import { CATALOG_VERSION, settingsRepository, type SettingsRepository } from './repositories/settings.js';
@@ -58,7 +59,7 @@ export function openStore(url: string, opts: DbOptions): Store {
   const afterCommit = walFlusher ? () => walFlusher.afterCommit() : undefined;
   const transaction: UnitOfWork['transaction'] = sqlite
     ? new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache), undefined, afterCommit).transaction
-    : (fn) => db.transaction().execute((trx) => fn(marketplaceRepositories(kyselyRunner(trx, dialect), listingCache)));
+    : postgresTransaction(db, (run) => marketplaceRepositories(run, listingCache));
   return {
     dialect,
     db,

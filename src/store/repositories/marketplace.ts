@@ -56,7 +56,6 @@ function insertedId(result: QueryResult<InsertResult | { id: number }>): number 
 
 const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
-  lockUser: prepare((db, id: number) => db.selectFrom('users').select('id').where('id', '=', id).forNoKeyUpdate()),
   listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
   listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
@@ -141,14 +140,6 @@ function users(run: QueryRunner): UserRepository {
     async findById(id) {
       const row = (await q.userById(run, id)).rows[0];
       return row && toUser(row);
-    },
-    async lock(id) {
-      // SQLite transactions already hold the database write lock (begin immediate).
-      // On PostgreSQL, FOR NO KEY UPDATE: it serialises the user's writes like FOR UPDATE, but does
-      // not block the KEY SHARE lock that a foreign-key check takes on the same row. With FOR
-      // UPDATE, user A starting a conversation with B while B starts one with A deadlocked (each
-      // held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
-      if (run.dialect === 'postgres') await q.lockUser(run, id);
     },
   };
 }

@@ -1,0 +1,42 @@
+/**
+ * PostgreSQL's unit of work. Every statement is a round trip to the server, and sending one cost
+ * Souk more CPU than anything else it does there (the socket write: 64 % of a toggle's profile,
+ * docs/benchmark.md). So BEGIN and the writer's lock travel as one message: one simple-protocol
+ * query holding both statements, a round trip less in every toggle and every start.
+ */
+import { sql, type Kysely } from 'kysely';
+import type { Repositories, UnitOfWork } from '../domain/ports.js';
+import { kyselyRunner, type QueryRunner } from './prepared.js';
+import type { Database } from './schema.js';
+
+/**
+ * The writer's lock is FOR NO KEY UPDATE on their row: it serialises the user's writes like FOR
+ * UPDATE, but does not block the KEY SHARE lock that a foreign-key check takes on the same row.
+ * With FOR UPDATE, user A starting a conversation with B while B starts one with A deadlocked
+ * (each held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
+ */
+export function beginStatement(writer: number | undefined): string {
+  if (writer === undefined) return 'begin';
+  // A literal, not a parameter: a query with parameters cannot hold two statements.
+  if (!Number.isSafeInteger(writer)) throw new TypeError(`a writer is a user id, not ${String(writer)}`);
+  return `begin; select id from users where id = ${writer} for no key update`;
+}
+
+export function postgresTransaction(db: Kysely<Database>, repositories: (run: QueryRunner) => Repositories): UnitOfWork['transaction'] {
+  return (fn, writer) =>
+    db.connection().execute(async (connection) => {
+      await sql.raw(beginStatement(writer)).execute(connection);
+      let result;
+      try {
+        result = await fn(repositories(kyselyRunner(connection, 'postgres')));
+      } catch (err) {
+        // The error that ended the work is the one to report, not a failed rollback's (a lost
+        // connection, which the pool then drops).
+        await sql.raw('rollback').execute(connection).catch(() => {});
+        throw err;
+      }
+      // A failed COMMIT ends the transaction on the server: nothing is left to roll back.
+      await sql.raw('commit').execute(connection);
+      return result;
+    });
+}
