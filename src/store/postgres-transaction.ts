@@ -25,18 +25,18 @@ export function beginStatement(writer: number | undefined): string {
 export function postgresTransaction(db: Kysely<Database>, repositories: (run: QueryRunner) => Repositories): UnitOfWork['transaction'] {
   return (fn, writer) =>
     db.connection().execute(async (connection) => {
-      await sql.raw(beginStatement(writer)).execute(connection);
-      let result;
       try {
-        result = await fn(repositories(kyselyRunner(connection, 'postgres')));
+        await sql.raw(beginStatement(writer)).execute(connection);
+        const result = await fn(repositories(kyselyRunner(connection, 'postgres')));
+        await sql.raw('commit').execute(connection);
+        return result;
       } catch (err) {
-        // The error that ended the work is the one to report, not a failed rollback's (a lost
+        // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
+        // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
+        // error to report is the one that ended the work, not a failed rollback's (a lost
         // connection, which the pool then drops).
         await sql.raw('rollback').execute(connection).catch(() => {});
         throw err;
       }
-      // A failed COMMIT ends the transaction on the server: nothing is left to roll back.
-      await sql.raw('commit').execute(connection);
-      return result;
     });
 }

@@ -62,7 +62,10 @@ export class SqliteWriteBatch<R> {
     private readonly afterCommit: () => void = () => {},
   ) {}
 
-  /** A writer (UnitOfWork) needs no lock of its own here: a batch's members run one after another under SQLite's write lock. */
+  /**
+   * A writer (UnitOfWork) needs no lock of its own here: a batch's members run one after another,
+   * under SQLite's write lock.
+   */
   transaction = <T>(work: (repos: R) => Promise<T>, _writer?: number): Promise<T> =>
     new Promise<T>((resolve, reject) => {
       this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });

@@ -87,4 +87,21 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     assert.deepEqual(await favourites(), [LISTINGS.bike], 'a failed transaction left its write');
     assert.equal(await lockFree(USERS.sara), true, 'the failed transaction kept its lock');
   });
+
+  it('fails when the lock cannot be had in time, and leaves no transaction open on the connection', async () => {
+    await other.query('begin');
+    try {
+      await other.query('select id from users where id = $1 for no key update', [USERS.sara]);
+      // The store's statement timeout (OPTIONS) ends the wait.
+      await assert.rejects(store.transaction(async () => 'never', USERS.sara), /statement timeout/i);
+    } finally {
+      await other.query('rollback');
+    }
+    // Every connection of the pool (OPTIONS.poolSize) works as before: none came back mid-transaction.
+    const runs = Array.from({ length: OPTIONS.poolSize * 2 }, (_, i) =>
+      store.transaction((repos) => repos.favourites.listIds(USERS.youssef), i % 2 === 0 ? USERS.youssef : undefined),
+    );
+    await Promise.all(runs);
+    await store.transaction(async () => assert.equal(await lockFree(USERS.sara), true));
+  });
 });
