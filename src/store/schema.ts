@@ -85,3 +85,56 @@ export interface Database {
 }
 
 export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * A table's columns, every one of them (the type check fails on a missing or unknown name).
+ * Queries on the request path name their columns instead of `select *`: on PostgreSQL they are
+ * prepared once per connection (postgres-runner.ts), and a prepared `select *` fails ("cached plan
+ * must not change result type") as soon as a migration adds a column, while its result stays the
+ * same with the columns named.
+ */
+function allColumns<T>() {
+  return <const C extends readonly (keyof T & string)[]>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : never)) =>
+    columns;
+}
+
+export const USER_COLUMNS = allColumns<UsersTable>()(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture', 'disabled']);
+export const LISTING_COLUMNS = allColumns<ListingsTable>()([
+  'id',
+  'owner_id',
+  'title',
+  'slug',
+  'status',
+  'price',
+  'images',
+  'category',
+  'location',
+  'version',
+  'updated_at',
+]);
+export const CONVERSATION_COLUMNS = allColumns<ConversationsTable>()([
+  'id',
+  'listing_id',
+  'sender_id',
+  'recipient_id',
+  'sender_delete',
+  'recipient_delete',
+  'sender_review',
+  'recipient_review',
+  'invert_review',
+  'last_message_id',
+  'created_at',
+  'updated_at',
+]);
+export const MESSAGE_COLUMNS = allColumns<MessagesTable>()([
+  'id',
+  'con_id',
+  'source_id',
+  'message',
+  'type',
+  'attachments',
+  'meta',
+  'is_read',
+  'temp_id',
+  'created_at',
+]);

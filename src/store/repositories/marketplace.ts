@@ -13,7 +13,7 @@ import type {
   UserRepository,
 } from '../../domain/ports.js';
 import type { ListingCache } from '../listing-cache.js';
-import type { MessagesTable } from '../schema.js';
+import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type MessagesTable } from '../schema.js';
 import { prepare, rawQuery, type QueryRunner } from '../prepared.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
 
@@ -55,8 +55,8 @@ function insertedId(result: QueryResult<InsertResult | { id: number }>): number 
 }
 
 const q = {
-  userById: prepare((db, id: number) => db.selectFrom('users').selectAll().where('id', '=', id)),
-  listingById: prepare((db, id: number) => db.selectFrom('listings').selectAll().where('id', '=', id)),
+  userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
+  listingById: prepare((db, id: number) => db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id)),
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
   listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
   // By its rowid SQLite reads a listing's whole row, a 4 KB page of image JSON that is rarely in its
@@ -83,7 +83,7 @@ const q = {
   openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
     db
       .selectFrom('conversations')
-      .selectAll()
+      .select(CONVERSATION_COLUMNS)
       .where('listing_id', '=', listingId)
       .where('sender_id', '=', senderId)
       .where('recipient_id', '=', recipientId)
@@ -101,7 +101,7 @@ const q = {
   recordLastMessage: prepare((db, conId: number, messageId: number, at: number) =>
     db.updateTable('conversations').set({ last_message_id: messageId, updated_at: at }).where('id', '=', conId),
   ),
-  conversationById: prepare((db, id: number) => db.selectFrom('conversations').selectAll().where('id', '=', id)),
+  conversationById: prepare((db, id: number) => db.selectFrom('conversations').select(CONVERSATION_COLUMNS).where('id', '=', id)),
   unreadFrom: prepare((db, conId: number, senderId: number) =>
     db
       .selectFrom('messages')
@@ -117,14 +117,14 @@ const q = {
     const withIsRead = (isRead: number) =>
       db
         .selectFrom('messages')
-        .selectAll()
+        .select(MESSAGE_COLUMNS)
         .where('con_id', '=', conId)
         .where('source_id', '=', sourceId)
         .where('is_read', '=', isRead)
         .where('temp_id', '=', tempId);
     return withIsRead(0).unionAll(withIsRead(1));
   }),
-  messageById: prepare((db, id: number) => db.selectFrom('messages').selectAll().where('id', '=', id)),
+  messageById: prepare((db, id: number) => db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id)),
   createMessage: prepare(
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
       messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }),
