@@ -41,7 +41,7 @@ export interface Config {
   corsOrigins: string[];
   /** How often a server re-reads settings changed by the CLI. */
   settingsRefreshMs: number;
-  db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number };
+  db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number; preparedStatements: boolean };
   /** HTTP server limits and timeouts (docs/hardening.md). */
   http: HttpLimits;
   /** Request rate limits per API key and per user (docs/hardening.md). */
@@ -215,6 +215,7 @@ export function loadConfig(env: Env = process.env): Config {
       poolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
       connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
+      preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
     },
     ...hardeningSettings(env),
   };
@@ -267,6 +268,7 @@ export function effectiveSettings(config: Config): Array<[name: string, value: s
     ['DB_POOL_SIZE', String(config.db.poolSize)],
     ['DB_STATEMENT_TIMEOUT_MS', String(config.db.statementTimeoutMs)],
     ['DB_CONNECT_TIMEOUT_MS', String(config.db.connectTimeoutMs)],
+    ['DB_PREPARED_STATEMENTS', String(config.db.preparedStatements)],
     ['API_PREFIX', config.apiPrefix],
     ['SITE_URL', config.siteUrl],
     ['SITE_TIMEZONE', config.siteTimezone],

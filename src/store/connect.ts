@@ -22,6 +22,8 @@ export interface DbOptions {
   poolSize: number;
   statementTimeoutMs: number;
   connectTimeoutMs: number;
+  /** PostgreSQL: send the request path's queries as named statements (postgres-runner.ts); default true. */
+  preparedStatements?: boolean;
 }
 
 /** Connection pool occupancy, for metrics. */
@@ -36,6 +38,8 @@ export interface Connection {
   dialect: Dialect;
   /** PostgreSQL's pool occupancy; undefined on SQLite, which has one connection and no pool. */
   poolStats: () => PoolStats | undefined;
+  /** PostgreSQL's pool, under Kysely's; for the request path's queries (postgres-runner.ts). */
+  pgPool?: Pool;
   /** SQLite's one connection, under Kysely's; for the write batch (sqlite-write-batch.ts). */
   sqlite?: SqliteConnection;
   /** SQLite's WAL file, for the WAL flusher (wal-flusher.ts); undefined for an in-memory database. */
@@ -135,5 +139,6 @@ export function connect(url: string, opts: DbOptions): Connection {
     db: new Kysely<Database>({ dialect: new PostgresDialect({ pool }) }),
     dialect: 'postgres',
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    pgPool: pool,
   };
 }

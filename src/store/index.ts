@@ -12,6 +12,7 @@ import { catalogRepository } from './repositories/catalog.js';
 import { ListingCache } from './listing-cache.js';
 import { marketplaceRepositories } from './repositories/marketplace.js';
 import { kyselyRunner } from './prepared.js';
+import { postgresRunner } from './postgres-runner.js';
 import { postgresTransaction } from './postgres-transaction.js';
 import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
 import { WalFlusher } from './wal-flusher.js';
@@ -41,7 +42,7 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork {
 }
 
 export function openStore(url: string, opts: DbOptions): Store {
-  const { db, dialect, poolStats, sqlite, sqliteWal } = connect(url, opts);
+  const { db, dialect, poolStats, pgPool, sqlite, sqliteWal } = connect(url, opts);
   async function readiness() {
     try {
       await sql`select 1`.execute(db);
@@ -57,13 +58,16 @@ export function openStore(url: string, opts: DbOptions): Store {
   const listingCache = new ListingCache();
   const walFlusher = sqliteWal ? new WalFlusher(sqliteWal) : undefined;
   const afterCommit = walFlusher ? () => walFlusher.afterCommit() : undefined;
-  const transaction: UnitOfWork['transaction'] = sqlite
-    ? new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache), undefined, afterCommit).transaction
-    : postgresTransaction(db, (run) => marketplaceRepositories(run, listingCache));
+  const named = opts.preparedStatements ?? true;
+  const transaction = ((): UnitOfWork['transaction'] => {
+    if (pgPool) return postgresTransaction(db, pgPool, named, (run) => marketplaceRepositories(run, listingCache));
+    if (sqlite) return new SqliteWriteBatch(db, sqlite, marketplaceRepositories(sqliteRunner(db, sqlite), listingCache), undefined, afterCommit).transaction;
+    throw new Error('the database connection has neither a PostgreSQL pool nor an SQLite connection');
+  })();
   return {
     dialect,
     db,
-    repos: marketplaceRepositories(kyselyRunner(db, dialect), listingCache),
+    repos: marketplaceRepositories(pgPool ? postgresRunner(db, pgPool, named) : kyselyRunner(db, dialect), listingCache),
     settings: settingsRepository(db),
     transaction,
     catalogTransaction: (fn) =>

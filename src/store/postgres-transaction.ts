@@ -4,9 +4,11 @@
  * docs/benchmark.md). So BEGIN and the writer's lock travel as one message: one simple-protocol
  * query holding both statements, a round trip less in every toggle and every start.
  */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import type { Pool } from 'pg';
 import type { Repositories, UnitOfWork } from '../domain/ports.js';
-import { kyselyRunner, type QueryRunner } from './prepared.js';
+import { postgresRunner } from './postgres-runner.js';
+import type { QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
 /**
@@ -22,21 +24,33 @@ export function beginStatement(writer: number | undefined): string {
   return `begin; select id from users where id = ${writer} for no key update`;
 }
 
-export function postgresTransaction(db: Kysely<Database>, repositories: (run: QueryRunner) => Repositories): UnitOfWork['transaction'] {
-  return (fn, writer) =>
-    db.connection().execute(async (connection) => {
-      try {
-        await sql.raw(beginStatement(writer)).execute(connection);
-        const result = await fn(repositories(kyselyRunner(connection, 'postgres')));
-        await sql.raw('commit').execute(connection);
-        return result;
-      } catch (err) {
-        // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
-        // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
-        // error to report is the one that ended the work, not a failed rollback's (a lost
-        // connection, which the pool then drops).
-        await sql.raw('rollback').execute(connection).catch(() => {});
-        throw err;
-      }
-    });
+/**
+ * Each transaction runs on a client of its own from the pool, its statements through pg
+ * (postgres-runner.ts). A client whose ROLLBACK failed is dropped by the pool, not handed on.
+ */
+export function postgresTransaction(
+  db: Kysely<Database>,
+  pool: Pool,
+  named: boolean,
+  repositories: (run: QueryRunner) => Repositories,
+): UnitOfWork['transaction'] {
+  return async (fn, writer) => {
+    const client = await pool.connect();
+    let broken: Error | undefined;
+    try {
+      await client.query(beginStatement(writer));
+      const result = await fn(repositories(postgresRunner(db, client, named)));
+      await client.query('commit');
+      return result;
+    } catch (err) {
+      // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
+      // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
+      // error to report is the one that ended the work, not a failed rollback's (a lost
+      // connection, whose client the pool then drops).
+      await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+      throw err;
+    } finally {
+      client.release(broken);
+    }
+  };
 }

@@ -13,7 +13,8 @@ export interface QueryRunner {
   /** Compiles the query templates; any Kysely instance of the dialect will do. */
   readonly db: Db;
   readonly dialect: Dialect;
-  execute<O>(query: CompiledQuery<O>): Promise<QueryResult<O>>;
+  /** `name` is the prepared query's own, the same on every call: a runner may keep the statement under it. */
+  execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>>;
 }
 
 export function kyselyRunner(db: Db, dialect: Dialect): QueryRunner {
@@ -31,8 +32,11 @@ class Slot {
   constructor(readonly index: number) {}
 }
 
+let prepared = 0;
+
 export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => Compilable<O>) {
   const templates = new Map<Dialect, Template>();
+  const name = `souk_${++prepared}`;
 
   function template(db: Db, dialect: Dialect, arity: number): Template {
     let t = templates.get(dialect);
@@ -50,7 +54,7 @@ export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => C
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
     // A literal of one fixed shape, not a spread: this runs for every statement of every request.
     const query: CompiledQuery = { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters };
-    return runner.execute<O>(query as CompiledQuery<O>);
+    return runner.execute<O>(query as CompiledQuery<O>, name);
   };
 }
 
