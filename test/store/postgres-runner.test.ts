@@ -76,6 +76,25 @@ describe('PostgreSQL named statements', { skip: TEST_POSTGRES_URL ? false : 'Pos
     }
   });
 
+  it('drops a connection that died inside a transaction: the next transaction gets a new one', async () => {
+    const store = await openMarketplaceStore(database.url, ONE_CONNECTION);
+    try {
+      const backend = async () => (await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(store.db)).rows[0]!.pid;
+      const first = await backend();
+      await assert.rejects(
+        store.transaction(async (repos) => {
+          await admin.query('select pg_terminate_backend($1)', [first]);
+          return repos.users.findById(USERS.amina);
+        }, USERS.amina),
+      );
+      const { user } = await readThroughRequestPath(store);
+      assert.equal(user?.id, USERS.amina);
+      assert.notEqual(await backend(), first);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('prepares nothing with preparedStatements off (DB_PREPARED_STATEMENTS=false)', async () => {
     const store = await openMarketplaceStore(database.url, { ...ONE_CONNECTION, preparedStatements: false });
     try {
