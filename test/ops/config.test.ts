@@ -26,6 +26,13 @@ describe('configuration', () => {
     }
   });
 
+  it('DB_PREPARED_STATEMENTS is on unless set false, and takes only true or false', () => {
+    assert.equal(loadConfig({}).db.preparedStatements, true);
+    assert.equal(loadConfig({ DB_PREPARED_STATEMENTS: 'false' }).db.preparedStatements, false);
+    assert.equal(loadConfig({ DB_PREPARED_STATEMENTS: '0' }).db.preparedStatements, false);
+    assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'off' }), ConfigError);
+  });
+
   it('every setting is documented in the README table', () => {
     const doc = readFileSync(new URL('README.md', ROOT), 'utf8');
     const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] as string);
