@@ -4,9 +4,10 @@
  * Kysely sends every query unnamed: PostgreSQL then parses and plans it again on every call. A
  * named statement is parsed once per connection and only bound and executed after that; measured
  * on this machine, a primary-key lookup took 131 instead of 195 us per round trip
- * (docs/benchmark.md, seventh pass). Behind a pooler that hands a transaction's statements to
- * different server connections (PgBouncer in transaction mode before 1.21), a statement prepared
- * on one is missing on the next: DB_PREPARED_STATEMENTS=false sends them unnamed, as before.
+ * (docs/benchmark.md, seventh pass). Behind a pooler that hands one client's transactions to
+ * different server connections (PgBouncer in transaction mode, unless 1.21+ tracks the statements),
+ * a statement prepared on one is missing on the next: DB_PREPARED_STATEMENTS=false sends them
+ * unnamed, as before.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { QueryResult as PgResult } from 'pg';
