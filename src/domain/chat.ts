@@ -90,7 +90,7 @@ async function appendMessage(
     const stored = await repos.messages.findByTempId(conversation.id, callerId, input.tempId);
     if (stored) return { message: stored, conversation, isRetry: true };
   }
-  const message = await repos.messages.create({
+  const message = await repos.messages.append({
     conId: conversation.id,
     sourceId: callerId,
     text: input.text,
@@ -99,7 +99,6 @@ async function appendMessage(
     tempId: input.tempId,
     createdAt: now,
   });
-  await repos.conversations.recordLastMessage(conversation.id, message.id, now);
   return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, isRetry: false };
 }
 

@@ -22,7 +22,6 @@ export interface FavouriteRepository {
 export interface ConversationRepository {
   findOpen(listingId: number, senderId: number, recipientId: number): Promise<Conversation | undefined>;
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
-  recordLastMessage(conId: number, messageId: number, at: number): Promise<void>;
   findById(conId: number): Promise<Conversation | undefined>;
   /** Messages in the conversation sent by senderId that are still unread. */
   unreadFrom(conId: number, senderId: number): Promise<number>;
@@ -31,7 +30,8 @@ export interface ConversationRepository {
 export interface MessageRepository {
   findByTempId(conId: number, sourceId: number, tempId: string): Promise<Message | undefined>;
   findById(id: number): Promise<Message | undefined>;
-  create(message: NewMessage): Promise<Message>;
+  /** Stores a message as its conversation's newest: the conversation's last message and update time become the message's. */
+  append(message: NewMessage): Promise<Message>;
 }
 
 export interface Repositories {

@@ -2,7 +2,7 @@
  * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
  * The queries on the request path are prepared once (see ../prepared.ts).
  */
-import { sql, type InsertResult, type QueryResult, type Selectable } from 'kysely';
+import { sql, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
 import type { NewMessage } from '../../domain/model.js';
 import type {
   ConversationRepository,
@@ -13,7 +13,7 @@ import type {
   UserRepository,
 } from '../../domain/ports.js';
 import type { ListingCache } from '../listing-cache.js';
-import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type MessagesTable } from '../schema.js';
+import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from '../schema.js';
 import { prepare, rawQuery, type QueryRunner } from '../prepared.js';
 import { toConversation, toListing, toMessage, toUser } from './rows.js';
 
@@ -42,15 +42,15 @@ function conversationInsert(db: Db, listingId: number, senderId: number, recipie
 
 type NewMessageRow = Omit<Selectable<MessagesTable>, 'id' | 'meta' | 'is_read'>;
 
-function messageInsert(db: Db, row: NewMessageRow) {
+function messageInsert(db: QueryCreator<Database>, row: NewMessageRow) {
   return db.insertInto('messages').values({ ...row, meta: null, is_read: 0 });
 }
 
 /** The id of the row an insert made: RETURNING's on PostgreSQL, the last rowid on SQLite. */
-function insertedId(result: QueryResult<InsertResult | { id: number }>): number {
+function insertedId(result: QueryResult<InsertResult | { id: number | null }>): number {
   const row = result.rows[0];
   const id = row && 'id' in row ? row.id : result.insertId;
-  if (id === undefined) throw new Error('the insert reported no id');
+  if (id === undefined || id === null) throw new Error('the insert reported no id');
   return Number(id);
 }
 
@@ -129,9 +129,18 @@ const q = {
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
       messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }),
   ),
-  createMessageReturningId: prepare(
+  // PostgreSQL: the message and its conversation's last-message mark in one statement, a round
+  // trip less per start. The update reads the new id from the insert's RETURNING.
+  appendMessage: prepare(
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
-      messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }).returning('id'),
+      db
+        .with('appended', (cte) =>
+          messageInsert(cte, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }).returning('id'),
+        )
+        .updateTable('conversations')
+        .set((eb) => ({ last_message_id: eb.selectFrom('appended').select('appended.id'), updated_at: at }))
+        .where('id', '=', conId)
+        .returning((eb) => eb.selectFrom('appended').select('appended.id').as('id')),
   ),
 };
 
@@ -194,9 +203,6 @@ function conversations(run: QueryRunner): ConversationRepository {
       const id = insertedId(await insert(run, listingId, senderId, recipientId, at));
       return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
     },
-    async recordLastMessage(conId, messageId, at) {
-      await q.recordLastMessage(run, conId, messageId, at);
-    },
     async findById(conId) {
       const row = (await q.conversationById(run, conId)).rows[0];
       return row && toConversation(row);
@@ -217,12 +223,19 @@ function messages(run: QueryRunner): MessageRepository {
       const row = (await q.messageById(run, id)).rows[0];
       return row && toMessage(row);
     },
-    async create(m: NewMessage) {
+    async append(m: NewMessage) {
       const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
-      const insert = run.dialect === 'sqlite' ? q.createMessage : q.createMessageReturningId;
-      const result = await insert(run, m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt);
+      const args = [m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt] as const;
+      let id: number;
+      if (run.dialect === 'sqlite') {
+        // Two statements, but no round trips: SQLite runs in this process.
+        id = insertedId(await q.createMessage(run, ...args));
+        await q.recordLastMessage(run, m.conId, id, m.createdAt);
+      } else {
+        id = insertedId(await q.appendMessage(run, ...args));
+      }
       const row = { con_id: m.conId, source_id: m.sourceId, message: m.text, type: m.type, attachments, temp_id: m.tempId, created_at: m.createdAt };
-      return toMessage({ id: insertedId(result), ...row, meta: null, is_read: 0 });
+      return toMessage({ id, ...row, meta: null, is_read: 0 });
     },
   };
 }
