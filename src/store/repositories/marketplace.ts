@@ -1,5 +1,6 @@
 /**
- * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept.
+ * Kysely repositories for the use cases' ports. Only SQL both SQLite and PostgreSQL accept,
+ * except the few statements marked as PostgreSQL's, each a round trip fewer there.
  * The queries on the request path are prepared once (see ../prepared.ts).
  */
 import { sql, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
