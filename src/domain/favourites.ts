@@ -13,8 +13,6 @@ export async function toggleFavourite(
   return uow.transaction(async (repos) => {
     const status = await repos.listings.statusOf(listingId);
     if (status === undefined || status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
-    const removed = await repos.favourites.remove(userId, listingId);
-    if (!removed) await repos.favourites.add(userId, listingId, now);
-    return { ok: true, favouriteIds: await repos.favourites.listIds(userId) } as const;
+    return { ok: true, favouriteIds: await repos.favourites.toggle(userId, listingId, now) } as const;
   }, userId);
 }

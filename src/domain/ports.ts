@@ -12,9 +12,11 @@ export interface ListingRepository {
 }
 
 export interface FavouriteRepository {
-  /** Removes the listing from the user's favourites; true when it was there. */
-  remove(userId: number, listingId: number): Promise<boolean>;
-  add(userId: number, listingId: number, at: number): Promise<void>;
+  /**
+   * Removes the listing from the user's favourites when it is there, else adds it (at `at`).
+   * Returns the user's favourite listing ids after, oldest addition first.
+   */
+  toggle(userId: number, listingId: number, at: number): Promise<number[]>;
   /** The user's favourite listing ids, oldest addition first. */
   listIds(userId: number): Promise<number[]>;
 }

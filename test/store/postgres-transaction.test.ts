@@ -75,11 +75,11 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
 
   it('commits the work, or rolls all of it back when it fails', async () => {
     const favourites = () => store.repos.favourites.listIds(USERS.sara);
-    await store.transaction((repos) => repos.favourites.add(USERS.sara, LISTINGS.bike, 1), USERS.sara);
+    await store.transaction((repos) => repos.favourites.toggle(USERS.sara, LISTINGS.bike, 1), USERS.sara);
     assert.deepEqual(await favourites(), [LISTINGS.bike]);
     await assert.rejects(
       store.transaction(async (repos) => {
-        await repos.favourites.remove(USERS.sara, LISTINGS.bike);
+        await repos.favourites.toggle(USERS.sara, LISTINGS.bike, 2);
         throw new Error('the work failed');
       }, USERS.sara),
       /the work failed/,

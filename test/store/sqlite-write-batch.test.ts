@@ -58,7 +58,7 @@ describe('SQLite write batch', () => {
     const outcomes = await Promise.allSettled([
       toggleFavourite(store, USERS.amina, LISTINGS.table),
       store.transaction(async (repos) => {
-        await repos.favourites.add(USERS.youssef, LISTINGS.table, Date.now());
+        await repos.favourites.toggle(USERS.youssef, LISTINGS.table, Date.now());
         throw failure;
       }),
       toggleFavourite(store, USERS.youssef, LISTINGS.bike),
@@ -74,7 +74,7 @@ describe('SQLite write batch', () => {
 
   it('a member that breaks a constraint gets the database error; its batch mates still commit', async () => {
     const outcomes = await Promise.allSettled([
-      store.transaction((repos) => repos.favourites.add(USERS.sara, 999_999, Date.now())),
+      store.transaction((repos) => repos.favourites.toggle(USERS.sara, 999_999, Date.now())),
       toggleFavourite(store, USERS.sara, LISTINGS.table),
     ]);
     assert.equal(outcomes[0].status, 'rejected');

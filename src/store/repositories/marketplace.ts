@@ -81,6 +81,42 @@ const q = {
   favouriteIds: prepare((db, userId: number) =>
     db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
   ),
+  // PostgreSQL: the whole toggle in one statement, two round trips less per add and one per remove.
+  // Every part of a statement reads the rows as they were before it: the list is the rows read
+  // less the one removed, plus the one added (the newest, so last in id order).
+  toggleFavourite: prepare((db, userId: number, listingId: number, at: number) =>
+    db
+      .with('removed', (qc) =>
+        qc.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId).returning('id'),
+      )
+      .with('added', (qc) =>
+        qc
+          .insertInto('favourites')
+          .columns(['user_id', 'listing_id', 'added_at'])
+          .expression(
+            qc
+              .selectNoFrom([
+                sql<number>`cast(${userId} as bigint)`.as('user_id'),
+                sql<number>`cast(${listingId} as bigint)`.as('listing_id'),
+                sql<number>`cast(${at} as bigint)`.as('added_at'),
+              ])
+              .where((w) => w.not(w.exists(w.selectFrom('removed').select('removed.id')))),
+          )
+          .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing())
+          .returning(['id', 'listing_id']),
+      )
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('favourites')
+          .select(['favourites.id', 'favourites.listing_id'])
+          .where('favourites.user_id', '=', userId)
+          .where('favourites.id', 'not in', eb.selectFrom('removed').select('removed.id'))
+          .unionAll(eb.selectFrom('added').select(['added.id', 'added.listing_id']))
+          .as('after'),
+      )
+      .select('after.listing_id')
+      .orderBy('after.id'),
+  ),
   openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
     db
       .selectFrom('conversations')
@@ -179,17 +215,18 @@ function listings(run: QueryRunner, cache: ListingCache): ListingRepository {
 }
 
 function favourites(run: QueryRunner): FavouriteRepository {
+  async function listIds(userId: number) {
+    return (await q.favouriteIds(run, userId)).rows.map((r) => r.listing_id);
+  }
   return {
-    async remove(userId, listingId) {
-      const result = await q.removeFavourite(run, userId, listingId);
-      return Number(result.numAffectedRows ?? 0) > 0;
+    async toggle(userId, listingId, at) {
+      if (run.dialect !== 'sqlite') return (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id);
+      // Three statements, but no round trips: SQLite runs in this process.
+      const removed = Number((await q.removeFavourite(run, userId, listingId)).numAffectedRows ?? 0) > 0;
+      if (!removed) await q.addFavourite(run, userId, listingId, at);
+      return listIds(userId);
     },
-    async add(userId, listingId, at) {
-      await q.addFavourite(run, userId, listingId, at);
-    },
-    async listIds(userId) {
-      return (await q.favouriteIds(run, userId)).rows.map((r) => r.listing_id);
-    },
+    listIds,
   };
 }
 
