@@ -41,7 +41,14 @@ export interface Config {
   corsOrigins: string[];
   /** How often a server re-reads settings changed by the CLI. */
   settingsRefreshMs: number;
-  db: { poolSize: number; statementTimeoutMs: number; connectTimeoutMs: number; preparedStatements: boolean };
+  db: {
+    poolSize: number;
+    statementTimeoutMs: number;
+    connectTimeoutMs: number;
+    preparedStatements: boolean;
+    /** SQLite's page cache in MB. */
+    cacheMb: number;
+  };
   /** HTTP server limits and timeouts (docs/hardening.md). */
   http: HttpLimits;
   /** Request rate limits per API key and per user (docs/hardening.md). */
@@ -216,6 +223,7 @@ export function loadConfig(env: Env = process.env): Config {
       statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
       connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
       preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
+      cacheMb: integer(env, 'DB_CACHE_MB', 16, 1, 65_536),
     },
     ...hardeningSettings(env),
   };
@@ -269,6 +277,7 @@ export function effectiveSettings(config: Config): Array<[name: string, value: s
     ['DB_STATEMENT_TIMEOUT_MS', String(config.db.statementTimeoutMs)],
     ['DB_CONNECT_TIMEOUT_MS', String(config.db.connectTimeoutMs)],
     ['DB_PREPARED_STATEMENTS', String(config.db.preparedStatements)],
+    ['DB_CACHE_MB', String(config.db.cacheMb)],
     ['API_PREFIX', config.apiPrefix],
     ['SITE_URL', config.siteUrl],
     ['SITE_TIMEZONE', config.siteTimezone],

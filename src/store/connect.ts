@@ -24,6 +24,8 @@ export interface DbOptions {
   connectTimeoutMs: number;
   /** PostgreSQL: send the request path's queries as named statements (postgres-runner.ts); default true. */
   preparedStatements?: boolean;
+  /** SQLite: the page cache in MB; default 16. */
+  cacheMb?: number;
 }
 
 /** Connection pool occupancy, for metrics. */
@@ -77,13 +79,15 @@ function openSqliteFile(url: string, opts: DbOptions): SqliteConnection {
   // process loses nothing answered; only a power cut may roll back the last commits.
   // Checkpoints every ~64 MB of WAL instead of ~4 MB: a page written many times is copied back
   // once per checkpoint, so fewer, larger checkpoints do far less work per write.
+  // The page cache fills up to its size with whatever was read, so it counts in full towards the
+  // process's memory; 16 MB keeps the bench's peak under 200 MB (docs/benchmark.md, eighth pass).
   database.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
     PRAGMA foreign_keys = ON;
     PRAGMA wal_autocheckpoint = 16000;
     PRAGMA journal_size_limit = 67108864;
-    PRAGMA cache_size = -16000;
+    PRAGMA cache_size = ${-(opts.cacheMb ?? 16) * 1024};
   `);
   return database;
 }

@@ -33,6 +33,12 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'off' }), ConfigError);
   });
 
+  it('DB_CACHE_MB is 16 unless set to a whole number of MB', () => {
+    assert.equal(loadConfig({}).db.cacheMb, 16);
+    assert.equal(loadConfig({ DB_CACHE_MB: '64' }).db.cacheMb, 64);
+    for (const bad of ['0', '-1', '1.5', '16MB', 'auto', '65537']) assert.throws(() => loadConfig({ DB_CACHE_MB: bad }), ConfigError, bad);
+  });
+
   it('every setting is documented in the README table', () => {
     const doc = readFileSync(new URL('README.md', ROOT), 'utf8');
     const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] as string);
