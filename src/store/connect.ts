@@ -80,7 +80,8 @@ function openSqliteFile(url: string, opts: DbOptions): SqliteConnection {
   // Checkpoints every ~64 MB of WAL instead of ~4 MB: a page written many times is copied back
   // once per checkpoint, so fewer, larger checkpoints do far less work per write.
   // The page cache fills up to its size with whatever was read, so it counts in full towards the
-  // process's memory; 16 MB keeps the bench's peak under 200 MB (docs/benchmark.md, eighth pass).
+  // process's memory. More than 16 MB read less at 10x the bench's data, but gained no throughput
+  // this host could measure (docs/benchmark.md, eighth pass).
   database.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
