@@ -302,6 +302,18 @@ const jsonText = fc.oneof(
 );
 
 /** encodeURIComponent, with lone surrogates sent as the (invalid) UTF-8 bytes a careless client would send. */
+/**
+ * A generated value as a form field's text, as String() gives it; an object String() cannot
+ * convert (fc.jsonValue makes some without a prototype) as its JSON text.
+ */
+function formValue(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return JSON.stringify(value);
+  }
+}
+
 function formEncode(value: string): string {
   try {
     return encodeURIComponent(value);
@@ -313,7 +325,7 @@ function formEncode(value: string): string {
 const formText = fc.oneof(
   fc.array(fc.tuple(fc.oneof(fc.constantFrom('listing_id', 'text', 'temp_id', 'files', 'files[0][url]', 'con_id', 'listing_id[]'), fc.string({ maxLength: 10 })), anyText), { maxLength: 6 })
     .map((pairs) => pairs.map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`).join('&')),
-  fc.tuple(listingIdValue, anyText).map(([id, text]) => `listing_id=${formEncode(String(id))}&text=${formEncode(text)}`),
+  fc.tuple(listingIdValue, anyText).map(([id, text]) => `listing_id=${formEncode(formValue(id))}&text=${formEncode(text)}`),
   fc.string({ maxLength: 60 }),
   fc.constantFrom('listing_id=101&listing_id=102', 'listing_id=%', 'listing_id=%zz', 'listing_id=101&text=%E0%A4%A', '=&&=', 'listing_id=101;text=x', '%00=%00'),
 );
