@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 /**
  * `npm test`: the whole suite on SQLite, then again on PostgreSQL (each test in a fresh schema).
+ * Files run side by side (each has its own database, schema, ports and Redis prefix), except the
+ * few that measure the process under stress or kill it: those run alone afterwards, so that a
+ * neighbour's load cannot turn their timeouts into failures. TEST_CONCURRENCY overrides the width.
  * PostgreSQL is TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`).
  * Without a reachable PostgreSQL the second pass is skipped with a warning, except under CI
  * (CI=true), where it is an error.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { availableParallelism } from 'node:os';
+import { join, sep } from 'node:path';
 import pg from 'pg';
 
 const args = process.argv.slice(2);
@@ -22,14 +26,27 @@ function testFiles(dir) {
   });
 }
 
-function runSuite(label, env) {
-  const files = only.length ? only : testFiles('test').sort();
-  console.log(`\n=== ${label}: ${files.length} test files, Node.js ${process.version} ===`);
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', ...files], {
+/** Files that kill, starve or time the server, or churn the shared database: run one at a time, after the others. */
+const ALONE = [`${sep}faults${sep}`, `${sep}browser${sep}`, 'multi-instance.test.ts', 'postgres-outage.test.ts', 'migrate-race.test.ts'];
+const isAlone = (file) => ALONE.some((part) => file.includes(part));
+const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
+
+function runFiles(files, concurrency, env) {
+  if (files.length === 0) return 0;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
     stdio: 'inherit',
     env: { ...process.env, ...env },
   });
   return result.status ?? 1;
+}
+
+function runSuite(label, env) {
+  const files = only.length ? only : testFiles('test').sort();
+  const together = files.filter((f) => !isAlone(f));
+  const alone = files.filter(isAlone);
+  console.log(`\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`);
+  const first = runFiles(together, width, env);
+  return runFiles(alone, 1, env) || first;
 }
 
 async function reachable(url) {

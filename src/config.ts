@@ -1,7 +1,12 @@
 /**
- * Every setting Souk reads from the environment, validated in one place.
+ * Every setting Souk reads from the environment, declared once: its name, default, parser, meaning
+ * and whether it is secret. The typed `Config`, the validation messages, `souk config` and the
+ * README's settings table all come from the declarations below.
  * A bad value stops start-up with a ConfigError whose message names the setting.
  */
+import { isIP } from 'node:net';
+
+import { readFileSync } from 'node:fs';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -9,120 +14,148 @@ export class ConfigError extends Error {
 
 export type CurrencyPosition = 'left' | 'right' | 'left_space' | 'right_space';
 
-export interface PriceFormat {
-  currencySymbol: string;
-  position: CurrencyPosition;
-  decimals: number;
-  thousandsSeparator: string;
-  decimalSeparator: string;
-}
-
-export interface Config {
-  port: number;
-  host: string;
-  databaseUrl: string;
-  apiPrefix: string;
-  siteUrl: string;
-  siteTimezone: string;
-  listingUrlTemplate: string;
-  /** Overrides of the secrets stored in the database settings (D9). */
-  apiKey: string | undefined;
-  jwtSecret: string | undefined;
-  bodyLimit: number;
-  textMaxLength: number;
-  maxFiles: number;
-  price: PriceFormat;
-  logLevel: string;
-  /** Human-readable, coloured log lines (development) instead of JSON lines. */
-  logPretty: boolean;
-  /** When set, GET /metrics requires `Authorization: Bearer <metricsToken>`. */
-  metricsToken: string | undefined;
-  /** Browser origins allowed to call the service (CORS); empty means CORS is off. */
-  corsOrigins: string[];
-  /** How often a server re-reads settings changed by the CLI. */
-  settingsRefreshMs: number;
-  db: {
-    poolSize: number;
-    statementTimeoutMs: number;
-    connectTimeoutMs: number;
-    preparedStatements: boolean;
-    /** SQLite's page cache in MB. */
-    cacheMb: number;
-  };
-  /** HTTP server limits and timeouts (docs/hardening.md). */
-  http: HttpLimits;
-  /** Request rate limits per API key and per user (docs/hardening.md). */
-  rateLimit: RateLimitConfig;
-  /** How long a SIGTERM/SIGINT shutdown waits for in-flight requests before cutting them. */
-  shutdownTimeoutMs: number;
-}
-
-export interface HttpLimits {
-  /** Largest request head (request line and headers) in bytes; larger ones get 431. */
-  maxHeaderSize: number;
-  /** A client must have sent the whole request head within this time (408 otherwise). */
-  headersTimeoutMs: number;
-  /** A client must have sent the whole request, body included, within this time (408 otherwise). */
-  requestTimeoutMs: number;
-  /** An idle keep-alive connection is closed after this time. */
-  keepAliveTimeoutMs: number;
-}
-
-export interface RateLimitConfig {
-  /** Requests per window for one API key; 0 = no limit. */
-  perKey: number;
-  /** Requests per window for one user; 0 = no limit. */
-  perUser: number;
-  windowMs: number;
-  /** When set, the counters live in Redis and all instances share them. */
-  redisUrl: string | undefined;
-  redisPrefix: string;
-}
-
 type Env = Record<string, string | undefined>;
 
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-const POSITIONS: CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
-
-function text(env: Env, name: string, fallback: string): string {
-  const value = env[name];
-  return value === undefined || value === '' ? fallback : value;
+/** One environment setting. */
+export interface Setting<T> {
+  readonly name: string;
+  /** The README's default column (Markdown). */
+  readonly shownDefault: string;
+  /** The README's meaning column (Markdown). */
+  readonly meaning: string;
+  /** A secret is never printed; a URL is printed with its passwords masked. */
+  readonly kind: 'plain' | 'secret' | 'url';
+  parse(env: Env): T;
+  /** How `souk config` prints the value: secrets and URL passwords never appear. */
+  print(value: T): string;
 }
 
-function optionalSecret(env: Env, name: string): string | undefined {
-  const value = env[name];
-  if (value === undefined || value === '') return undefined;
-  if (value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
+interface Spec<T> {
+  meaning: string;
+  kind?: Setting<T>['kind'];
+  /** The README's default column when it is not the default value itself. */
+  shownDefault?: string;
+  print?: (value: T) => string;
+}
+
+/** Unset and empty are alike, except for settings whose empty value is a choice of its own. */
+const given = (env: Env, name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
+
+function setting<T>(name: string, fallback: string | undefined, parse: (raw: string | undefined, env: Env) => T, spec: Spec<T>): Setting<T> {
+  return {
+    name,
+    shownDefault: spec.shownDefault ?? `\`${fallback}\``,
+    meaning: spec.meaning,
+    kind: spec.kind ?? 'plain',
+    parse: (env) => parse(env[name], env),
+    print: spec.print ?? String,
+  };
+}
+
+function integer(name: string, fallback: number, min: number, max: number, spec: Spec<number>): Setting<number> {
+  return setting(name, String(fallback), (raw, env) => {
+    const value = given(env, name);
+    if (value === undefined) return fallback;
+    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+    }
+    return Number(value);
+  }, spec);
+}
+
+function text(name: string, fallback: string, spec: Spec<string> & { check?: (value: string) => string | undefined }): Setting<string> {
+  return setting(name, fallback, (_raw, env) => {
+    const value = given(env, name) ?? fallback;
+    const problem = spec.check?.(value);
+    if (problem !== undefined) throw new ConfigError(`${name} ${problem}`);
+    return value;
+  }, spec);
+}
+
+function oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[], spec: Spec<T>): Setting<T> {
+  return setting(name, fallback, (_raw, env) => {
+    const value = given(env, name) ?? fallback;
+    if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+    return value as T;
+  }, spec);
+}
+
+function flag(name: string, fallback: boolean, spec: Spec<boolean>): Setting<boolean> {
+  return setting(name, String(fallback), (raw, env) => {
+    const value = (given(env, name) ?? String(fallback)).toLowerCase();
+    if (value === 'true' || value === '1') return true;
+    if (value === 'false' || value === '0') return false;
+    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  }, spec);
+}
+
+/**
+ * The content of NAME_FILE, the way container secrets arrive: one trailing newline is not part
+ * of the secret. Errors name the setting and the path, never the content.
+ */
+function secretFromFile(name: string, path: string): string {
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`${name}_FILE names a file that cannot be read: ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const value = content.replace(/\r?\n$/, '');
+  if (value === '') throw new ConfigError(`${name}_FILE names an empty file: ${path}`);
   return value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw.trim()) || Number(raw) < min || Number(raw) > max) {
-    throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return Number(raw);
+/**
+ * A secret of at least 16 characters, or unset; printed as **** whatever it is. It is given
+ * either in NAME or in a file named by NAME_FILE, never both.
+ */
+function secret(name: string, spec: Spec<string | undefined> & { shownDefault: string }): Setting<string | undefined> {
+  return setting(name, undefined, (_raw, env) => {
+    const direct = given(env, name);
+    const file = given(env, `${name}_FILE`);
+    if (direct !== undefined && file !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set; set only one`);
+    const value = file !== undefined ? secretFromFile(name, file) : direct;
+    if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
+    return value;
+  }, { kind: 'secret', print: (value) => (value === undefined ? '' : '****'), ...spec });
 }
 
-function oneOf<T extends string>(env: Env, name: string, fallback: T, allowed: readonly T[]): T {
-  const value = text(env, name, fallback);
-  if (!allowed.includes(value as T)) {
-    throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
-  }
-  return value as T;
+const SECRET_PARAMETERS = /^(password|passwd|pass|pwd|sslpassword|sslkey|secret|token|api[_-]?key|key)$/i;
+
+/**
+ * A URL with its secrets replaced by ****: the password of `user:password@` in any scheme, and
+ * every query parameter that carries a secret (`password`, `sslpassword`, `token`, ...).
+ */
+export function maskUrlSecrets(url: string): string {
+  // Up to the last @, so a password holding an unescaped @ is masked whole.
+  const masked = url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@?#]*:).*@/i, '$1****@');
+  return masked.replace(/([?&;])([^=&;#]+)=([^&;#]*)/g, (all, sep: string, key: string) =>
+    SECRET_PARAMETERS.test(decodeURIComponentSafe(key)) ? `${sep}${key}=****` : all,
+  );
 }
 
-function flag(env: Env, name: string, fallback: boolean): boolean {
-  const value = text(env, name, String(fallback)).toLowerCase();
-  if (value === 'true' || value === '1') return true;
-  if (value === 'false' || value === '0') return false;
-  throw new ConfigError(`${name} must be true or false, got "${env[name]}"`);
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A URL setting: checked against `shape`, printed and reported with its secrets masked. */
+function url(name: string, fallback: string | undefined, shape: RegExp, expected: string, spec: Spec<string | undefined>): Setting<string | undefined> {
+  return setting(name, fallback, (_raw, env) => {
+    const value = given(env, name) ?? fallback;
+    if (value !== undefined && !shape.test(value)) {
+      throw new ConfigError(`${name} must be ${expected}, got "${maskUrlSecrets(value)}"`);
+    }
+    return value;
+  }, { kind: 'url', print: (value) => (value === undefined ? '' : maskUrlSecrets(value)), ...spec });
 }
 
 /** A comma-separated allow-list of exact origins such as https://app.example; "*" is refused on purpose. */
-function origins(env: Env, name: string): string[] {
-  const items = text(env, name, '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+function origins(value: string): string[] {
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
   for (const item of items) {
     let origin: string | undefined;
     try {
@@ -131,180 +164,295 @@ function origins(env: Env, name: string): string[] {
       origin = undefined;
     }
     if (origin !== item || !/^https?:/.test(item)) {
-      throw new ConfigError(`${name} must list origins like https://app.example (scheme, host, optional port; no path), got "${item}"`);
+      throw new ConfigError(`CORS_ORIGINS must list origins like https://app.example (scheme, host, optional port; no path), got "${maskUrlSecrets(item)}"`);
     }
   }
   return items;
 }
 
-function databaseUrl(env: Env): string {
-  const value = text(env, 'DATABASE_URL', 'sqlite:./data/souk.db');
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
-    throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
-  }
-  return value;
+/** A proxy address or CIDR range: an IP, optionally /0-32 (IPv4) or /0-128 (IPv6). */
+function isAddressOrCidr(item: string): boolean {
+  const [address = '', bits, extra] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
 
-function apiPrefix(env: Env): string {
-  // Set but empty is a real choice here: the interface served at {base_url}/v1.
-  const value = env.API_PREFIX ?? '/wp-json/rtcl';
-  if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value)) {
-    throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
+/** TRUST_PROXY: true, false, or the addresses and CIDR ranges of the proxies to trust. */
+function trustedProxies(value: string): boolean | string[] {
+  const lower = value.trim().toLowerCase();
+  if (lower === 'true' || lower === 'false') return lower === 'true';
+  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const wrong = items.find((item) => !isAddressOrCidr(item));
+  if (wrong !== undefined || items.length === 0) {
+    throw new ConfigError(`TRUST_PROXY must be true, false or a comma list of addresses and CIDRs such as 10.0.0.0/8,::1, got "${wrong ?? value}"`);
   }
-  return value;
+  return items;
 }
 
-function siteUrl(env: Env, port: number, host: string): string {
-  const value = text(env, 'SITE_URL', `http://${host.includes(':') ? `[${host}]` : host}:${port}`);
-  let parsed: URL;
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+const POSITIONS: readonly CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
+
+const port = integer('PORT', 8080, 0, 65535, { meaning: 'TCP port the server listens on (0 to 65535; 0 picks a free port).' });
+const host = text('HOST', '127.0.0.1', {
+  meaning: 'Address the server listens on; `0.0.0.0` or `::` to accept connections from other hosts.',
+});
+
+function isHttpUrl(value: string): boolean {
   try {
-    parsed = new URL(value);
+    return ['http:', 'https:'].includes(new URL(value).protocol);
   } catch {
-    throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${value}"`);
+    return false;
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-    throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${value}"`);
-  }
-  return value.replace(/\/+$/, '');
 }
 
-function timezone(env: Env): string {
-  const value = text(env, 'SITE_TIMEZONE', 'UTC');
+function isTimeZone(value: string): boolean {
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: value });
+    return true;
   } catch {
-    throw new ConfigError(`SITE_TIMEZONE must be an IANA time zone such as UTC or Europe/Paris, got "${value}"`);
+    return false;
   }
-  return value;
 }
 
-function listingUrlTemplate(env: Env): string {
-  const value = text(env, 'LISTING_URL_TEMPLATE', '{site_url}/listing/{slug}/');
-  if (!value.includes('{slug}') && !value.includes('{id}')) {
-    throw new ConfigError('LISTING_URL_TEMPLATE must contain {slug} or {id}');
-  }
-  return value;
+/**
+ * The declarations, in the order `souk config` and the README list them. A nested object is a
+ * group of the typed Config (config.db.poolSize is DB_POOL_SIZE).
+ */
+const SETTINGS = {
+  port,
+  host,
+  databaseUrl: setting('DATABASE_URL', 'sqlite:./data/souk.db', (_raw, env) => {
+    const value = given(env, 'DATABASE_URL') ?? 'sqlite:./data/souk.db';
+    if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+      throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
+    }
+    return value;
+  }, {
+    meaning: '`sqlite:PATH` (an embedded SQLite file, created with its folder) or `postgres://user:password@host:port/db`.',
+    kind: 'url',
+    print: maskUrlSecrets,
+  }),
+  db: {
+    poolSize: integer('DB_POOL_SIZE', 10, 1, 1000, { meaning: 'PostgreSQL only: most connections in the pool (1 to 1000).' }),
+    statementTimeoutMs: integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000, {
+      meaning: 'Longest a statement may run (PostgreSQL `statement_timeout`); on SQLite, how long to wait for a locked database. 100 to 600000.',
+    }),
+    connectTimeoutMs: integer('DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000, {
+      meaning: 'PostgreSQL only: longest wait for a connection before the request is answered 503 (100 to 600000).',
+    }),
+    preparedStatements: flag('DB_PREPARED_STATEMENTS', true, {
+      meaning:
+        "PostgreSQL only: send the request path's queries as named statements, parsed and planned once per connection. Set `false` behind a pooler that moves a session's statements between server connections (PgBouncer in transaction mode, unless 1.21 or newer with `max_prepared_statements` set).",
+    }),
+    cacheMb: integer('DB_CACHE_MB', 16, 1, 65_536, {
+      meaning:
+        "SQLite only: SQLite's page cache, in MB (1 to 65536). It fills up to this size and counts in full towards Souk's memory. A larger one keeps more of the conversations in memory when they outgrow it.",
+    }),
+  },
+  apiPrefix: setting('API_PREFIX', '/wp-json/rtcl', (raw) => {
+    // Set but empty is a real choice here: the interface served at {base_url}/v1.
+    const value = raw ?? '/wp-json/rtcl';
+    if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value)) throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
+    return value;
+  }, { meaning: 'Path before `/v1`: `{api_base}` is `{base_url}{API_PREFIX}/v1`. Empty or a path such as `/api`.' }),
+  siteUrl: setting('SITE_URL', undefined, (_raw, env) => {
+    const h = host.parse(env);
+    const value = given(env, 'SITE_URL') ?? `http://${h.includes(':') ? `[${h}]` : h}:${port.parse(env)}`;
+    if (!isHttpUrl(value)) throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+    return value.replace(/\/+$/, '');
+  }, {
+    shownDefault: '`http://HOST:PORT`',
+    meaning: 'Public address of the site, used in listing addresses (`{site_url}`). Absolute http(s).',
+    kind: 'url',
+    print: maskUrlSecrets,
+  }),
+  siteTimezone: text('SITE_TIMEZONE', 'UTC', {
+    meaning: 'IANA time zone of the `YYYY-MM-DD HH:MM:SS` times in replies, e.g. `Europe/Paris`.',
+    check: (value) => (isTimeZone(value) ? undefined : `must be an IANA time zone such as UTC or Europe/Paris, got "${value}"`),
+  }),
+  listingUrlTemplate: text('LISTING_URL_TEMPLATE', '{site_url}/listing/{slug}/', {
+    meaning: 'Public address of a listing; must contain `{slug}` or `{id}`.',
+    check: (value) => (value.includes('{slug}') || value.includes('{id}') ? undefined : 'must contain {slug} or {id}'),
+  }),
+  /** Overrides of the secrets stored in the database settings (D9). */
+  apiKey: secret('API_KEY', {
+    shownDefault: '*(unset: the stored key)*',
+    meaning: 'The `X-API-KEY` every request needs, overriding the one stored in the database. At least 16 characters. Secret. Or `API_KEY_FILE`: a file holding it (one trailing newline ignored), not both.',
+  }),
+  jwtSecret: secret('JWT_SECRET', {
+    shownDefault: '*(unset: the stored secret)*',
+    meaning: 'HS256 secret that signs and verifies tokens, overriding the stored one. At least 16 characters. Secret. Or `JWT_SECRET_FILE`: a file holding it (one trailing newline ignored), not both.',
+  }),
+  bodyLimit: integer('BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024, {
+    meaning:
+      'Largest request body in bytes (256 KiB: the largest legitimate body, every field at its limit and escaped at worst, is 224 KiB); larger bodies get 413 `PAYLOAD_TOO_LARGE`. 1024 to 67108864.',
+  }),
+  textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
+    meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
+  }),
+  price: {
+    currencySymbol: text('CURRENCY_SYMBOL', '&#36;', { meaning: 'Currency symbol in the price HTML (`amount`).' }),
+    position: oneOf('CURRENCY_POSITION', 'left', POSITIONS, {
+      meaning: 'Where the symbol goes: `left`, `right`, `left_space` or `right_space`.',
+    }),
+    decimals: integer('PRICE_DECIMALS', 2, 0, 8, { meaning: 'Decimals shown in `amount` (0 to 8).' }),
+    // Set but empty means no separator.
+    thousandsSeparator: setting('PRICE_THOUSANDS_SEPARATOR', ',', (raw) => raw ?? ',', {
+      meaning: 'Thousands separator in `amount`; may be set empty for none.',
+    }),
+    decimalSeparator: text('PRICE_DECIMAL_SEPARATOR', '.', { meaning: 'Decimal separator in `amount`.' }),
+  },
+  settingsRefreshMs: integer('SETTINGS_REFRESH_MS', 2000, 100, 60_000, {
+    meaning:
+      'How often a server re-reads the settings stored in the database (API key rotation, REST switch, catalog changes that drop cached users). 100 to 60000.',
+  }),
+  tokenMaxTtlS: integer('TOKEN_MAX_TTL_S', 30 * 86_400, 60, 10 * 365 * 86_400, {
+    shownDefault: '`2592000` (30 days)',
+    meaning:
+      'Longest token lifetime, in seconds: a token whose `exp - iat`, or whose `exp` minus now, is longer is refused (401 `INVALID_TOKEN`), and `souk token --ttl` refuses to issue one. 60 to 315360000.',
+  }),
+  logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS, {
+    meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. At `info`, one line per request.',
+  }),
+  logPretty: flag('LOG_PRETTY', false, {
+    meaning: '`true` writes readable single-line logs (pino-pretty) instead of JSON lines; for development.',
+  }),
+  metricsToken: secret('METRICS_TOKEN', {
+    shownDefault: '*(unset)*',
+    meaning:
+      'When set, `GET /metrics` is served on the API port (and on `METRICS_PORT`) to scrapes sending `Authorization: Bearer <METRICS_TOKEN>`. Unset: not on the API port (404). At least 16 characters. Secret. Or `METRICS_TOKEN_FILE`: a file holding it (one trailing newline ignored), not both.',
+  }),
+  metricsPort: integer('METRICS_PORT', 0, 0, 65535, {
+    shownDefault: '`0` (off)',
+    meaning: 'A separate port that serves only `GET /metrics`, on `METRICS_HOST`: the way to scrape without a token. `0`: no metrics port.',
+  }),
+  metricsHost: text('METRICS_HOST', '127.0.0.1', {
+    meaning: 'Address the metrics port listens on; loopback by default, so only the same host can scrape it.',
+  }),
+  corsOrigins: setting('CORS_ORIGINS', undefined, (_raw, env) => origins(given(env, 'CORS_ORIGINS') ?? ''), {
+    shownDefault: '*(empty: CORS off)*',
+    meaning:
+      'Comma-separated browser origins allowed to call the service, e.g. `https://app.example,http://localhost:5173`. Exact origins only; `*` is refused.',
+    print: (value) => value.join(','),
+  }),
+  http: {
+    maxHeaderSize: integer('MAX_HEADER_SIZE', 16 * 1024, 8 * 1024, 1024 * 1024, {
+      meaning:
+        'Largest request head (request line and headers) in bytes, 16 KiB (a token is at most 4096 characters); over it: 431 shape B. 8192 to 1048576.',
+    }),
+    maxConnections: integer('MAX_CONNECTIONS', 10_000, 1, 1_000_000, {
+      meaning: 'Most open client connections on the API port; a connection beyond it is closed at once, unanswered. 1 to 1000000.',
+    }),
+    headersTimeoutMs: integer('HEADERS_TIMEOUT_MS', 10_000, 500, 3_600_000, {
+      meaning: 'Time a client has to send the request head; slower clients are cut off (408 shape B). At most `REQUEST_TIMEOUT_MS`.',
+    }),
+    requestTimeoutMs: integer('REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000, {
+      meaning: 'Time a client has to send the whole request, body included. 1000 to 3600000.',
+    }),
+    keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000, {
+      meaning: "An idle keep-alive connection is closed after this (above common load balancers' 60 s).",
+    }),
+  },
+  shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000, {
+    meaning: 'On SIGTERM/SIGINT: time in-flight requests get to finish before they are cut and the process exits 1.',
+  }),
+  rateLimit: {
+    perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {
+      shownDefault: '`0` (off)',
+      meaning:
+        'Requests per window per API key, counted once the token verified (one key per installation, so this caps all traffic); 429 `TOO_MANY_REQUESTS` over it.',
+    }),
+    perUser: integer('RATE_LIMIT_PER_USER', 6000, 0, 1_000_000_000, {
+      meaning: 'Requests per window per authenticated user; 0 turns it off.',
+    }),
+    windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000, { meaning: 'The rate-limit window (fixed windows).' }),
+    redisUrl: url('REDIS_URL', undefined, /^rediss?:\/\/.+/, 'redis://host:port[/db] or rediss://...', {
+      shownDefault: '*(unset: per process)*',
+      meaning: '`redis://host:port[/db]`: rate-limit counters shared by every instance through Redis; while it does not answer, `RATE_LIMIT_REDIS_FAILURE` applies.',
+    }),
+    redisPrefix: text('RATE_LIMIT_REDIS_PREFIX', 'souk:rl:', { meaning: 'Prefix of the Redis counter keys.' }),
+    redisFailure: oneOf('RATE_LIMIT_REDIS_FAILURE', 'open', ['open', 'closed'] as const, {
+      meaning:
+        'While Redis does not answer (down, or slower than 250 ms): `open` lets requests through uncounted, `closed` answers them 503 `SERVICE_UNAVAILABLE`. Either way the outage is logged once, and `souk_rate_limit_store_up` is 0.',
+    }),
+    authFailures: integer('RATE_LIMIT_AUTH_FAILURES', 100, 0, 1_000_000_000, {
+      meaning:
+        'Failed authentications (missing or wrong API key, bad or expired token) per window per client address (IPv6: per /64); over it, 429 `TOO_MANY_REQUESTS` before any credential is read. 0 turns it off.',
+    }),
+    trackedAddresses: integer('RATE_LIMIT_TRACKED_ADDRESSES', 50_000, 1, 100_000_000, {
+      meaning:
+        'Without Redis: most client addresses whose failed authentications are remembered; beyond it the oldest window is forgotten. 1 to 100000000.',
+    }),
+  },
+  trustProxy: setting('TRUST_PROXY', 'false', (_raw, env) => trustedProxies(given(env, 'TRUST_PROXY') ?? 'false'), {
+    meaning:
+      'Whose `X-Forwarded-For` gives the client address (for `RATE_LIMIT_AUTH_FAILURES`): `false` (nobody: the connecting address), `true` (any sender: only behind a proxy that overwrites the header), or a comma list of proxy addresses and CIDRs such as `10.0.0.0/8,::1`.',
+    print: (value) => (typeof value === 'boolean' ? String(value) : value.join(',')),
+  }),
+};
+
+type Declarations = { readonly [key: string]: Setting<unknown> | Declarations };
+type ConfigOf<D> = { -readonly [K in keyof D]: D[K] extends Setting<infer T> ? T : ConfigOf<D[K]> };
+
+/** What the rest of Souk reads: one field per declared setting, grouped as declared. */
+export type Config = ConfigOf<typeof SETTINGS> & {
+  /** Files per message (D6): part of the contract, not a setting. */
+  maxFiles: number;
+};
+export type HttpLimits = Config['http'];
+export type RateLimitConfig = Config['rateLimit'];
+
+const isSetting = (node: Setting<unknown> | Declarations): node is Setting<unknown> => typeof node.parse === 'function';
+
+function parseAll(declarations: Declarations, env: Env): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, node] of Object.entries(declarations)) out[key] = isSetting(node) ? node.parse(env) : parseAll(node, env);
+  return out;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const port = integer(env, 'PORT', 8080, 0, 65535);
-  const host = text(env, 'HOST', '127.0.0.1');
-  const logLevel = text(env, 'LOG_LEVEL', 'info');
-  if (!LOG_LEVELS.includes(logLevel)) {
-    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
-  }
-  return {
-    port,
-    host,
-    databaseUrl: databaseUrl(env),
-    apiPrefix: apiPrefix(env),
-    siteUrl: siteUrl(env, port, host),
-    siteTimezone: timezone(env),
-    listingUrlTemplate: listingUrlTemplate(env),
-    apiKey: optionalSecret(env, 'API_KEY'),
-    jwtSecret: optionalSecret(env, 'JWT_SECRET'),
-    bodyLimit: integer(env, 'BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024),
-    textMaxLength: integer(env, 'TEXT_MAX_LENGTH', 5000, 1, 1_000_000),
-    maxFiles: 10,
-    price: {
-      currencySymbol: text(env, 'CURRENCY_SYMBOL', '&#36;'),
-      position: oneOf(env, 'CURRENCY_POSITION', 'left', POSITIONS),
-      decimals: integer(env, 'PRICE_DECIMALS', 2, 0, 8),
-      thousandsSeparator: env.PRICE_THOUSANDS_SEPARATOR ?? ',',
-      decimalSeparator: text(env, 'PRICE_DECIMAL_SEPARATOR', '.'),
-    },
-    logLevel,
-    logPretty: flag(env, 'LOG_PRETTY', false),
-    metricsToken: optionalSecret(env, 'METRICS_TOKEN'),
-    corsOrigins: origins(env, 'CORS_ORIGINS'),
-    settingsRefreshMs: integer(env, 'SETTINGS_REFRESH_MS', 2000, 100, 60_000),
-    db: {
-      poolSize: integer(env, 'DB_POOL_SIZE', 10, 1, 1000),
-      statementTimeoutMs: integer(env, 'DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000),
-      connectTimeoutMs: integer(env, 'DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000),
-      preparedStatements: flag(env, 'DB_PREPARED_STATEMENTS', true),
-      cacheMb: integer(env, 'DB_CACHE_MB', 16, 1, 65_536),
-    },
-    ...hardeningSettings(env),
-  };
-}
-
-function hardeningSettings(env: Env): Pick<Config, 'http' | 'rateLimit' | 'shutdownTimeoutMs'> {
-  const requestTimeoutMs = integer(env, 'REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000);
-  const headersTimeoutMs = integer(env, 'HEADERS_TIMEOUT_MS', 10_000, 500, 3_600_000);
+/** Rules that tie two settings together. */
+function checkTogether(config: Config): void {
+  const { headersTimeoutMs, requestTimeoutMs } = config.http;
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
   }
-  const redisUrl = env.REDIS_URL === undefined || env.REDIS_URL === '' ? undefined : env.REDIS_URL;
-  if (redisUrl !== undefined && !/^rediss?:\/\/.+/.test(redisUrl)) {
-    throw new ConfigError(`REDIS_URL must be redis://host:port[/db] or rediss://..., got "${redisUrl}"`);
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const config = { ...(parseAll(SETTINGS, env) as ConfigOf<typeof SETTINGS>), maxFiles: 10 };
+  checkTogether(config);
+  return config;
+}
+
+/** The path of the interface's routes: `{api_base}` less the site address. */
+export function apiBase(config: Pick<Config, 'apiPrefix'>): string {
+  return `${config.apiPrefix}/v1`;
+}
+
+/** Every declaration with the value it has in `config`, in declaration order. */
+function* declared(declarations: Declarations, values: Record<string, unknown>): Generator<[Setting<unknown>, unknown]> {
+  for (const [key, node] of Object.entries(declarations)) {
+    if (isSetting(node)) yield [node, values[key]];
+    else yield* declared(node, values[key] as Record<string, unknown>);
   }
-  return {
-    http: {
-      maxHeaderSize: integer(env, 'MAX_HEADER_SIZE', 128 * 1024, 8 * 1024, 1024 * 1024),
-      headersTimeoutMs,
-      requestTimeoutMs,
-      keepAliveTimeoutMs: integer(env, 'KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000),
-    },
-    rateLimit: {
-      perKey: integer(env, 'RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000),
-      perUser: integer(env, 'RATE_LIMIT_PER_USER', 6000, 0, 1_000_000_000),
-      windowMs: integer(env, 'RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000),
-      redisUrl,
-      redisPrefix: text(env, 'RATE_LIMIT_REDIS_PREFIX', 'souk:rl:'),
-    },
-    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000),
-  };
 }
-
-/** The password of a database address (user:password@ or ?password=) replaced by ****, for printing. */
-export function maskDatabaseUrl(url: string): string {
-  return url.replace(/^(postgres(?:ql)?:\/\/[^:/@]*:).*@/, '$1****@').replace(/([?&]password=)[^&]*/gi, '$1****');
-}
-
-const mask = (secret: string | undefined) => (secret === undefined ? '' : '****');
 
 /**
  * The effective value of every setting, by its environment name, secrets masked.
  * An empty API_KEY or JWT_SECRET means the value stored in the database is used (D9).
  */
 export function effectiveSettings(config: Config): Array<[name: string, value: string]> {
-  return [
-    ['PORT', String(config.port)],
-    ['HOST', config.host],
-    ['DATABASE_URL', maskDatabaseUrl(config.databaseUrl)],
-    ['DB_POOL_SIZE', String(config.db.poolSize)],
-    ['DB_STATEMENT_TIMEOUT_MS', String(config.db.statementTimeoutMs)],
-    ['DB_CONNECT_TIMEOUT_MS', String(config.db.connectTimeoutMs)],
-    ['DB_PREPARED_STATEMENTS', String(config.db.preparedStatements)],
-    ['DB_CACHE_MB', String(config.db.cacheMb)],
-    ['API_PREFIX', config.apiPrefix],
-    ['SITE_URL', config.siteUrl],
-    ['SITE_TIMEZONE', config.siteTimezone],
-    ['LISTING_URL_TEMPLATE', config.listingUrlTemplate],
-    ['API_KEY', mask(config.apiKey)],
-    ['JWT_SECRET', mask(config.jwtSecret)],
-    ['BODY_LIMIT', String(config.bodyLimit)],
-    ['TEXT_MAX_LENGTH', String(config.textMaxLength)],
-    ['CURRENCY_SYMBOL', config.price.currencySymbol],
-    ['CURRENCY_POSITION', config.price.position],
-    ['PRICE_DECIMALS', String(config.price.decimals)],
-    ['PRICE_THOUSANDS_SEPARATOR', config.price.thousandsSeparator],
-    ['PRICE_DECIMAL_SEPARATOR', config.price.decimalSeparator],
-    ['SETTINGS_REFRESH_MS', String(config.settingsRefreshMs)],
-    ['LOG_LEVEL', config.logLevel],
-    ['LOG_PRETTY', String(config.logPretty)],
-    ['METRICS_TOKEN', mask(config.metricsToken)],
-    ['CORS_ORIGINS', config.corsOrigins.join(',')],
-    ['MAX_HEADER_SIZE', String(config.http.maxHeaderSize)],
-    ['HEADERS_TIMEOUT_MS', String(config.http.headersTimeoutMs)],
-    ['REQUEST_TIMEOUT_MS', String(config.http.requestTimeoutMs)],
-    ['KEEP_ALIVE_TIMEOUT_MS', String(config.http.keepAliveTimeoutMs)],
-    ['SHUTDOWN_TIMEOUT_MS', String(config.shutdownTimeoutMs)],
-    ['RATE_LIMIT_PER_KEY', String(config.rateLimit.perKey)],
-    ['RATE_LIMIT_PER_USER', String(config.rateLimit.perUser)],
-    ['RATE_LIMIT_WINDOW_MS', String(config.rateLimit.windowMs)],
-    ['REDIS_URL', config.rateLimit.redisUrl === undefined ? '' : maskDatabaseUrl(config.rateLimit.redisUrl)],
-    ['RATE_LIMIT_REDIS_PREFIX', config.rateLimit.redisPrefix],
-  ];
+  return [...declared(SETTINGS, config)].map(([s, value]) => [s.name, s.print(value)]);
+}
+
+/** Every declared setting, in declaration order. */
+export function declaredSettings(): Array<Setting<unknown>> {
+  return [...declared(SETTINGS, loadConfig({}))].map(([s]) => s);
+}
+
+/** The README's settings table, as Markdown. */
+export function settingsTable(): string {
+  const rows = declaredSettings().map((s) => `| \`${s.name}\` | ${s.shownDefault} | ${s.meaning} |`);
+  return ['| Name | Default | Meaning |', '|---|---|---|', ...rows].join('\n');
 }

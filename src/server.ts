@@ -1,13 +1,13 @@
 /** Starts Souk: opens the store, migrates, loads the shared settings and serves the interface. */
 import type { FastifyInstance } from 'fastify';
-import type { Config } from './config.js';
+import { apiBase, type Config } from './config.js';
 import { TokenVerifier } from './auth/jwt.js';
-import { apiBase, buildApp } from './http/app.js';
+import { buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
-import { LiveSettings } from './settings.js';
-import { openStore, type Store } from './store/index.js';
+import { LiveSettings } from './auth/settings.js';
+import { looseDatabasePermissions, openStore, type Store } from './store/index.js';
 import { cachedUserLookup } from './store/user-cache.js';
 import { shutdownOnSignals } from './shutdown.js';
 
@@ -15,14 +15,15 @@ export interface Souk {
   app: FastifyInstance;
   store: Store;
   settings: LiveSettings;
+  tokens: TokenVerifier;
   close(): Promise<void>;
 }
 
-export function routeDeps(config: Config, store: Store, settings: LiveSettings): RouteDeps {
+export function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens: TokenVerifier): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   return {
     store,
-    auth: { settings: settings.current, verifier: new TokenVerifier(), findUser },
+    auth: { settings: settings.current, verifier: tokens, findUser },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,
@@ -40,6 +41,17 @@ export interface SoukOptions {
   logDestination?: LogDestination;
 }
 
+/**
+ * Once per start: the database holds the API key and the JWT secret (D9), so a folder or file
+ * that other users of the host can read is named, with its mode (never its content).
+ */
+function warnOfLoosePermissions(log: FastifyInstance['log'], databaseUrl: string): void {
+  const loose = looseDatabasePermissions(databaseUrl);
+  if (loose.length === 0) return;
+  const listed = loose.map((p) => `${p.path} (${p.mode})`).join(', ');
+  log.warn(`the database holds the API key and the JWT secret but other users of this host can read ${listed}: chmod 700 the folder and 600 its files`);
+}
+
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const store = openStore(config.databaseUrl, config.db);
@@ -47,11 +59,19 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
     settings.watch(config.settingsRefreshMs);
-    const app = await buildApp({ config, deps: routeDeps(config, store, settings), logDestination: options.logDestination });
+    let log: FastifyInstance['log'] | undefined;
+    const tokens = new TokenVerifier({
+      maxTtlS: config.tokenMaxTtlS,
+      onUnusableSecret: (problem) => log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
+    });
+    const app = await buildApp({ config, deps: routeDeps(config, store, settings, tokens), logDestination: options.logDestination });
+    log = app.log;
+    warnOfLoosePermissions(app.log, config.databaseUrl);
     return {
       app,
       store,
       settings,
+      tokens,
       async close() {
         settings.stop();
         await app.close();
@@ -66,8 +86,9 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
 
 export async function serve(config: Config): Promise<Souk> {
   const souk = await createSouk(config);
+  // Before the ready line: whoever reads it may send SIGTERM at once, and must get a clean stop.
+  shutdownOnSignals(souk, config.shutdownTimeoutMs);
   const address = await souk.app.listen({ port: config.port, host: config.host });
   console.log(`Souk is serving the interface at ${address}${apiBase(config)}`);
-  shutdownOnSignals(souk, config.shutdownTimeoutMs);
   return souk;
 }

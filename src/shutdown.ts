@@ -4,7 +4,13 @@
  * Requests still running when SHUTDOWN_TIMEOUT_MS has passed have their connections cut, and the
  * process exits 1 so that the cut is visible. A second signal cuts them at once.
  */
-import type { Souk } from './server.js';
+import type { FastifyInstance } from 'fastify';
+
+/** What a shutdown stops: the app's connections, then everything behind it. */
+export interface Stoppable {
+  app: FastifyInstance;
+  close(): Promise<void>;
+}
 
 export interface ShutdownResult {
   /** True when the deadline (or a second signal) cut requests that were still in flight. */
@@ -22,7 +28,7 @@ export interface Shutdown {
 /** How often idle keep-alive connections are closed while draining. */
 const SWEEP_EVERY_MS = 100;
 
-export function gracefulShutdown(souk: Souk, timeoutMs: number): Shutdown {
+export function gracefulShutdown(souk: Stoppable, timeoutMs: number): Shutdown {
   const { app } = souk;
   let running: Promise<ShutdownResult> | undefined;
   let forced = false;
@@ -59,7 +65,7 @@ export function gracefulShutdown(souk: Souk, timeoutMs: number): Shutdown {
 }
 
 /** Installs the SIGTERM/SIGINT handlers of a serving process. */
-export function shutdownOnSignals(souk: Souk, timeoutMs: number, exit: (code: number) => void = (code) => process.exit(code)): Shutdown {
+export function shutdownOnSignals(souk: Stoppable, timeoutMs: number, exit: (code: number) => void = (code) => process.exit(code)): Shutdown {
   const shutdown = gracefulShutdown(souk, timeoutMs);
   let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -33,7 +33,9 @@ it('npm start serves on a fresh SQLite database and the demo\'s curl commands wo
   after(() => {
     try {
       process.kill(-server.pid!, 'SIGTERM');
-    } catch {}
+    } catch {
+      // already gone
+    }
     rmSync(dir, { recursive: true, force: true });
   });
   let output = '';

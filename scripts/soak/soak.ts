@@ -13,11 +13,8 @@
  * when the server's RSS at the end is more than --max-rss-growth (default 20%) above its RSS
  * after the warm-up.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
-import { createServer } from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +25,8 @@ import { parseImportDocument, type ImportDocument } from '../../src/cli/import-d
 import { loadConfig } from '../../src/config.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { createSouk } from '../../src/server.js';
+import { postJson, withWorkers } from '../../tools/http.js';
+import { rssMb, SOUK_BIN, SOUK_READY, startProcess } from '../../tools/processes.js';
 
 const USAGE = `usage: npm run soak -- [--duration SECONDS] [--concurrency N] [--interval SECONDS] [--warmup SECONDS]
                      [--max-rss-growth FRACTION] [--json FILE]
@@ -131,14 +130,6 @@ interface Target {
   stop(): Promise<void>;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((r) => server.once('listening', r));
-  const port = (server.address() as { port: number }).port;
-  await new Promise((r) => server.close(r));
-  return port;
-}
-
 function marketplace(users: number, listings: number): ImportDocument {
   return {
     users: Array.from({ length: users }, (_, i) => ({ id: i + 1, login: `user${i + 1}`, name: `User ${i + 1}`, email: `user${i + 1}@soak.example` })),
@@ -157,7 +148,9 @@ async function ownServer(opts: Options): Promise<Target> {
   const [, users] = opts.users;
   const [, listings] = opts.listings;
   const secrets = { API_KEY: randomBytes(24).toString('base64url'), JWT_SECRET: randomBytes(32).toString('base64url') };
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'souk.db')}`, SITE_URL: 'https://soak.example', LOG_LEVEL: 'warn', ...secrets };
+  // The soak's failing requests (a tenth of all, from one address) must get their 401s, not the
+  // failed-authentication throttle's 429: it is off for the soak's own server.
+  const env = { DATABASE_URL: `sqlite:${join(dir, 'souk.db')}`, SITE_URL: 'https://soak.example', LOG_LEVEL: 'warn', RATE_LIMIT_AUTH_FAILURES: '0', ...secrets };
   const souk = await createSouk(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   const parsed = parseImportDocument(marketplace(users, listings));
   if (!parsed.ok) throw new Error(`${parsed.path}: ${parsed.problem}`);
@@ -165,57 +158,37 @@ async function ownServer(opts: Options): Promise<Target> {
   if (!imported.ok) throw new Error(`${imported.path}: ${imported.problem}`);
   await souk.close();
 
-  const port = await freePort();
-  const bin = fileURLToPath(new URL('../../bin/souk', import.meta.url));
   const probe = fileURLToPath(new URL('./gc-probe.cjs', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, ['--expose-gc', '--require', probe, ...opts.nodeOptions, bin, 'serve'], {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const server = await startProcess('souk serve (run npm run build first?)', {
+    args: ['--expose-gc', '--require', probe, ...opts.nodeOptions, SOUK_BIN, 'serve'],
+    env,
+    ready: SOUK_READY,
   });
-  let output = '';
-  child.stdout!.on('data', (d) => (output += d));
-  child.stderr!.on('data', (d) => (output += d));
-  for (let i = 0; i < 400 && !output.includes('serving the interface at'); i++) {
-    if (child.exitCode !== null) break;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  if (!output.includes('serving the interface at')) throw new Error(`souk serve did not start (run npm run build first?):\n${output}`);
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return {
-    base: `http://127.0.0.1:${port}`,
+    base: server.url,
     apiKey: secrets.API_KEY,
     jwtSecret: secrets.JWT_SECRET,
-    pid: child.pid,
+    pid: server.pid,
     ownerOf: (listing) => ((listing - 1) % users) + 1,
     async gcRss() {
-      const seen = output.length;
-      child.kill('SIGUSR2');
+      const seen = server.output().length;
+      server.child.kill('SIGUSR2');
       for (let i = 0; i < 100; i++) {
         await new Promise((r) => setTimeout(r, 50));
-        const line = /SOAK_MEMORY (\{.*\})/.exec(output.slice(seen));
+        const line = /SOAK_MEMORY (\{.*\})/.exec(server.output().slice(seen));
         if (line) return (JSON.parse(line[1]!) as { rss: number }).rss / 1048576;
       }
       return undefined;
     },
     async stop() {
-      child.kill('SIGTERM');
-      const code = await exited;
-      if (code !== 0) console.error(`souk serve exited ${code}:\n${output.slice(-2000)}`);
+      const code = await server.stop();
+      if (code !== 0) console.error(`souk serve exited ${code}:\n${server.output().slice(-2000)}`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
 }
 
-function rssMb(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const kb = /VmRSS:\s+(\d+) kB/.exec(status);
-    return kb ? Number(kb[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
-}
+const rssOf = (pid: number | undefined) => (pid === undefined ? undefined : rssMb(pid));
 
 // ---------------------------------------------------------------- traffic
 
@@ -225,25 +198,6 @@ interface Outcome {
   kind: Kind;
   ms: number;
   error: string | undefined;
-}
-
-function send(agent: Agent, base: string, path: string, headers: Record<string, string>, body: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      base + path,
-      { method: 'POST', agent, timeout: 30_000, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (text += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
-        res.on('error', reject);
-      },
-    );
-    req.on('timeout', () => req.destroy(new Error('timeout after 30 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
 }
 
 const pick = ([lo, hi]: [number, number]) => lo + Math.floor(Math.random() * (hi - lo + 1));
@@ -274,7 +228,6 @@ function expected(kind: Kind, status: number, body: string, known: boolean): boo
 }
 
 async function drive(opts: Options, target: Target, until: number, record: (o: Outcome) => void): Promise<void> {
-  const agent = new Agent({ keepAlive: true, maxSockets: opts.concurrency });
   const tokens = new Map<number, string>();
   const tokenOf = (user: number) => {
     let token = tokens.get(user);
@@ -282,39 +235,37 @@ async function drive(opts: Options, target: Target, until: number, record: (o: O
     return token;
   };
   let seq = 0;
-  const worker = async () => {
-    while (Date.now() < until) {
-      const kind = chooseKind();
-      const user = pick(opts.users);
-      let listing = pick(opts.listings);
-      if (target.ownerOf) while (target.ownerOf(listing) === user) listing = pick(opts.listings);
-      const headers = { 'x-api-key': target.apiKey, authorization: `Bearer ${tokenOf(user)}` };
-      let path: string = PATH.toggle;
-      let body = JSON.stringify({ listing_id: listing });
-      if (kind === 'start') {
-        path = PATH.start;
-        const n = seq++;
-        body = JSON.stringify({ listing_id: listing, text: `soak message ${n} ${'lorem ipsum '.repeat(1 + (n % 15))}`, ...(n % 2 ? { temp_id: n } : {}) });
-      } else if (kind === 'bad-listing') {
-        body = JSON.stringify({ listing_id: Math.random() < 0.5 ? 'abc' : -1 });
-      } else if (kind === 'bad-key') {
-        headers['x-api-key'] = 'not-the-key';
-      } else if (kind === 'bad-token') {
-        headers.authorization = `Bearer ${tokenOf(user).slice(0, -4)}AAAA`;
-      }
-      const started = performance.now();
-      let error: string | undefined;
-      try {
-        const res = await send(agent, target.base, path, headers, body);
-        if (!expected(kind, res.status, res.body, target.ownerOf !== undefined)) error = `${kind}: ${res.status} ${res.body.slice(0, 160)}`;
-      } catch (err) {
-        error = `${kind}: ${(err as Error).message}`;
-      }
-      record({ kind, ms: performance.now() - started, error });
+  await withWorkers(opts.concurrency, async (agent) => {
+    if (Date.now() >= until) return false;
+    const kind = chooseKind();
+    const user = pick(opts.users);
+    let listing = pick(opts.listings);
+    if (target.ownerOf) while (target.ownerOf(listing) === user) listing = pick(opts.listings);
+    const headers = { 'x-api-key': target.apiKey, authorization: `Bearer ${tokenOf(user)}` };
+    let path: string = PATH.toggle;
+    let body = JSON.stringify({ listing_id: listing });
+    if (kind === 'start') {
+      path = PATH.start;
+      const n = seq++;
+      body = JSON.stringify({ listing_id: listing, text: `soak message ${n} ${'lorem ipsum '.repeat(1 + (n % 15))}`, ...(n % 2 ? { temp_id: n } : {}) });
+    } else if (kind === 'bad-listing') {
+      body = JSON.stringify({ listing_id: Math.random() < 0.5 ? 'abc' : -1 });
+    } else if (kind === 'bad-key') {
+      headers['x-api-key'] = 'not-the-key';
+    } else if (kind === 'bad-token') {
+      headers.authorization = `Bearer ${tokenOf(user).slice(0, -4)}AAAA`;
     }
-  };
-  await Promise.all(Array.from({ length: opts.concurrency }, worker));
-  agent.destroy();
+    const started = performance.now();
+    let error: string | undefined;
+    try {
+      const res = await postJson(agent, target.base + path, headers, body);
+      if (!expected(kind, res.status, res.body, target.ownerOf !== undefined)) error = `${kind}: ${res.status} ${res.body.slice(0, 160)}`;
+    } catch (err) {
+      error = `${kind}: ${(err as Error).message}`;
+    }
+    record({ kind, ms: performance.now() - started, error });
+    return true;
+  });
 }
 
 // ---------------------------------------------------------------- report
@@ -368,7 +319,7 @@ async function main(): Promise<number> {
       p90: percentile(sorted, 90),
       p99: percentile(sorted, 99),
       max: sorted.at(-1) ?? 0,
-      rssMb: rssMb(target.pid),
+      rssMb: rssOf(target.pid),
     };
     rows.push(row);
     if (warmRss === undefined && now - startedAt >= opts.warmupS * 1000 - 500) {
@@ -397,7 +348,7 @@ async function main(): Promise<number> {
     clearInterval(timer);
   }
   if (window.length) tick();
-  const finalRss = rssMb(target.pid) ?? rows.at(-1)?.rssMb;
+  const finalRss = rssOf(target.pid) ?? rows.at(-1)?.rssMb;
   const warmAfterGc = await warmGcRss;
   const finalAfterGc = await target.gcRss?.();
   await target.stop();

@@ -5,7 +5,7 @@
 import type { User } from '../domain/model.js';
 import { checkApiKey } from './api-key.js';
 import type { AuthFailure } from './failures.js';
-import type { TokenVerifier } from './jwt.js';
+import type { SigningKeys, TokenVerifier } from './jwt.js';
 
 export type Operation = 'toggleFavourite' | 'startConversation';
 
@@ -17,6 +17,8 @@ export interface Credentials {
 export interface AuthSettings {
   apiKey: string;
   jwtSecret: string;
+  /** The secret replaced by the last rotation, while its grace lasts. */
+  jwtPreviousSecret: SigningKeys['previous'];
   restApiEnabled: boolean;
 }
 
@@ -30,8 +32,11 @@ export type AuthResult = { ok: true; user: User } | { ok: false; failure: AuthFa
 
 /** Called between the steps of D4; a hook that throws stops the pipeline with its error. */
 export interface AuthHooks {
-  /** The API key was accepted (after step 2): e.g. count the request against the key's rate limit. */
-  apiKeyAccepted?(apiKey: string): Promise<void>;
+  /**
+   * The token verified (after step 3) with this API key: e.g. count the request against the key's
+   * rate limit. Not earlier, so that requests with a bad token cannot use up the key's budget.
+   */
+  tokenVerified?(apiKey: string): Promise<void>;
 }
 
 const BEARER = /^bearer (.*)$/is;
@@ -58,13 +63,13 @@ export async function authenticate(
 
   const keyFailure = checkApiKey(credentials.apiKey, settings.apiKey);
   if (keyFailure) return { ok: false, failure: keyFailure };
-  await hooks.apiKeyAccepted?.(credentials.apiKey as string);
 
   const bearer = bearerToken(credentials.authorization, operation);
   if ('failure' in bearer) return { ok: false, failure: bearer.failure };
 
-  const token = deps.verifier.check(bearer.token, settings.jwtSecret);
+  const token = deps.verifier.check(bearer.token, { current: settings.jwtSecret, previous: settings.jwtPreviousSecret });
   if (!token.ok) return token;
+  await hooks.tokenVerified?.(credentials.apiKey as string);
 
   const sub = token.claims.sub;
   const user = typeof sub === 'string' && USER_ID.test(sub) ? await deps.findUser(Number(sub)) : undefined;

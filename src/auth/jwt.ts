@@ -1,115 +1,160 @@
 /**
- * JWT checks (D4 step 3, D9): the token's form first, then fast-jwt with HS256 pinned.
- * Verified tokens are cached by fast-jwt until they expire.
+ * JWT checks (D4 step 3, D9): the token's length and form first, then fast-jwt with HS256 pinned
+ * for the signature, then the time claims here. Only tokens that pass are cached (verified-tokens.ts).
  */
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { AuthFailure } from './failures.js';
+import { tokenDigest, VerifiedTokens } from './verified-tokens.js';
 
 export interface TokenClaims {
   sub: string;
   name?: string;
-  iat?: number;
+  iat: number;
   exp: number;
   nbf?: number;
 }
 
 export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; failure: AuthFailure };
 
+/**
+ * The longest token looked at, in characters. A Souk token is about 190 characters; a longer one
+ * is answered as malformed (SEGMENT_FAULT) before anything decodes or hashes it, so a forged
+ * token costs at most this much parsing whatever the request head limit.
+ */
+export const TOKEN_MAX_LENGTH = 4096;
+
+/** The secrets that sign tokens: the current one, and during a rotation's grace the one before it. */
+export interface SigningKeys {
+  current: string;
+  previous?: { secret: string; untilMs: number } | undefined;
+}
+
+export interface TokenVerifierOptions {
+  /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
+  maxTtlS: number;
+  /** Told once each time the configured secrets become unusable; every token is refused until they change. */
+  onUnusableSecret?: (problem: string) => void;
+}
+
 /** Header and payload, each one or more base64url characters, then a signature of zero or more. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const NBF_LEEWAY_S = 60;
+const CACHED_TOKENS = 10_000;
 
-function isJsonObject(segment: string): boolean {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
-  } catch {
-    return false;
-  }
-}
+const refused = (failure: AuthFailure): TokenCheck => ({ ok: false, failure });
 
-/** Three base64url segments: the cheap part of the form check, made on every request. */
-function hasJwtShape(token: string): boolean {
-  return JWT_SHAPE.test(token);
-}
-
-/** Three base64url segments whose first two decode to JSON objects. */
-function isWellFormed(token: string): boolean {
-  const [header = '', payload = ''] = token.split('.');
-  return hasJwtShape(token) && isJsonObject(header) && isJsonObject(payload);
-}
+/** fast-jwt's decoder refuses a header or payload that is not a JSON object with these codes. */
+const NOT_JSON_OBJECT = new Set<string>([TokenError.codes.malformed, TokenError.codes.invalidPayload]);
 
 function failureOf(err: unknown): AuthFailure {
-  if (!(err instanceof TokenError)) return 'token_bad_signature';
-  switch (err.code) {
-    case TokenError.codes.expired:
-      return 'token_expired';
-    case TokenError.codes.missingRequiredClaim:
-      return 'token_without_expiry';
-    default:
-      return 'token_bad_signature';
-  }
+  return err instanceof TokenError && NOT_JSON_OBJECT.has(err.code) ? 'token_malformed' : 'token_bad_signature';
+}
+
+const isTime = (value: unknown) => typeof value === 'number' && Number.isFinite(value);
+
+/** The time claims of a token whose signature holds; `undefined` when they let it in at `nowMs`. */
+function timeFailure(claims: Record<string, unknown>, nowMs: number, maxTtlS: number): AuthFailure | undefined {
+  const { exp, iat, nbf } = claims;
+  if (exp === undefined) return 'token_without_expiry';
+  if (!isTime(exp) || (iat !== undefined && !isTime(iat)) || (nbf !== undefined && !isTime(nbf))) return 'token_time_not_numeric';
+  if (iat === undefined) return 'token_without_issue_time';
+  const nowS = nowMs / 1000;
+  // exp has no leeway; nbf has NBF_LEEWAY_S.
+  if (nowS > (exp as number)) return 'token_expired';
+  if ((exp as number) - (iat as number) > maxTtlS || (exp as number) - nowS > maxTtlS) return 'token_lifetime_too_long';
+  if (nbf !== undefined && (nbf as number) > nowS + NBF_LEEWAY_S) return 'token_not_yet_valid';
+  return undefined;
 }
 
 type Verify = (token: string) => Record<string, unknown>;
 
-const CACHE_KEY_WARNING = 'FAST_JWT_CACHE_KEY_BUILDER_SECURITY_RISK';
-
-/**
- * fast-jwt warns on stderr whenever a cache key builder is given, since one that gave two tokens
- * the same key would let one pass for the other. Ours keys each token by itself, so two tokens
- * never share a key: that warning alone is left out; any other still goes through.
- */
-function withoutCacheKeyWarning<T>(create: () => T): T {
-  const emitWarning = process.emitWarning;
-  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
-    if ((rest[0] as { code?: unknown } | undefined)?.code === CACHE_KEY_WARNING) return;
-    (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
-  }) as typeof process.emitWarning;
-  try {
-    return create();
-  } finally {
-    process.emitWarning = emitWarning;
-  }
+/** Signature only: the claims are checked by timeFailure, and caching is VerifiedTokens' (fast-jwt caches failures too). */
+function signatureVerifier(secret: string): Verify {
+  if (secret.trim() === '') throw new Error('the JWT secret is empty');
+  return createVerifier({ key: secret, algorithms: ['HS256'], ignoreExpiration: true, ignoreNotBefore: true, cache: false }) as Verify;
 }
 
-export class TokenVerifier {
-  private verify: Verify | undefined;
-  private secret: string | undefined;
+interface Verifiers {
+  current: Verify;
+  previous?: { verify: Verify; untilMs: number } | undefined;
+}
 
-  private verifierFor(secret: string): Verify {
-    if (this.secret !== secret || !this.verify) {
-      this.secret = secret;
-      this.verify = withoutCacheKeyWarning(() =>
-        createVerifier({
-          key: secret,
-          algorithms: ['HS256'],
-          requiredClaims: ['exp'],
-          // nbf is checked below with its leeway; exp has none.
-          ignoreNotBefore: true,
-          cache: 10_000,
-          // The token itself is the key: hashing it (the default) cost more than the cached check.
-          cacheKeyBuilder: (token: string) => token,
-        }),
-      ) as Verify;
-    }
-    return this.verify;
+function verifiersFor(keys: SigningKeys): Verifiers {
+  const current = signatureVerifier(keys.current);
+  const previous = keys.previous && { verify: signatureVerifier(keys.previous.secret), untilMs: keys.previous.untilMs };
+  return { current, previous };
+}
+
+const sameKeys = (a: SigningKeys, b: SigningKeys) =>
+  a.current === b.current && a.previous?.secret === b.previous?.secret && a.previous?.untilMs === b.previous?.untilMs;
+
+export class TokenVerifier {
+  private keys: SigningKeys | undefined;
+  /** Undefined while the keys are unusable: every token is refused (fail closed). */
+  private verifiers: Verifiers | undefined;
+  private readonly verified = new VerifiedTokens<TokenClaims>(CACHED_TOKENS);
+  private signatureChecks = 0;
+
+  constructor(private readonly options: TokenVerifierOptions) {}
+
+  /** How many verified tokens are cached, and how many signatures were checked (tests watch both). */
+  stats(): { cachedTokens: number; signatureChecks: number } {
+    return { cachedTokens: this.verified.size, signatureChecks: this.signatureChecks };
   }
 
-  check(token: string, secret: string, nowMs: number = Date.now()): TokenCheck {
-    if (!hasJwtShape(token)) return { ok: false, failure: 'token_malformed' };
-    let claims: Record<string, unknown>;
+  check(token: string, keys: SigningKeys, nowMs: number = Date.now()): TokenCheck {
+    if (token.length > TOKEN_MAX_LENGTH || !JWT_SHAPE.test(token)) return refused('token_malformed');
+    const verifiers = this.use(keys);
+    if (!verifiers) return refused('token_bad_signature');
+    const digest = tokenDigest(token);
+    const cached = this.verified.get(digest, nowMs);
+    if (cached) return { ok: true, claims: cached };
+
+    const signed = this.verifySignature(verifiers, token, nowMs);
+    if ('failure' in signed) return refused(signed.failure);
+    const failure = timeFailure(signed.claims, nowMs, this.options.maxTtlS);
+    if (failure) return refused(failure);
+    const claims = signed.claims as unknown as TokenClaims;
+    this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
+    return { ok: true, claims };
+  }
+
+  /**
+   * The verifiers for these keys, built when the keys change. They are built before they replace
+   * the old ones, and replace them together with the keys: a secret that cannot be used leaves no
+   * verifier at all, never the previous secret's. Cached tokens go with the keys they were verified by.
+   */
+  private use(keys: SigningKeys): Verifiers | undefined {
+    if (this.keys && sameKeys(keys, this.keys)) return this.verifiers;
+    let built: Verifiers | undefined;
+    let problem = '';
     try {
-      // fast-jwt verifies (or finds in its cache) only tokens whose header and payload are JSON
-      // objects, so the costly half of the form check is needed only to name a failure.
-      claims = this.verifierFor(secret)(token);
+      built = verifiersFor(keys);
     } catch (err) {
-      return { ok: false, failure: isWellFormed(token) ? failureOf(err) : 'token_malformed' };
+      problem = (err as Error).message;
     }
-    if (typeof claims.nbf === 'number' && claims.nbf > nowMs / 1000 + NBF_LEEWAY_S) {
-      return { ok: false, failure: 'token_not_yet_valid' };
+    this.keys = keys;
+    this.verifiers = built;
+    this.verified.clear();
+    if (!built) this.options.onUnusableSecret?.(problem);
+    return built;
+  }
+
+  /** The current secret, then the previous one while its grace lasts; untilMs bounds how long the answer holds. */
+  private verifySignature(verifiers: Verifiers, token: string, nowMs: number): { claims: Record<string, unknown>; untilMs: number } | { failure: AuthFailure } {
+    this.signatureChecks++;
+    try {
+      return { claims: verifiers.current(token), untilMs: Infinity };
+    } catch (err) {
+      const { previous } = verifiers;
+      const failure = failureOf(err);
+      if (failure !== 'token_bad_signature' || !previous || nowMs > previous.untilMs) return { failure };
+      try {
+        return { claims: previous.verify(token), untilMs: previous.untilMs };
+      } catch {
+        return { failure };
+      }
     }
-    return { ok: true, claims: claims as unknown as TokenClaims };
   }
 }
 

@@ -1,6 +1,6 @@
 /** What every admin command starts from: the configuration and a migrated store. */
 import { loadConfig, type Config } from '../config.js';
-import { ensureSettings, toAuthSettings } from '../settings.js';
+import { ensureSettings, toAuthSettings } from '../auth/settings.js';
 import { openStore, type Store } from '../store/index.js';
 import type { AuthSettings } from '../auth/authenticate.js';
 

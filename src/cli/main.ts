@@ -1,4 +1,4 @@
-/** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, listings, demo. */
+/** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, jwt-secret, listings, demo. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { serve } from '../server.js';
@@ -6,6 +6,7 @@ import { CliError, withStore } from './context.js';
 import { printConfig } from './commands/config.js';
 import { demo } from './commands/demo.js';
 import { importFile } from './commands/import.js';
+import { rotateJwtSecret } from './commands/jwt-secret.js';
 import { deleteListingsCommand } from './commands/listings.js';
 import { getSetting, listSettings, rotateApiKey, setSetting } from './commands/settings.js';
 import { token } from './commands/token.js';
@@ -16,11 +17,13 @@ const USAGE = `usage: souk COMMAND
   config                         print the effective configuration (secrets masked)
   migrate                        apply pending database migrations
   import FILE|-                  upsert users and listings from a JSON document (atomic)
-  token USER_ID [--ttl SECONDS]  print a signed JWT for a user (default lifetime 1 day)
+  token USER_ID [--ttl SECONDS]  print a signed JWT for a user (default lifetime 1 day, at most TOKEN_MAX_TTL_S)
   settings                       print the settings
   settings get KEY               print one setting's raw value
   settings set rest_api true|false
   api-key rotate                 generate and print a new API key
+  jwt-secret rotate [--grace SECONDS]
+                                 replace the JWT secret; old tokens are refused, or accepted for SECONDS
   listings delete ID...          remove listings (they leave every favourite list)
   demo                           import a demo marketplace and print curl commands
 
@@ -52,6 +55,11 @@ async function run(argv: string[]): Promise<void> {
     case 'api-key':
       if (rest[0] === 'rotate') return withStore(rotateApiKey);
       throw new CliError('usage: souk api-key rotate');
+    case 'jwt-secret': {
+      const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { grace: { type: 'string' } } });
+      if (positionals.length === 1 && positionals[0] === 'rotate') return withStore((ctx) => rotateJwtSecret(ctx, values.grace));
+      throw new CliError('usage: souk jwt-secret rotate [--grace SECONDS]');
+    }
     case 'listings':
       if (rest[0] === 'delete') return withStore((ctx) => deleteListingsCommand(ctx, rest.slice(1)));
       throw new CliError('usage: souk listings delete ID...');

@@ -117,8 +117,10 @@ export async function startConversation(
     const listing = await repos.listings.findById(input.listingId);
     if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
+    // A disabled user is neither a sender nor a recipient: their listings answer as missing ones,
+    // so nothing is written for them and their contact data never leaves in a reply.
     const recipient = await findUser(listing.ownerId, (id) => repos.users.findById(id));
-    if (!recipient) return { ok: false, error: 'listing_not_found' } as const;
+    if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
     const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);

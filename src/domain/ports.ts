@@ -65,3 +65,17 @@ export interface CatalogRepository {
 export interface CatalogUnitOfWork {
   catalogTransaction<T>(fn: (catalog: CatalogRepository) => Promise<T>): Promise<T>;
 }
+
+/**
+ * Not a setting: a marker every catalog change (import, listing removal) sets anew, in the same
+ * transaction. Servers poll it with the settings and drop the users they cached when it changes.
+ */
+export const CATALOG_VERSION = 'catalog_version';
+
+/** The settings table: generated secrets and switches shared by every instance and the CLI. */
+export interface SettingsRepository {
+  all(): Promise<Record<string, string>>;
+  /** Stores value unless the key already has one; concurrent first starts agree on one value. */
+  setIfAbsent(key: string, value: string): Promise<void>;
+  set(key: string, value: string): Promise<void>;
+}

@@ -5,8 +5,8 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Config } from '../config.js';
-import { installErrorHandling } from './error-handler.js';
+import { apiBase, type Config } from '../config.js';
+import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
 import { conversationRoutes } from './routes/conversation.js';
@@ -27,10 +27,6 @@ export interface AppOptions {
   logDestination?: LogDestination;
 }
 
-export function apiBase(config: Pick<Config, 'apiPrefix'>): string {
-  return `${config.apiPrefix}/v1`;
-}
-
 export async function buildApp({ config, deps, logDestination }: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     logger: await loggerOptions(config, logDestination),
@@ -39,6 +35,9 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     genReqId: requestId,
     bodyLimit: config.bodyLimit,
     routerOptions: { ignoreTrailingSlash: true },
+    // request.ip: the connecting address, or X-Forwarded-For's when sent by a trusted proxy.
+    trustProxy: config.trustProxy,
+    frameworkErrors,
     // Types are not coerced: "12" is accepted for listing_id by the schema itself, true is not.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
     ...serverOptions(config.http),
@@ -61,7 +60,13 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   for (const shape of ERROR_SHAPES) app.addSchema(shape);
 
   await app.register(requestIdHeader);
-  await app.register(metrics, { token: config.metricsToken, poolStats: () => deps.store.poolStats() });
+  await app.register(metrics, {
+    token: config.metricsToken,
+    port: config.metricsPort,
+    host: config.metricsHost,
+    poolStats: () => deps.store.poolStats(),
+    rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
+  });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
   await app.register(openapi, { apiBase: apiBase(config) });

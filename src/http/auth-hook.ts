@@ -1,6 +1,7 @@
 /** Runs the auth pipeline before the body is read, as D4 orders, and attaches the caller. */
 import type { onRequestAsyncHookHandler } from 'fastify';
 import { authenticate, type AuthDeps, type Operation } from '../auth/authenticate.js';
+import { isFailedAuthentication } from '../auth/failures.js';
 import type { User } from '../domain/model.js';
 import { authError } from './errors.js';
 
@@ -14,17 +15,25 @@ function header(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Authenticates in D4's order; the rate limits (plugins/rate-limit.ts) count after steps 2 and 4. */
+/**
+ * Authenticates in D4's order. The rate limits (plugins/rate-limit.ts): a client address over its
+ * budget of failed authentications is refused before any credential is read; a failure is counted
+ * against its address; the key is counted once the token verified, the user once known (step 4).
+ */
 export function requireCaller(operation: Operation, deps: AuthDeps): onRequestAsyncHookHandler {
   return async (request) => {
     const limits = request.server.rateLimits;
+    await limits.checkAddress(request.ip);
     const result = await authenticate(
       { apiKey: header(request.headers['x-api-key']), authorization: header(request.headers.authorization) },
       operation,
       deps,
-      { apiKeyAccepted: (apiKey) => limits.checkKey(apiKey) },
+      { tokenVerified: (apiKey) => limits.checkKey(apiKey) },
     );
-    if (!result.ok) throw authError(result.failure);
+    if (!result.ok) {
+      if (isFailedAuthentication(result.failure)) await limits.authFailed(request.ip);
+      throw authError(result.failure);
+    }
     await limits.checkUser(result.user.id);
     request.caller = result.user;
   };

@@ -1,5 +1,6 @@
 /** Turns whatever went wrong while serving a request into the interface's error shapes. */
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { logRequest, tagRequest } from './plugins/logging.js';
 import { isStoreUnavailable } from '../store/index.js';
 import { ApiError, badRequest, internalError, MESSAGES, noRoute, payloadTooLarge, serviceUnavailable, textTooLongMessage } from './errors.js';
 
@@ -65,6 +66,17 @@ export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: 
   });
 
   app.setNotFoundHandler((_request, reply) => send(reply, noRoute()));
+}
+
+/**
+ * Fastify's frameworkErrors option: a request its router cannot read (a malformed percent-encoding
+ * in the path) is answered before any hook runs and Fastify writes no line for it, so it is tagged
+ * and logged here, and answered in shape B without echoing the address.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  tagRequest(request, reply);
+  reply.raw.once('close', () => logRequest(null, request, reply));
+  send(reply, badRequest(error.code === 'FST_ERR_BAD_URL' ? MESSAGES.badUrl : MESSAGES.unreadableUrl));
 }
 
 /**

@@ -35,10 +35,13 @@ export const MESSAGES = {
   listingNotFound: 'Listing not found.',
   listingId: 'listing_id is required and must be a positive integer.',
   noRoute: 'No route was found matching the URL and request method.',
+  badUrl: 'The request address holds a malformed percent-encoding (% must be followed by two hexadecimal digits).',
+  unreadableUrl: 'The request address could not be read.',
   contentType: 'Content-Type must be application/json or application/x-www-form-urlencoded.',
   emptyBody: 'The request body is empty; a JSON object is expected.',
   invalidJson: 'The request body is not valid JSON.',
   notAnObject: 'The request body must be a JSON object.',
+  nestedTooDeeply: 'The request body is nested too deeply.',
   textRequired: 'text is required: send a non-empty message or attach at least one file.',
   textNotString: 'text is required and must be a string.',
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
@@ -61,6 +64,9 @@ const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
   token_expired: () => shapeB(401, 'INVALID_TOKEN', 'JWT has expired.'),
   token_not_yet_valid: () => shapeB(401, 'INVALID_TOKEN', 'JWT is not valid yet.'),
   token_without_expiry: () => shapeB(401, 'INVALID_TOKEN', 'JWT has no expiry (exp claim missing).'),
+  token_without_issue_time: () => shapeB(401, 'INVALID_TOKEN', 'JWT has no issue time (iat claim missing).'),
+  token_time_not_numeric: () => shapeB(401, 'INVALID_TOKEN', 'JWT exp, iat and nbf must be numbers (seconds since 1970-01-01).'),
+  token_lifetime_too_long: () => shapeB(401, 'INVALID_TOKEN', 'JWT lifetime is longer than this server allows (exp too far after iat or from now).'),
   not_logged_in: () => shapeA(403, 'FORBIDDEN', MESSAGES.notLoggedIn),
 };
 
@@ -102,6 +108,7 @@ export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The ser
 export const RATE_LIMIT_MESSAGES = {
   key: 'Too many requests with this API key. Retry after the number of seconds in the Retry-After header.',
   user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
+  address: 'Too many failed authentication attempts from this address. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>

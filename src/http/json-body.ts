@@ -3,6 +3,7 @@
  * included, as "invalid JSON"; this one tells the client which problem it has.
  */
 import { badRequest, forbiddenKeyMessage, MESSAGES } from './errors.js';
+import { JSON_MAX_DEPTH, nestsDeeperThan } from './json-depth.js';
 
 /** The first key that could poison a prototype (`__proto__`, or `constructor` holding `prototype`), if any. */
 function forbiddenKey(root: unknown): string | undefined {
@@ -23,6 +24,9 @@ function forbiddenKey(root: unknown): string | undefined {
 /** Parses a JSON body or throws the 400 answer naming what is wrong with it. */
 export function parseJsonBody(text: string): unknown {
   if (text === '') throw badRequest(MESSAGES.emptyBody);
+  // Before parsing: a body nested thousands of levels deep costs JSON.parse and forbiddenKey() far
+  // more than its size suggests, and no request needs more than a few levels.
+  if (nestsDeeperThan(text, JSON_MAX_DEPTH)) throw badRequest(MESSAGES.nestedTooDeeply);
   let value: unknown;
   try {
     value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);

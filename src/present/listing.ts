@@ -1,6 +1,6 @@
 /** Builds the interface's listing summary (D7) as JSON text. */
 import type { Listing } from '../domain/model.js';
-import type { PriceFormat } from '../config.js';
+import type { PriceFormat } from './price.js';
 import { formatAmount } from './price.js';
 
 export interface ListingPresentation {

@@ -1,5 +1,13 @@
 /** The listing price as the marketplace's HTML markup (D7). */
-import type { PriceFormat } from '../config.js';
+
+/** How the site writes prices: its currency settings. */
+export interface PriceFormat {
+  currencySymbol: string;
+  position: 'left' | 'right' | 'left_space' | 'right_space';
+  decimals: number;
+  thousandsSeparator: string;
+  decimalSeparator: string;
+}
 
 /** Rounds a decimal string half-up to `decimals` places without going through binary floats. */
 export function roundDecimal(raw: string, decimals: number): { whole: string; fraction: string } {

@@ -2,9 +2,7 @@
  * Opens the database named by DATABASE_URL: an embedded SQLite file or a PostgreSQL pool.
  * This is the only file that knows which driver sits under Kysely.
  */
-import { mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, resolve } from 'node:path';
 import type { Pool } from 'pg';
 import {
   Kysely,
@@ -16,6 +14,7 @@ import {
   type Dialect as KyselyDialect,
 } from 'kysely';
 import { beginImmediate, openSqlite, rollbackQuietly, type SqliteConnection } from './sqlite-driver.js';
+import { createPrivateSqliteFile, looseSqlitePermissions, type LoosePermission } from './sqlite-files.js';
 import type { Database, Dialect } from './schema.js';
 
 export interface DbOptions {
@@ -71,17 +70,22 @@ export function sqlitePath(url: string): string {
   return url.replace(/^sqlite:(\/\/)?/, '');
 }
 
+/** The SQLite database's folder and files that group or others can read; none for PostgreSQL or in memory. */
+export function looseDatabasePermissions(url: string): LoosePermission[] {
+  const path = url.startsWith('sqlite:') ? sqlitePath(url) : ':memory:';
+  return path === ':memory:' ? [] : looseSqlitePermissions(path);
+}
+
 function openSqliteFile(url: string, opts: DbOptions): SqliteConnection {
   const path = sqlitePath(url);
-  if (path !== ':memory:') mkdirSync(dirname(resolve(path)), { recursive: true });
+  if (path !== ':memory:') createPrivateSqliteFile(path);
   const database = openSqlite(path, opts.statementTimeoutMs);
   // WAL with synchronous=NORMAL: a commit is in the WAL before the reply, so a crash of the
   // process loses nothing answered; only a power cut may roll back the last commits.
   // Checkpoints every ~64 MB of WAL instead of ~4 MB: a page written many times is copied back
   // once per checkpoint, so fewer, larger checkpoints do far less work per write.
   // The page cache fills up to its size with whatever was read, so it counts in full towards the
-  // process's memory. More than 16 MB read less at 10x the bench's data, but gained no throughput
-  // this host could measure (docs/benchmark.md, eighth pass).
+  // process's memory: DB_CACHE_MB trades memory for fewer reads (docs/operations.md).
   database.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;

@@ -16,12 +16,14 @@ import { postgresRunner } from './postgres-runner.js';
 import { postgresTransaction } from './postgres-transaction.js';
 import { SqliteWriteBatch, sqliteRunner } from './sqlite-write-batch.js';
 import { WalFlusher } from './wal-flusher.js';
-import { CATALOG_VERSION, settingsRepository, type SettingsRepository } from './repositories/settings.js';
+import { CATALOG_VERSION, type SettingsRepository } from '../domain/ports.js';
+import { settingsRepository } from './repositories/settings.js';
 
 export type { Dialect } from './schema.js';
 export type { PoolStats } from './connect.js';
-export { CATALOG_VERSION, type SettingsRepository } from './repositories/settings.js';
 export { isStoreUnavailable } from './errors.js';
+export { looseDatabasePermissions } from './connect.js';
+export type { LoosePermission } from './sqlite-files.js';
 
 export interface Store extends UnitOfWork, CatalogUnitOfWork {
   readonly dialect: Dialect;

@@ -1,4 +1,13 @@
-import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import {
+  Migrator,
+  sql,
+  type DatabaseIntrospector,
+  type Kysely,
+  type Migration,
+  type MigrationProvider,
+  type SchemaMetadata,
+  type TableMetadata,
+} from 'kysely';
 import type { Database, Dialect } from './schema.js';
 import { initialMigration } from './migrations/001-initial.js';
 import { dropMessagesConMigration } from './migrations/002-drop-messages-con.js';
@@ -25,6 +34,40 @@ class BundledMigrations implements MigrationProvider {
 }
 
 /**
+ * The tables of the connection's current schema only. Kysely's PostgreSQL introspector lists every
+ * table of every schema, through functions that fail (3F000, 42P01) when another user of the
+ * database drops a schema or table during the listing; its migrator needs only to know whether its
+ * own two tables exist, and those live in the current schema.
+ */
+function currentSchemaIntrospector(db: Kysely<Database>): DatabaseIntrospector {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ name: string; schema: string; isView: boolean }>`
+      select c.relname as name, n.nspname as schema, c.relkind = 'v' as "isView"
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v')`.execute(db);
+    return rows.map((row) => ({ ...row, columns: [] }));
+  };
+  return {
+    getSchemas: async () => (await sql<SchemaMetadata>`select current_schema() as name`.execute(db)).rows,
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+}
+
+/** db as the migrator sees it: on PostgreSQL, its introspection limited to the current schema. */
+function forMigrator(db: Kysely<Database>, dialect: Dialect): Kysely<Database> {
+  if (dialect !== 'postgres') return db;
+  const introspection = currentSchemaIntrospector(db);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/**
  * On PostgreSQL the bookkeeping tables are placed in the connection's current schema by name:
  * Kysely otherwise looks for them in any schema and would find another installation's.
  */
@@ -32,7 +75,7 @@ async function migrator(db: Kysely<Database>, dialect: Dialect): Promise<Migrato
   const schema =
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined;
   return new Migrator({
-    db,
+    db: forMigrator(db, dialect),
     provider: new BundledMigrations(dialect),
     migrationTableName: 'souk_migrations',
     migrationLockTableName: 'souk_migrations_lock',

@@ -2,9 +2,8 @@
  * Runs the prepared queries (prepared.ts) on PostgreSQL through pg itself, as named statements.
  *
  * Kysely sends every query unnamed: PostgreSQL then parses and plans it again on every call. A
- * named statement is parsed once per connection and only bound and executed after that; measured
- * on this machine, a primary-key lookup took 131 instead of 195 us per round trip
- * (docs/benchmark.md, seventh pass). Behind a pooler that hands one client's transactions to
+ * named statement is parsed once per connection and only bound and executed after that, so a
+ * repeated query costs the server no parse and no plan. Behind a pooler that hands one client's transactions to
  * different server connections (PgBouncer in transaction mode, unless 1.21+ tracks the statements),
  * a statement prepared on one is missing on the next: DB_PREPARED_STATEMENTS=false sends them
  * unnamed, as before.

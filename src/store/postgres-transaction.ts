@@ -1,7 +1,6 @@
 /**
- * PostgreSQL's unit of work. Every statement is a round trip to the server, and sending one cost
- * Souk more CPU than anything else it does there (the socket write: 64 % of a toggle's profile,
- * docs/benchmark.md). So BEGIN and the writer's lock travel as one message: one simple-protocol
+ * PostgreSQL's unit of work. Every statement is a round trip to the server, and sending one is
+ * the largest CPU cost Souk has there (the socket write). So BEGIN and the writer's lock travel as one message: one simple-protocol
  * query holding both statements, a round trip less in every toggle and every start.
  */
 import type { Kysely } from 'kysely';

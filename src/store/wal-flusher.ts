@@ -1,8 +1,7 @@
 /**
  * Moves the WAL's disk writes off the event loop. With synchronous=NORMAL a commit only writes
  * the WAL into the page cache; the checkpoint that follows every ~64 MB of WAL first fsyncs it,
- * on the event loop, and that fsync waited for the disk 30-50 ms (docs/benchmark.md): every
- * request in flight waited with it. fdatasync from a libuv pool thread shortly after each commit
+ * on the event loop, and while it waits for the disk every request in flight waits with it. fdatasync from a libuv pool thread shortly after each commit
  * leaves that fsync next to nothing to write. Durability is SQLite's, unchanged: this only syncs
  * earlier what SQLite would sync anyway.
  */

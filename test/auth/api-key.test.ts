@@ -42,21 +42,4 @@ describe('API key comparison', () => {
       assert.equal(checkApiKey(presented, EXPECTED), presented === EXPECTED ? null : 'api_key_invalid');
     }
   });
-
-  it('takes about as long for a one-character key as for a wrong key of the right length (reported, not asserted)', (ctx) => {
-    const median = (presented: string) => {
-      const samples: number[] = [];
-      for (let round = 0; round < 15; round++) {
-        const started = process.hrtime.bigint();
-        for (let i = 0; i < 2000; i++) sameKey(presented, EXPECTED);
-        samples.push(Number(process.hrtime.bigint() - started) / 2000);
-      }
-      return samples.sort((a, b) => a - b)[7]!;
-    };
-    median(EXPECTED); // warm up
-    const short = median('k');
-    const sameLength = median(`X${EXPECTED.slice(1)}`);
-    const right = median(EXPECTED);
-    ctx.diagnostic(`ns per comparison (median): 1 char ${short.toFixed(0)}, same length wrong ${sameLength.toFixed(0)}, right key ${right.toFixed(0)}`);
-  });
 });

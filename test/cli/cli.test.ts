@@ -235,6 +235,15 @@ describe('souk token', PARALLEL, () => {
     assert.equal((claims.exp as number) - (claims.iat as number), 86_400);
   });
 
+  it('issues up to TOKEN_MAX_TTL_S, and no default lifetime above it', async (t) => {
+    const { db } = fixture(t);
+    const longest = decode((await ok(db, ['token', '3', '--ttl', '2592000'])).trimEnd().split('.')[1]!);
+    assert.equal((longest.exp as number) - (longest.iat as number), 2_592_000);
+    const capped = decode((await ok(db, ['token', '3'], { env: { TOKEN_MAX_TTL_S: '600' } })).trimEnd().split('.')[1]!);
+    assert.equal((capped.exp as number) - (capped.iat as number), 600);
+    await fails(db, ['token', '3', '--ttl', '601'], /^souk: --ttl must be at most 600 seconds \(TOKEN_MAX_TTL_S\)/, { env: { TOKEN_MAX_TTL_S: '600' } });
+  });
+
   it('honours --ttl', async (t) => {
     const { db } = fixture(t);
     const claims = decode((await ok(db, ['token', '3', '--ttl', '60'])).trimEnd().split('.')[1]!);
@@ -249,6 +258,8 @@ describe('souk token', PARALLEL, () => {
       [['token', '4'], 'souk: user 4 is disabled; a token for it would be refused\n'],
       [['token', 'abc'], 'souk: USER_ID must be a positive integer, got "abc"\n'],
       [['token', '1', '--ttl', '0'], 'souk: --ttl must be a positive integer, got "0"\n'],
+      [['token', '1', '--ttl', '999999999999999'], 'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 999999999999999\n'],
+      [['token', '1', '--ttl', '2592001'], 'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 2592001\n'],
     ] as const) {
       const run = await fails(db, [...args], message);
       assert.equal(run.stdout, '', args.join(' '));
@@ -257,16 +268,18 @@ describe('souk token', PARALLEL, () => {
 });
 
 describe('souk settings and api-key', PARALLEL, () => {
-  it('lists api_key, jwt_secret masked and rest_api, generated once per installation', async (t) => {
+  it('lists api_key and jwt_secret masked whole and rest_api, generated once per installation; get prints one value', async (t) => {
     const { db } = scratch(t);
-    const list = await ok(db, ['settings']);
+    const list = await souk(db, ['settings']);
+    assert.equal(list.code, 0, list.stderr);
     const apiKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
     const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
     assert.match(apiKey, KEY);
     assert.match(secret, KEY);
     assert.notEqual(apiKey, secret);
-    assert.equal(list, `api_key=${apiKey}\njwt_secret=${secret.slice(0, 4)}…(${secret.length} characters)\nrest_api=true\n`);
-    assert.ok(!list.includes(secret));
+    assert.equal(list.stdout, 'api_key=****\njwt_secret=****\nrest_api=true\n');
+    // Not even their first characters, on either stream.
+    for (const value of [apiKey, secret]) assert.ok(!`${list.stdout}${list.stderr}`.includes(value.slice(0, 4)), list.stderr);
     const other = scratch(t);
     assert.notEqual((await ok(other.db, ['settings', 'get', 'api_key'])).trimEnd(), apiKey);
   });
@@ -296,6 +309,43 @@ describe('souk settings and api-key', PARALLEL, () => {
     assert.match(printed, /^[A-Za-z0-9_-]{43,}\n$/);
     assert.notEqual(printed.trimEnd(), old);
     assert.equal(await ok(db, ['settings', 'get', 'api_key']), printed);
+  });
+});
+
+describe('souk jwt-secret rotate', PARALLEL, () => {
+  it('replaces the secret, printing no secret; without --grace no previous secret is kept', async (t) => {
+    const { db } = scratch(t);
+    const old = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    assert.equal(await ok(db, ['jwt-secret', 'rotate']), 'jwt_secret rotated; tokens signed with the previous secret are refused\n');
+    const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    assert.match(secret, KEY);
+    assert.notEqual(secret, old);
+    assert.equal(await ok(db, ['settings', 'get', 'jwt_secret_previous']), '\n');
+  });
+
+  it('with --grace keeps the previous secret until then, masked in the settings list', async (t) => {
+    const { db } = scratch(t);
+    const old = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
+    const started = Date.now();
+    const out = await ok(db, ['jwt-secret', 'rotate', '--grace', '3600']);
+    const until = /^jwt_secret rotated; tokens signed with the previous secret are accepted until (\S+)\n$/.exec(out)?.[1];
+    assert.ok(until, out);
+    assert.ok(Math.abs(Date.parse(until) - (started + 3_600_000)) < 60_000, until);
+    const previous = JSON.parse(await ok(db, ['settings', 'get', 'jwt_secret_previous'])) as unknown;
+    assert.deepEqual(previous, { secret: old, until });
+    const list = await ok(db, ['settings']);
+    assert.ok(!list.includes(old), list);
+    assert.ok(!list.includes((await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd()), list);
+  });
+
+  it('refuses a bad --grace or usage, changing nothing', async (t) => {
+    const { db } = scratch(t);
+    const secret = await ok(db, ['settings', 'get', 'jwt_secret']);
+    await fails(db, ['jwt-secret', 'rotate', '--grace', 'soon'], 'souk: --grace must be a positive integer, got "soon"\n');
+    await fails(db, ['jwt-secret', 'rotate', '--grace', '2592001'], 'souk: --grace must be at most 2592000 seconds (TOKEN_MAX_TTL_S), got 2592001\n');
+    await fails(db, ['jwt-secret'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
+    await fails(db, ['jwt-secret', 'renew'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
+    assert.equal(await ok(db, ['settings', 'get', 'jwt_secret']), secret);
   });
 });
 
@@ -378,8 +428,8 @@ function freePort(): Promise<number> {
 }
 
 /** Starts `souk serve` and resolves with the address it prints once it is serving. */
-function startServer(db: string, port: number): { child: ChildProcess; ready: Promise<string>; output: () => string } {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: envFor(db, { PORT: String(port), HOST: '127.0.0.1' }) });
+function startServer(db: string, port: number, env: Record<string, string> = {}): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: envFor(db, { PORT: String(port), HOST: '127.0.0.1', ...env }) });
   let stdout = '';
   let stderr = '';
   const ready = new Promise<string>((resolve, reject) => {
@@ -471,5 +521,44 @@ describe('live settings (server process + CLI)', () => {
     // SIGTERM closes the server cleanly.
     assert.equal(await stopServer(server.child), 0, server.output());
     assert.equal(count(db, 'messages'), 1);
+  });
+});
+
+describe('jwt-secret rotate on a running server', () => {
+  it('--grace: tokens of the old secret are accepted until the grace ends, then refused; new tokens from the rotation on', async (t) => {
+    const { db } = fixture(t);
+    const oldToken = (await ok(db, ['token', '3'])).trimEnd();
+    const apiKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
+    const server = startServer(db, await freePort(), { SETTINGS_REFRESH_MS: '200' });
+    t.after(() => stopServer(server.child));
+    const base = await server.ready;
+    // A missing listing: 400 once the token is let in, so probing stores nothing.
+    const probe = async (token: string) => {
+      const res = await fetch(`${base}/my/favourites`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'x-api-key': apiKey, 'content-type': 'application/json' },
+        body: JSON.stringify({ listing_id: 999 }),
+      });
+      return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+    };
+    const refused = { status: 401, body: { status: 'error', error: 'INVALID_TOKEN', code: '401', error_message: 'JWT signature verification failed.' } };
+    assert.equal((await probe(oldToken)).status, 400);
+
+    await ok(db, ['jwt-secret', 'rotate', '--grace', '8']);
+    const newToken = (await ok(db, ['token', '3'])).trimEnd();
+    const pickedUp = await pollUntil(() => probe(newToken), (r) => r.status === 400, 10_000);
+    assert.equal(pickedUp.value.status, 400, JSON.stringify(pickedUp.value));
+    // The server has the new secret and still takes the old one's tokens (the grace is 8 s).
+    assert.equal((await probe(oldToken)).status, 400);
+    const ended = await pollUntil(() => probe(oldToken), (r) => r.status === 401, 20_000);
+    assert.deepEqual(ended.value, refused);
+    assert.equal((await probe(newToken)).status, 400);
+
+    // Without a grace the previous secret's tokens stop as soon as the server has the new secret.
+    await ok(db, ['jwt-secret', 'rotate']);
+    const newest = (await ok(db, ['token', '3'])).trimEnd();
+    assert.equal((await pollUntil(() => probe(newest), (r) => r.status === 400, 10_000)).value.status, 400);
+    assert.deepEqual(await probe(newToken), refused);
+    assert.equal(await stopServer(server.child), 0, server.output());
   });
 });

@@ -65,6 +65,34 @@ describe('D1: routes', () => {
     });
   }
 
+  it('answers a malformed percent-encoding in the address with 400 shape B and a request id, without echoing it, and logs it', async () => {
+    const chunks: string[] = [];
+    const t = await startTestSouk({ LOG_LEVEL: 'info' }, undefined, { logDestination: { write: (line: string) => void chunks.push(line) } });
+    const base = await t.listen();
+    for (const path of ['/wp-json/%zz', `${PATHS.toggle}%`, '/%E0%A4%A']) {
+      const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'x-request-id': 'bad-url-1' } });
+      assert.equal(res.status, 400, path);
+      assert.equal(res.headers.get('x-request-id'), 'bad-url-1');
+      assert.match(String(res.headers.get('content-type')), /^application\/json/);
+      const text = await res.text();
+      assert.ok(!text.includes(path), `the address is not echoed: ${text}`);
+      assert.deepEqual(JSON.parse(text), {
+        status: 'error',
+        error: 'BADREQUEST',
+        code: '400',
+        error_message: 'The request address holds a malformed percent-encoding (% must be followed by two hexadecimal digits).',
+      });
+    }
+    const requestLines = () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    // A line is written once its reply has been sent, which the client may see first.
+    while (requestLines().length < 3) await new Promise((resolve) => setImmediate(resolve));
+    const lines = requestLines();
+    assert.deepEqual(
+      lines.map((l) => [l.msg, l.reqId, l.method, l.path, l.statusCode, l.client]),
+      ['/wp-json/%zz', `${PATHS.toggle}%`, '/%E0%A4%A'].map((path) => ['request', 'bad-url-1', 'POST', path, 400, '127.0.0.1']),
+    );
+  });
+
   it('answers 404 for an unknown path without asking for credentials', async () => {
     const t = await startTestSouk();
     const res = await t.app.inject({ method: 'POST', url: '/wp-json/rtcl/v1/nothing-here' });

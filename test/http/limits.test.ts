@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSouk, PATHS, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { connect, type Socket } from 'node:net';
 import { httpRequest, rawRequest } from '../helpers/raw-http.js';
 
 const B = (status: number, error: string, message: string) => ({ status: 'error', error, code: String(status), error_message: message });
@@ -21,6 +22,22 @@ async function listening(env: Record<string, string> = {}): Promise<{ t: TestSou
 }
 
 const json = (res: { body: string } | undefined) => JSON.parse(res?.body ?? 'null') as unknown;
+
+/**
+ * The largest body a legitimate client can send to start a conversation: every field at its
+ * limit (text 5000 code points; 10 files, url 2048, name and mime_type 255 characters), each
+ * character at the worst escaping a standard JSON encoder writes for what the field can hold:
+ * text and name any character, an astral one as a \u surrogate pair (12 bytes: PHP's
+ * json_encode, Python's json.dumps); url and mime_type are ASCII, `&` as \u0026 (6 bytes:
+ * Go's and Gson's HTML-safe escaping).
+ */
+function largestLegitimateBody(listingId: number): string {
+  const astral = '\\ud83d\\ude00';
+  const amp = '\\u0026';
+  const file = `{"url":"https://${amp.repeat(2040)}","name":"${astral.repeat(255)}","mime_type":"${amp.repeat(255)}","size":${Number.MAX_SAFE_INTEGER}}`;
+  const files = Array.from({ length: 10 }, () => file).join(',');
+  return `{"listing_id":${listingId},"text":"${astral.repeat(5000)}","files":[${files}],"temp_id":"-${'9'.repeat(32)}"}`;
+}
 
 describe('limits', () => {
   it('a body over BODY_LIMIT (256 KiB) gets 413, as JSON, as a form and chunked', async () => {
@@ -51,6 +68,39 @@ describe('limits', () => {
     assert.equal(declared.response?.status, 413);
     assert.deepEqual(json(declared.response), TOO_LARGE);
     assert.deepEqual(await t.souk.store.db.selectFrom('messages').selectAll().execute(), []);
+  });
+
+  it('the largest legitimate body (every field at its limit, escaped at worst) fits the default BODY_LIMIT', async () => {
+    const { t, port } = await listening();
+    const body = largestLegitimateBody(LISTINGS.bike);
+    assert.ok(Buffer.byteLength(body) > 220 * 1024, `the body is ${Buffer.byteLength(body)} bytes`);
+    const res = await rawRequest(
+      port,
+      httpRequest('POST', PATHS.start, [...Object.entries(t.auth(USERS.amina)), ['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(body))]], body),
+      { untilComplete: true },
+    );
+    assert.equal(res.response?.status, 200, res.response?.body.slice(0, 300));
+    assert.equal((json(res.response) as { newMessage: { attachments: unknown[] } }).newMessage.attachments.length, 10);
+  });
+
+  it('a JSON body nested deeper than 16 levels is refused with 400 before it is parsed; 16 levels are read', async () => {
+    const { t } = await listening();
+    const nested = (depth: number, open: string, close: string) => `${open.repeat(depth)}1${close.repeat(depth)}`;
+    const body = (extra: string) => `{"listing_id":101,"extra":${extra}}`;
+    const tooDeep = B(400, 'BADREQUEST', 'The request body is nested too deeply.');
+    // The object itself is the first level: 15 more under it make 16.
+    for (const extra of [nested(16, '[', ']'), nested(100_000, '[', ']'), nested(16, '{"a":', '}'), nested(40_000, '{"a":', '}')]) {
+      const res = await t.post(PATHS.toggle, body(extra), t.auth(USERS.amina));
+      assert.equal(res.statusCode, 400, extra.slice(0, 40));
+      assert.deepEqual(res.json(), tooDeep);
+    }
+    // Not valid JSON, and deep: refused for its depth without being parsed.
+    assert.deepEqual((await t.post(PATHS.toggle, '['.repeat(100_000), t.auth(USERS.amina))).json(), tooDeep);
+    // Brackets inside a string are text, not structure, after an escaped backslash and quote too.
+    const inString = `{"listing_id":101,"text":"${String.raw`\\\"`}${'['.repeat(100)}","deep":${nested(15, '[', ']')}}`;
+    const fits = await t.post(PATHS.toggle, inString, t.auth(USERS.amina));
+    assert.equal(fits.statusCode, 200, fits.body);
+    assert.deepEqual(fits.json(), [LISTINGS.bike]);
   });
 
   it('text over TEXT_MAX_LENGTH (5000 characters, counted as code points) gets 400; 5000 emoji pass', async () => {
@@ -96,8 +146,8 @@ describe('limits', () => {
     assert.equal(ten.json().newMessage.attachments.length, 10);
   });
 
-  it('a request head over MAX_HEADER_SIZE gets 431 in shape B, many small headers included', async () => {
-    const { t, port } = await listening({ MAX_HEADER_SIZE: '16384' });
+  it('a request head over MAX_HEADER_SIZE (16 KiB by default) gets 431 in shape B, many small headers included', async () => {
+    const { t, port } = await listening();
     const expected = B(431, 'REQUEST_HEADER_FIELDS_TOO_LARGE', 'The request headers are larger than the limit of 16384 bytes.');
     const one = await rawRequest(port, httpRequest('POST', PATHS.toggle, [['X-Padding', 'p'.repeat(20_000)]]));
     assert.equal(one.response?.status, 431);
@@ -112,6 +162,69 @@ describe('limits', () => {
       httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '19'], ['X-Padding', 'p'.repeat(14_000)]], '{"listing_id":101}\n'),
     );
     assert.equal(fits.response?.status, 200);
+  });
+});
+
+/** A toggle on a kept-alive connection (a bodyless GET would be answered with Connection: close). */
+function keptAliveToggle(t: TestSouk): string {
+  const body = JSON.stringify({ listing_id: LISTINGS.bike });
+  const auth = t.auth(USERS.amina);
+  return (
+    `POST ${PATHS.toggle} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: ${auth.authorization}\r\nX-API-KEY: ${auth['x-api-key']}\r\n` +
+    `Content-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`
+  );
+}
+
+/** Sends a request on the socket and resolves with the head of its answer. */
+function answerOn(socket: Socket, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let received = '';
+    const onData = (d: Buffer) => {
+      received += d.toString('latin1');
+      if (/\r\n\r\n\[/.test(received)) {
+        socket.off('data', onData);
+        resolve(received);
+      }
+    };
+    socket.once('error', reject);
+    socket.on('data', onData);
+    socket.write(request);
+  });
+}
+
+/** A connection that has been served one request and stays open, so the server has surely accepted it. */
+async function servedConnection(port: number, request: string): Promise<Socket> {
+  const socket = connect(port, '127.0.0.1');
+  const head = await answerOn(socket, request);
+  assert.match(head, /^HTTP\/1\.1 200 /);
+  assert.match(head, /connection: keep-alive/i);
+  return socket;
+}
+
+describe('connections', () => {
+  it('connections beyond MAX_CONNECTIONS are closed unanswered, the open ones still served, and the server stays up', async () => {
+    const { t, port } = await listening({ MAX_CONNECTIONS: '3', METRICS_TOKEN: 'metrics-token-0123456789' });
+    const toggle = keptAliveToggle(t);
+    const open = [await servedConnection(port, toggle), await servedConnection(port, toggle), await servedConnection(port, toggle)];
+    const healthz = httpRequest('GET', '/healthz', []);
+    for (let i = 0; i < 3; i++) {
+      const refused = await rawRequest(port, healthz);
+      assert.equal(refused.raw.length, 0, 'nothing is answered on a connection beyond the cap');
+      assert.equal(refused.closedByServer, true);
+    }
+    // The open connections are still served.
+    assert.match(await answerOn(open[0] as Socket, toggle), /^HTTP\/1\.1 200 /);
+    // Once one closes, a new connection is served.
+    const closing = open.pop() as Socket;
+    closing.destroy();
+    while ((await new Promise<number>((resolve, reject) => t.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))))) >= 3) {
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const served = await rawRequest(port, healthz);
+    assert.equal(served.response?.status, 200);
+    for (const socket of open) socket.destroy();
+    const metrics = await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    assert.match(metrics.body, /^souk_http_connections_dropped_total 3$/m);
   });
 });
 

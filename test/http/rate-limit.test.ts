@@ -1,16 +1,16 @@
 /**
  * Rate limits per API key and per user (docs/hardening.md): 429 shape B TOO_MANY_REQUESTS with
- * Retry-After; counted after the API key is accepted (key) and after the user is known (user), so
- * D4's earlier checks answer first. Per process without REDIS_URL; shared through Redis with it.
+ * Retry-After; counted after the token verified (key) and after the user is known (user), so
+ * D4's earlier checks answer first. (Failed authentications per address: auth-throttle.test.ts.) Per process without REDIS_URL; shared through Redis with it.
  */
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createConnection } from 'node:net';
 import { startTestSouk, PATHS, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { TcpProxy } from '../helpers/tcp-proxy.js';
-import { RedisCounter } from '../../src/rate-limit/counters.js';
+import { RedisCounter } from '../../src/auth/counters.js';
+import { REDIS_URL, redisPrefix as prefix, redisSkip } from '../helpers/redis.js';
 
 const TOO_MANY_KEY = {
   status: 'error',
@@ -24,7 +24,6 @@ const TOO_MANY_USER = {
   code: '429',
   error_message: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
 };
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 function assertRetryAfter(value: unknown, windowS: number): void {
   assert.equal(typeof value, 'string');
@@ -33,22 +32,6 @@ function assertRetryAfter(value: unknown, windowS: number): void {
 }
 
 const toggleBody = { listing_id: LISTINGS.bike };
-
-async function redisReachable(url: string): Promise<boolean> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve) => {
-    const socket = createConnection(Number(port || 6379), hostname);
-    socket.setTimeout(1000, () => (socket.destroy(), resolve(false)));
-    socket.once('connect', () => {
-      socket.write('PING\r\n');
-      socket.once('data', (d) => (socket.destroy(), resolve(d.toString().startsWith('+PONG'))));
-    });
-    socket.once('error', () => resolve(false));
-  });
-}
-
-const redisUp = await redisReachable(REDIS_URL);
-const redisSkip = redisUp ? false : process.env.CI === 'true' ? false : `Redis is not reachable at ${REDIS_URL} (these tests are required under CI=true)`;
 
 describe('rate limit per user', () => {
   it('the request over RATE_LIMIT_PER_USER gets 429 with Retry-After; other users are not affected', async () => {
@@ -104,13 +87,15 @@ describe('rate limit per user', () => {
 });
 
 describe('rate limit per API key', () => {
-  it('counts every request with the accepted key, whoever the user, bad tokens included', async () => {
-    const t = await startTestSouk({ RATE_LIMIT_PER_KEY: '4', RATE_LIMIT_PER_USER: '0' });
+  it('counts every request with the accepted key and a verified token, whoever the user; bad tokens are not counted', async () => {
+    // The failure throttle is off so that only the key's limit can answer 429 here.
+    const t = await startTestSouk({ RATE_LIMIT_PER_KEY: '3', RATE_LIMIT_PER_USER: '0', RATE_LIMIT_AUTH_FAILURES: '0' });
     assert.equal((await t.toggle(USERS.amina, toggleBody)).statusCode, 200);
     assert.equal((await t.toggle(USERS.sara, toggleBody)).statusCode, 200);
-    assert.equal((await t.post(PATHS.toggle, toggleBody, { 'x-api-key': t.apiKey, authorization: 'Bearer x.y.z' })).statusCode, 401);
-    // Requests with a wrong key are refused before they are counted.
-    for (let i = 0; i < 5; i++) {
+    // Bad tokens with the right key, and wrong keys, do not use up the key's budget.
+    for (let i = 0; i < 10; i++) {
+      const badToken = await t.post(PATHS.toggle, toggleBody, { 'x-api-key': t.apiKey, authorization: 'Bearer x.y.z' });
+      assert.equal(badToken.statusCode, 401);
       const wrong = await t.post(PATHS.toggle, toggleBody, { 'x-api-key': 'wrong-key', authorization: t.auth(USERS.amina).authorization });
       assert.equal(wrong.json().error, 'INVALID_API_KEY');
     }
@@ -119,9 +104,9 @@ describe('rate limit per API key', () => {
     assert.equal(limited.statusCode, 429);
     assert.deepEqual(limited.json(), TOO_MANY_KEY);
     assertRetryAfter(limited.headers['retry-after'], 60);
-    // Before the token is looked at.
+    // Over the key's limit, a bad token still gets its own answer: only a verified token is counted.
     const badToken = await t.post(PATHS.toggle, toggleBody, { 'x-api-key': t.apiKey, authorization: 'Bearer x.y.z' });
-    assert.deepEqual(badToken.json(), TOO_MANY_KEY);
+    assert.equal(badToken.statusCode, 401);
   });
 });
 
@@ -138,8 +123,6 @@ describe('rate limits per process (no REDIS_URL)', () => {
 });
 
 describe('rate limits shared through Redis', { skip: redisSkip }, () => {
-  const prefix = () => `souk-test:${process.pid}:${randomBytes(6).toString('hex')}:`;
-
   async function pair(env: Record<string, string>): Promise<[TestSouk, TestSouk]> {
     return [await startTestSouk(env), await startTestSouk(env)];
   }
@@ -203,7 +186,7 @@ describe('rate limits shared through Redis', { skip: redisSkip }, () => {
     await proxy.start();
     after(() => proxy.stop());
     const errors: string[] = [];
-    const counter = new RedisCounter({ url: `redis://127.0.0.1:${proxy.port}`, prefix: prefix(), commandTimeoutMs: 200, onError: (e) => errors.push(e.message) });
+    const counter = new RedisCounter({ url: `redis://127.0.0.1:${proxy.port}`, prefix: prefix(), commandTimeoutMs: 200, onDown: (e) => errors.push(e.message) });
     after(() => counter.close());
     assert.equal(await counter.connect(), true);
     assert.deepEqual(await counter.hit('user:1', 60_000), { count: 1, resetMs: 60_000 });

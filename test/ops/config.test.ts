@@ -2,7 +2,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { ConfigError, effectiveSettings, loadConfig } from '../../src/config.js';
+import { ConfigError, declaredSettings, effectiveSettings, loadConfig, settingsTable } from '../../src/config.js';
 
 const ROOT = new URL('../../', import.meta.url);
 const SECRETS = { API_KEY: 'api-key-0123456789abcdef', JWT_SECRET: 'jwt-secret-0123456789abcdef', METRICS_TOKEN: 'metrics-0123456789abcdef' };
@@ -39,14 +39,41 @@ describe('configuration', () => {
     for (const bad of ['0', '-1', '1.5', '16MB', 'auto', '65537']) assert.throws(() => loadConfig({ DB_CACHE_MB: bad }), ConfigError, bad);
   });
 
-  it('every setting is documented in the README table', () => {
+  it('the README settings table is the one generated from the declarations', () => {
     const doc = readFileSync(new URL('README.md', ROOT), 'utf8');
-    const documented = [...doc.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1] as string);
-    assert.deepEqual(documented, effectiveSettings(loadConfig({})).map(([name]) => name));
-    // ...and every name the config module reads is among them.
-    const source = readFileSync(new URL('src/config.ts', ROOT), 'utf8');
-    const read = new Set([...source.matchAll(/env(?:, |\.)'?([A-Z][A-Z_]+)'?/g)].map((m) => m[1] as string));
-    for (const name of read) assert.ok(documented.includes(name), `${name} is read by src/config.ts but not documented`);
+    assert.ok(doc.includes(`\n${settingsTable()}\n`), 'README.md is stale: run npm run settings-table');
+    assert.deepEqual(declaredSettings().map((s) => s.name), effectiveSettings(loadConfig({})).map(([name]) => name));
+  });
+
+  it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
+    const urls = declaredSettings().filter((s) => s.kind === 'url');
+    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'REDIS_URL', 'SITE_URL']);
+    const env: Record<string, string> = {
+      DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
+      REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
+      SITE_URL: 'https://admin:site-pass-5@m.example',
+    };
+    const res = soukConfig(env);
+    assert.equal(res.status, 0, res.stderr);
+    for (const secret of ['pg-Pass', 'word-1', 'pg-ssl-pass-2', 'redis-pass-3', 'redis-param-pass-4', 'site-pass-5']) {
+      assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
+    }
+    assert.ok(res.stdout.includes('DATABASE_URL="postgres://souk:****@db.example:5432/souk?sslmode=verify-full&sslpassword=****"'), res.stdout);
+    assert.ok(res.stdout.includes('REDIS_URL="rediss://default:****@cache.example:6380/0?password=****"'), res.stdout);
+  });
+
+  it('an invalid URL setting is reported without its password', () => {
+    for (const [name, value] of [
+      ['REDIS_URL', 'http://user:leaked-pass-6@cache:6379'],
+      ['SITE_URL', 'ftp://user:leaked-pass-6@m.example'],
+      ['DATABASE_URL', 'mysql://user:leaked-pass-6@db.example/souk'],
+      ['CORS_ORIGINS', 'https://user:leaked-pass-6@app.example'],
+    ]) {
+      const res = soukConfig({ [name as string]: value as string });
+      assert.equal(res.status, 1);
+      assert.match(res.stderr, new RegExp(`invalid setting: ${name}`));
+      assert.ok(!res.stderr.includes('leaked-pass-6'), res.stderr);
+    }
   });
 
   it('souk config prints every effective setting, secrets and the database password masked', () => {

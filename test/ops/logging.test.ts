@@ -39,9 +39,33 @@ describe('request logs', () => {
       ],
     );
     for (const line of lines) {
+      assert.equal(line.client, '127.0.0.1');
       assert.equal(typeof line.durationMs, 'number');
       assert.equal(line.level, 30);
     }
+  });
+
+  it('cut a long path to 512 characters with a marker, and carry the client address, over a real socket', async () => {
+    const log = capture();
+    // A head limit raised by the operator lets a 120 KB address through to the 404.
+    const t = await startTestSouk({ LOG_LEVEL: 'info', MAX_HEADER_SIZE: '131072' }, marketplace(), { logDestination: log.destination });
+    const base = await t.listen();
+    const long = `/${'a'.repeat(120_000)}`;
+    const res = await fetch(`${base}${long}?secret=1`);
+    assert.equal(res.status, 404);
+    const served = await fetch(`${base}/healthz`);
+    assert.equal(served.status, 200);
+    const requestLines = () => log.chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    // A line is written once its reply has been sent, which the client may see first.
+    while (requestLines().length < 2) await new Promise((resolve) => setImmediate(resolve));
+    const lines = requestLines();
+    assert.equal(lines.length, 2, log.chunks.join('').slice(0, 2000));
+    const [cut, short] = lines as [Record<string, unknown>, Record<string, unknown>];
+    assert.equal(cut.path, `${long.slice(0, 512)}…[${long.length - 512} more characters]`);
+    assert.equal(cut.reqId, res.headers.get('x-request-id'));
+    assert.ok(log.chunks.every((chunk) => chunk.length < 2000), 'no log line holds the whole address');
+    assert.equal(short.path, '/healthz');
+    for (const line of lines) assert.equal(line.client, '127.0.0.1');
   });
 
   it('write no request line at LOG_LEVEL=warn, and one at debug', async () => {
@@ -81,6 +105,6 @@ describe('request logs', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const out = chunks.join('');
     assert.equal(out.trim().split('\n').length, 1, out);
-    assert.match(out, /^\[[\d:.]+\] INFO: request \{"reqId":"pretty-1","method":"GET","route":"\/healthz","path":"\/healthz","statusCode":200,"durationMs":[\d.]+\}$/m);
+    assert.match(out, /^\[[\d:.]+\] INFO: request \{"reqId":"pretty-1","client":"127.0.0.1","method":"GET","route":"\/healthz","path":"\/healthz","statusCode":200,"durationMs":[\d.]+\}$/m);
   });
 });

@@ -2,6 +2,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk, PATHS } from '../helpers/souk.js';
+import { freePort } from '../helpers/processes.js';
+
+const TOKEN = 'metrics-token-0123456789';
+const BEARER = { authorization: `Bearer ${TOKEN}` };
+const NO_ROUTE = { code: 'rest_no_route', message: 'No route was found matching the URL and request method.' };
 
 const sample = (text: string, name: string, labels: string) => {
   const line = text.split('\n').find((l) => l.startsWith(`${name}{`) && l.includes(labels));
@@ -10,12 +15,12 @@ const sample = (text: string, name: string, labels: string) => {
 
 describe('GET /metrics', () => {
   it('counts requests and their latency by route pattern and status, in Prometheus text format', async () => {
-    const t = await startTestSouk();
+    const t = await startTestSouk({ METRICS_TOKEN: TOKEN });
     await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
     await t.toggle(USERS.amina, { listing_id: LISTINGS.table });
     await t.post(PATHS.toggle, { listing_id: 1 }, { 'x-api-key': 'wrong' });
     await t.app.inject({ url: '/wp-json/rtcl/v1/my/favourites/12345?token=abc' });
-    const res = await t.app.inject({ url: '/metrics' });
+    const res = await t.app.inject({ url: '/metrics', headers: BEARER });
     assert.equal(res.statusCode, 200);
     assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
     const text = res.body;
@@ -35,9 +40,9 @@ describe('GET /metrics', () => {
   });
 
   it('reports the PostgreSQL pool, and no pool on SQLite', async () => {
-    const t = await startTestSouk();
+    const t = await startTestSouk({ METRICS_TOKEN: TOKEN });
     await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
-    const text = (await t.app.inject({ url: '/metrics' })).body;
+    const text = (await t.app.inject({ url: '/metrics', headers: BEARER })).body;
     if (t.database.dialect === 'postgres') {
       const open = /^souk_db_pool_connections (\d+)$/m.exec(text);
       assert.ok(open && Number(open[1]) >= 1, 'at least the connection that served the toggle is open');
@@ -48,17 +53,67 @@ describe('GET /metrics', () => {
     }
   });
 
-  it('needs Authorization: Bearer <METRICS_TOKEN> when that setting is set', async () => {
-    const token = 'metrics-token-0123456789';
-    const t = await startTestSouk({ METRICS_TOKEN: token });
-    for (const authorization of [undefined, 'Bearer wrong-token', token, `Basic ${token}`]) {
-      const res = await t.app.inject({ url: '/metrics', headers: authorization ? { authorization } : {} });
-      assert.equal(res.statusCode, 401, String(authorization));
-      assert.equal(res.headers['www-authenticate'], 'Bearer realm="metrics"');
-      assert.equal(res.json().code, 'metrics_unauthorized');
+  it('is off on the API port by default: 404 in shape A, nothing about the process', async () => {
+    const t = await startTestSouk();
+    const base = await t.listen();
+    for (const headers of [{}, BEARER]) {
+      const res = await fetch(`${base}/metrics`, { headers });
+      assert.equal(res.status, 404);
+      assert.deepEqual(await res.json(), NO_ROUTE);
     }
-    const ok = await t.app.inject({ url: '/metrics', headers: { authorization: `Bearer ${token}` } });
-    assert.equal(ok.statusCode, 200);
-    assert.match(ok.body, /souk_http_requests_total/);
+  });
+
+  it('on the API port, needs Authorization: Bearer <METRICS_TOKEN> when that setting is set', async () => {
+    const t = await startTestSouk({ METRICS_TOKEN: TOKEN });
+    const base = await t.listen();
+    for (const authorization of [undefined, 'Bearer wrong-token', TOKEN, `Basic ${TOKEN}`]) {
+      const res = await fetch(`${base}/metrics`, { headers: authorization ? { authorization } : {} });
+      assert.equal(res.status, 401, String(authorization));
+      assert.equal(res.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+      assert.equal(((await res.json()) as { code: string }).code, 'metrics_unauthorized');
+    }
+    const ok = await fetch(`${base}/metrics`, { headers: BEARER });
+    assert.equal(ok.status, 200);
+    assert.match(await ok.text(), /souk_http_requests_total/);
+  });
+
+  it('METRICS_PORT serves them on a port of its own, without a token, and only them; the API port still answers 404', async () => {
+    const port = await freePort();
+    const t = await startTestSouk({ METRICS_PORT: String(port) });
+    const base = await t.listen();
+    await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
+    const res = await fetch(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('cache-control'), 'no-store');
+    const text = await res.text();
+    assert.equal(sample(text, 'souk_http_requests_total', `method="POST",route="${PATHS.toggle}",status_code="200"`), 1);
+    assert.match(text, /^process_resident_memory_bytes \d/m);
+    const elsewhere = await fetch(`http://127.0.0.1:${port}${PATHS.toggle}`);
+    assert.equal(elsewhere.status, 404);
+    assert.deepEqual(await elsewhere.json(), NO_ROUTE);
+    const api = await fetch(`${base}/metrics`);
+    assert.equal(api.status, 404);
+    assert.deepEqual(await api.json(), NO_ROUTE);
+    // Closed with the app.
+    await t.close();
+    await assert.rejects(fetch(`http://127.0.0.1:${port}/metrics`));
+  });
+
+  it('METRICS_PORT with METRICS_TOKEN needs the token there too', async () => {
+    const port = await freePort();
+    const t = await startTestSouk({ METRICS_PORT: String(port), METRICS_TOKEN: TOKEN });
+    await t.listen();
+    const refused = await fetch(`http://127.0.0.1:${port}/metrics`);
+    assert.equal(refused.status, 401);
+    assert.equal(refused.headers.get('www-authenticate'), 'Bearer realm="metrics"');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`, { headers: BEARER })).status, 200);
+  });
+
+  it('a METRICS_PORT already in use stops start-up', async () => {
+    const port = await freePort();
+    const first = await startTestSouk({ METRICS_PORT: String(port) });
+    await first.listen();
+    const second = await startTestSouk({ METRICS_PORT: String(port) });
+    await assert.rejects(second.listen(), /EADDRINUSE/);
   });
 });

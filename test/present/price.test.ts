@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { formatAmount } from '../../src/present/price.js';
-import type { PriceFormat } from '../../src/config.js';
+import type { PriceFormat } from '../../src/present/price.js';
 
 const dollars: PriceFormat = { currencySymbol: '&#36;', position: 'left', decimals: 2, thousandsSeparator: ',', decimalSeparator: '.' };
 const wrap = (inner: string) => `<span class="rtcl-price-amount amount">${inner}</span>`;

@@ -30,19 +30,19 @@ it('a re-imported listing is shown as imported in the next conversation reply', 
 });
 
 it('a user disabled by an import is refused after the next settings poll (SETTINGS_REFRESH_MS)', async () => {
-  const t = await startTestSouk({ SETTINGS_REFRESH_MS: '300' });
+  const t = await startTestSouk();
   assert.equal((await t.toggle(USERS.amina, { listing_id: LISTINGS.bike })).statusCode, 200);
   const parsed = parseImportDocument({ users: [{ id: USERS.amina, login: 'amina', disabled: true }] });
   assert.ok(parsed.ok);
   await importCatalog(t.souk.store, parsed.catalog);
-  await new Promise((r) => setTimeout(r, 650));
+  await t.souk.settings.refresh(); // the poll SETTINGS_REFRESH_MS runs, awaited rather than slept for
   const refused = await t.toggle(USERS.amina, { listing_id: LISTINGS.bike });
   assert.equal(refused.statusCode, 403);
   assert.deepEqual(refused.json(), { code: 'FORBIDDEN', message: 'You are not logged in.' });
 });
 
 it("the listing owner's profile changed by an import shows in conversation replies after the next settings poll", async () => {
-  const t = await startTestSouk({ SETTINGS_REFRESH_MS: '300' });
+  const t = await startTestSouk();
   const before = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hi' })).json();
   assert.equal(before.recipient.id, USERS.youssef);
   assert.equal(before.recipient.name, 'Youssef B.');
@@ -51,7 +51,7 @@ it("the listing owner's profile changed by an import shows in conversation repli
   const parsed = parseImportDocument({ users: [{ id: USERS.youssef, login: 'youssef', name: 'Youssef Benali', email: 'youssef@new.example' }] });
   assert.ok(parsed.ok);
   await importCatalog(t.souk.store, parsed.catalog);
-  await new Promise((r) => setTimeout(r, 650));
+  await t.souk.settings.refresh(); // the poll SETTINGS_REFRESH_MS runs, awaited rather than slept for
   const after = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hello?' })).json();
   assert.equal(after.recipient.name, 'Youssef Benali');
   assert.equal(after.recipient.email, 'youssef@new.example');

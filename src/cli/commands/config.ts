@@ -10,6 +10,6 @@ export function printConfig(out: (line: string) => void, err: (line: string) => 
   const config = loadConfig();
   for (const [name, value] of effectiveSettings(config)) out(`${name}=${shown(value)}`);
   if (!config.apiKey || !config.jwtSecret) {
-    err('note: an empty API_KEY or JWT_SECRET means the value stored in the database is used (see: souk settings)');
+    err('note: an unset API_KEY or JWT_SECRET (and its _FILE) means the value stored in the database is used (see: souk settings)');
   }
 }

@@ -1,6 +1,6 @@
 /** souk demo : imports the demo marketplace and prints ready-to-paste curl commands. */
 import { signToken } from '../../auth/jwt.js';
-import { apiBase } from '../../http/app.js';
+import { apiBase } from '../../config.js';
 import type { CliContext } from '../context.js';
 import { demoDocument } from '../demo-data.js';
 import { importDocument } from './import.js';

@@ -1,13 +1,15 @@
 /** souk settings [get KEY | set rest_api true|false] and souk api-key rotate. */
-import { newSecret, SETTING } from '../../settings.js';
-import { ensureSettings } from '../../settings.js';
-import { CATALOG_VERSION } from '../../store/index.js';
+import { newSecret, SETTING } from '../../auth/settings.js';
+import { ensureSettings } from '../../auth/settings.js';
+import { CATALOG_VERSION } from '../../domain/ports.js';
 import { CliError, type CliContext } from '../context.js';
 
-const SECRET_KEYS: string[] = [SETTING.jwtSecret];
+/** Settings printed as they are; every other one is a secret (a new setting is masked until listed here). */
+const PLAIN_KEYS: string[] = [SETTING.restApi];
 
-function mask(value: string): string {
-  return value.length <= 4 ? '****' : `${value.slice(0, 4)}…(${value.length} characters)`;
+/** A secret is never listed, not even in part: only whether it is set. */
+function shown(key: string, value: string): string {
+  return PLAIN_KEYS.includes(key) || value === '' ? value : '****';
 }
 
 export async function listSettings(ctx: CliContext): Promise<void> {
@@ -15,10 +17,11 @@ export async function listSettings(ctx: CliContext): Promise<void> {
   for (const key of Object.keys(all).sort()) {
     if (key === CATALOG_VERSION) continue; // a marker for the servers' caches, not a setting
     const value = all[key] as string;
-    ctx.out(`${key}=${SECRET_KEYS.includes(key) ? mask(value) : value}`);
+    ctx.out(`${key}=${shown(key, value)}`);
   }
-  if (ctx.config.apiKey) ctx.err('note: API_KEY is set in the environment and overrides api_key in servers started with it');
-  if (ctx.config.jwtSecret) ctx.err('note: JWT_SECRET is set in the environment and overrides jwt_secret');
+  ctx.err('note: secrets are masked; souk settings get KEY prints one value');
+  if (ctx.config.apiKey) ctx.err('note: API_KEY (or API_KEY_FILE) is set in the environment and overrides api_key in servers started with it');
+  if (ctx.config.jwtSecret) ctx.err('note: JWT_SECRET (or JWT_SECRET_FILE) is set in the environment and overrides jwt_secret');
 }
 
 export async function getSetting(ctx: CliContext, key: string | undefined): Promise<void> {
@@ -42,5 +45,5 @@ export async function rotateApiKey(ctx: CliContext): Promise<void> {
   const key = newSecret();
   await ctx.store.settings.set(SETTING.apiKey, key);
   ctx.out(key);
-  if (ctx.config.apiKey) ctx.err('note: API_KEY is set in the environment; servers started with it keep using that key');
+  if (ctx.config.apiKey) ctx.err('note: API_KEY (or API_KEY_FILE) is set in the environment; servers started with it keep using that key');
 }

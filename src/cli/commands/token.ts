@@ -1,10 +1,13 @@
-/** souk token USER_ID [--ttl SECONDS] : prints a signed JWT for the user, and nothing else. */
+/**
+ * souk token USER_ID [--ttl SECONDS] : prints a signed JWT for the user, and nothing else.
+ * The lifetime is at most TOKEN_MAX_TTL_S: servers refuse a longer one.
+ */
 import { signToken } from '../../auth/jwt.js';
 import { CliError, type CliContext } from '../context.js';
 
 const DAY = 86_400;
 
-function positiveInteger(raw: string | undefined, what: string): number {
+export function positiveInteger(raw: string | undefined, what: string): number {
   if (raw === undefined || !/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
     throw new CliError(`${what} must be a positive integer, got "${raw ?? ''}"`);
   }
@@ -14,7 +17,9 @@ function positiveInteger(raw: string | undefined, what: string): number {
 export async function token(ctx: CliContext, userIdArg: string | undefined, ttlArg: string | undefined): Promise<void> {
   if (userIdArg === undefined) throw new CliError('usage: souk token USER_ID [--ttl SECONDS]');
   const userId = positiveInteger(userIdArg, 'USER_ID');
-  const ttl = ttlArg === undefined ? DAY : positiveInteger(ttlArg, '--ttl');
+  const maxTtl = ctx.config.tokenMaxTtlS;
+  const ttl = ttlArg === undefined ? Math.min(DAY, maxTtl) : positiveInteger(ttlArg, '--ttl');
+  if (ttl > maxTtl) throw new CliError(`--ttl must be at most ${maxTtl} seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got ${ttl}`);
   const user = await ctx.store.repos.users.findById(userId);
   if (!user) throw new CliError(`no user with id ${userId}`);
   if (user.disabled) throw new CliError(`user ${userId} is disabled; a token for it would be refused`);

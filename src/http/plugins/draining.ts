@@ -4,7 +4,18 @@
  * after their reply instead of holding the shutdown open (src/shutdown.ts sets the deadline).
  * A reply sent before its request's body was fully received closes its connection too.
  */
+import type { IncomingMessage } from 'node:http';
 import fp from 'fastify-plugin';
+
+/**
+ * True while part of the request's body may still be on its way. A request without a body is whole
+ * once its head is, though Node marks it complete only after the handler has run.
+ */
+function bodyStillArriving(raw: IncomingMessage): boolean {
+  if (raw.complete) return false;
+  const length = raw.headers['content-length'];
+  return raw.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -33,7 +44,7 @@ export const draining = fp(
       // Also when the reply comes before the whole body did (an auth error answered at onRequest):
       // the rest of that body would otherwise keep the connection busy and could time out into a
       // second, stray answer.
-      if (closing || !request.raw.complete) void reply.header('connection', 'close');
+      if (closing || bodyStillArriving(request.raw)) void reply.header('connection', 'close');
       done(null, payload);
     });
     app.addHook('preClose', async () => {

@@ -9,6 +9,9 @@ export { serverOptions } from './server-options.js';
 
 export const hardening = fp<{ config: Config }>(
   async (app, { config }) => {
+    // Each connection holds a socket and buffers: beyond the cap Node closes new ones at once,
+    // unanswered, and the connections already open are served as before.
+    app.server.maxConnections = config.http.maxConnections;
     await app.register(framing);
     await app.register(draining);
     await app.register(rateLimits, { config: config.rateLimit });

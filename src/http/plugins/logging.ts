@@ -51,6 +51,26 @@ export function routeLabel(request: { routeOptions: { url?: string } }): string 
   return request.routeOptions.url ?? 'unmatched';
 }
 
+/** Longest address path written to a log line: an unauthenticated client chooses it (up to the head limit). */
+export const LOGGED_PATH_MAX = 512;
+
+/** The request's path without its query string, cut to LOGGED_PATH_MAX with a marker saying how much was left out. */
+export function loggedPath(url: string): string {
+  const query = url.indexOf('?');
+  const length = query < 0 ? url.length : query;
+  if (length <= LOGGED_PATH_MAX) return url.slice(0, length);
+  return `${url.slice(0, LOGGED_PATH_MAX)}…[${length - LOGGED_PATH_MAX} more characters]`;
+}
+
+/**
+ * Gives the request its log binding and its reply the request id header. The client address is
+ * request.ip, so it follows Fastify's trustProxy setting; every line logged for the request carries it.
+ */
+export function tagRequest(request: FastifyRequest, reply: FastifyReply): void {
+  request.log = request.log.child({ client: request.ip });
+  void reply.header('x-request-id', request.id);
+}
+
 /** The levels at which a request's info line is written. */
 const LOGS_INFO = new Set(['info', 'debug', 'trace']);
 
@@ -67,26 +87,31 @@ export class OneLinePerRequest extends LogController {
   override incomingRequest(): void {}
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
-    // At LOG_LEVEL=warn and above the line is dropped: do not build it on every request.
-    if (!error && !LOGS_INFO.has(request.log.level)) return;
-    const line = {
-      method: request.method,
-      route: routeLabel(request),
-      // The query string is left out: it is the client's, and could carry anything.
-      path: request.url.split('?', 1)[0],
-      statusCode: reply.statusCode,
-      durationMs: Math.round(reply.elapsedTime * 10) / 10,
-    };
-    if (error) request.log.error({ ...line, err: error }, 'request failed while sending the reply');
-    else request.log.info(line, 'request');
+    logRequest(error, request, reply);
   }
 }
 
-/** Echoes the request id on every reply, errors and 404s included. */
+/** Writes the one line of a request whose reply has been sent (or failed while being sent). */
+export function logRequest(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
+  // At LOG_LEVEL=warn and above the line is dropped: do not build it on every request.
+  if (!error && !LOGS_INFO.has(request.log.level)) return;
+  const line = {
+    method: request.method,
+    route: routeLabel(request),
+    // The query string is left out: it is the client's, and could carry anything.
+    path: loggedPath(request.url),
+    statusCode: reply.statusCode,
+    durationMs: Math.round(reply.elapsedTime * 10) / 10,
+  };
+  if (error) request.log.error({ ...line, err: error }, 'request failed while sending the reply');
+  else request.log.info(line, 'request');
+}
+
+/** Echoes the request id on every reply, errors and 404s included, and adds the client address to its log lines. */
 export const requestIdHeader = fp(async (app: FastifyInstance) => {
   // Callback hooks, not async ones: on every request a promise and a microtask less each.
   app.addHook('onRequest', (request, reply, done) => {
-    void reply.header('x-request-id', request.id);
+    tagRequest(request, reply);
     done();
   });
 }, { name: 'souk-request-id' });

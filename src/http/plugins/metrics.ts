@@ -1,18 +1,26 @@
 /**
  * GET /metrics in Prometheus text format: request counts and latencies by route and status,
  * the PostgreSQL pool's occupancy, and the process metrics of prom-client.
+ * Where it is served (docs/operations.md): on the API port only to scrapes with the metrics token,
+ * since the API port is public and the metrics tell the exact Node.js version, traffic and memory;
+ * and on the metrics port when one is configured. Neither: the API port answers 404.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats } from '../../store/index.js';
 import { routeLabel } from './logging.js';
+import { authorised, close, listen, metricsServer, UNAUTHORISED, type MetricsText } from './metrics-server.js';
 
 export interface MetricsOptions {
-  /** When set, a scrape must send `Authorization: Bearer <token>`. */
+  /** When set, GET /metrics is served on the API port to scrapes sending `Authorization: Bearer <token>`. */
   token: string | undefined;
+  /** A port of its own for GET /metrics, on `host`; 0 for none. */
+  port: number;
+  host: string;
   poolStats: () => PoolStats | undefined;
+  /** With REDIS_URL: whether the rate limits' Redis answers (undefined while it is not yet known). */
+  rateLimitStoreUp?: (() => boolean | undefined) | undefined;
 }
 
 // Process metrics describe the process, not one app: collected once, shared by every app in it (tests build many).
@@ -27,14 +35,6 @@ function processMetrics(): Registry {
 
 // Seconds, as Prometheus names want; from 1 ms (SQLite answers in about that) to 10 s (past every timeout).
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
-
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
-function authorised(header: string | undefined, token: string | undefined): boolean {
-  if (token === undefined) return true;
-  const match = /^bearer (.+)$/i.exec(header ?? '');
-  return match !== null && timingSafeEqual(digest(match[1] as string), digest(token));
-}
 
 export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
   const registry = new Registry();
@@ -57,11 +57,28 @@ export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => 
         if (stats) this.set(pick(stats));
       },
     });
+  const dropped = new Counter({
+    name: 'souk_http_connections_dropped_total',
+    help: 'Connections closed unanswered because MAX_CONNECTIONS were open',
+    registers: [registry],
+  });
+  app.server.on('drop', () => dropped.inc());
   // SQLite has one connection and no pool: no pool gauges then, rather than misleading zeros.
   if (opts.poolStats()) {
     pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
     pool('souk_db_pool_idle_connections', 'Idle PostgreSQL connections', (s) => s.idle);
     pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
+  }
+  const storeUp = opts.rateLimitStoreUp;
+  if (storeUp) {
+    new Gauge({
+      name: 'souk_rate_limit_store_up',
+      help: 'Whether the Redis of the rate limits answers (1) or not (0, RATE_LIMIT_REDIS_FAILURE applies)',
+      registers: [registry],
+      collect() {
+        this.set(storeUp() === false ? 0 : 1);
+      },
+    });
   }
 
   // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
@@ -85,14 +102,32 @@ export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => 
     done();
   });
 
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (!authorised(request.headers.authorization, opts.token)) {
-      return reply
-        .code(401)
-        .header('www-authenticate', 'Bearer realm="metrics"')
-        .send({ code: 'metrics_unauthorized', message: 'GET /metrics needs Authorization: Bearer <METRICS_TOKEN>.' });
-    }
+  const render = async (): Promise<MetricsText> => {
     const all = Registry.merge([processMetrics(), registry]);
-    return reply.header('cache-control', 'no-store').type(all.contentType).send(await all.metrics());
-  });
+    return { contentType: all.contentType, text: await all.metrics() };
+  };
+  if (opts.token !== undefined) serveOnApiPort(app, opts.token, render);
+  if (opts.port > 0) serveOnMetricsPort(app, { ...opts, render });
 }, { name: 'souk-metrics' });
+
+function serveOnApiPort(app: FastifyInstance, token: string, render: () => Promise<MetricsText>): void {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (!authorised(request.headers.authorization, token)) {
+      return reply.code(UNAUTHORISED.status).headers(UNAUTHORISED.headers).send(UNAUTHORISED.body);
+    }
+    const { contentType, text } = await render();
+    return reply.header('cache-control', 'no-store').type(contentType).send(text);
+  });
+}
+
+/** The metrics port opens when the app is ready (a port in use fails start-up) and closes with it. */
+function serveOnMetricsPort(app: FastifyInstance, opts: MetricsOptions & { render: () => Promise<MetricsText> }): void {
+  const server = metricsServer({ token: opts.token, render: opts.render });
+  app.addHook('onReady', async () => {
+    await listen(server, opts.port, opts.host);
+    app.log.info(`metrics are served at http://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${opts.port}/metrics`);
+  });
+  app.addHook('onClose', async () => {
+    await close(server);
+  });
+}

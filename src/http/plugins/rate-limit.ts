@@ -1,22 +1,31 @@
 /**
- * Rate limits per API key and per user (docs/hardening.md). The auth hook calls checkKey() right
- * after the API key is accepted (D4 step 2) and checkUser() once the token's user is known (step 4),
- * so both limits come before the body is read. Over a limit: 429 shape B TOO_MANY_REQUESTS with
- * Retry-After. Keys are counted by a hash of the API key; the raw key is never stored or logged.
- * With REDIS_URL the counters are shared by all instances; if Redis fails, requests are let
- * through (fail open) and a warning is logged at most every 10 seconds.
+ * Rate limits (docs/hardening.md): failed authentications per client address, requests per API key
+ * and per user. The auth hook calls checkAddress() before any credential is read, authFailed()
+ * when authentication fails, checkKey() once the token verified (after D4 step 3) and checkUser()
+ * once the token's user is known (step 4), so every limit comes before the body is read. Over a
+ * limit: 429 shape B TOO_MANY_REQUESTS with Retry-After. Keys are counted by a hash of the API
+ * key; the raw key is never stored or logged. With REDIS_URL the counters are shared by all
+ * instances; while Redis does not answer, RATE_LIMIT_REDIS_FAILURE decides: let requests through
+ * uncounted (open) or answer 503 (closed). The outage is logged once, when it starts.
  */
 import { createHash } from 'node:crypto';
 import fp from 'fastify-plugin';
 import type { RateLimitConfig } from '../../config.js';
-import { MemoryCounter, RedisCounter, type Counter } from '../../rate-limit/counters.js';
-import { tooManyRequests } from '../errors.js';
+import { addressGroup } from '../../auth/client-address.js';
+import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
+import { serviceUnavailable, tooManyRequests, type RATE_LIMIT_MESSAGES } from '../errors.js';
 
 export interface RateLimits {
-  /** Counts a request made with this (accepted) API key; throws 429 when over the limit. */
+  /** Refuses (429) a client address over its budget of failed authentications. */
+  checkAddress(ip: string | undefined): Promise<void>;
+  /** Counts a failed authentication against the client address; never throws. */
+  authFailed(ip: string | undefined): Promise<void>;
+  /** Counts a request made with this API key and a verified token; throws 429 when over the limit. */
   checkKey(apiKey: string): Promise<void>;
   /** Counts a request by this (authenticated) user; throws 429 when over the limit. */
   checkUser(userId: number): Promise<void>;
+  /** Whether the Redis of the counters answers; undefined without REDIS_URL. */
+  storeUp(): boolean | undefined;
 }
 
 declare module 'fastify' {
@@ -24,8 +33,6 @@ declare module 'fastify' {
     rateLimits: RateLimits;
   }
 }
-
-const WARN_EVERY_MS = 10_000;
 
 export const keyId = (apiKey: string) => createHash('sha256').update(apiKey, 'utf8').digest('base64url').slice(0, 22);
 
@@ -36,38 +43,66 @@ function acceptedKeyId(apiKey: string): string {
   return lastKey.id;
 }
 
+const retryAfterS = (hit: Hit) => Math.max(1, Math.ceil(hit.resetMs / 1000));
+
 export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
-    let lastWarning = 0;
-    const warn = (err: Error) => {
-      const now = Date.now();
-      if (now - lastWarning < WARN_EVERY_MS) return;
-      lastWarning = now;
-      app.log.warn({ err: { message: err.message } }, 'rate limit store (Redis) unavailable: requests are let through uncounted');
-    };
+    const perRequest = config.perKey > 0 || config.perUser > 0;
+    const perAddress = config.authFailures > 0;
 
-    let counter: Counter | undefined;
-    if (config.perKey > 0 || config.perUser > 0) {
-      if (config.redisUrl) {
-        const redis = new RedisCounter({ url: config.redisUrl, prefix: config.redisPrefix, onError: warn });
-        await redis.connect();
-        counter = redis;
-      } else {
-        counter = new MemoryCounter(config.windowMs);
-      }
-      const opened = counter;
-      app.addHook('onClose', async () => opened.close());
+    let redis: RedisCounter | undefined;
+    if (config.redisUrl && (perRequest || perAddress)) {
+      const whileDown = config.redisFailure === 'open' ? 'let through uncounted' : 'refused with 503';
+      redis = new RedisCounter({
+        url: config.redisUrl,
+        prefix: config.redisPrefix,
+        onDown: (err) =>
+          app.log.warn(
+            { err: { message: err.message } },
+            `rate limit store (Redis) unavailable: requests are ${whileDown} until it answers`,
+          ),
+        onUp: () => app.log.warn('rate limit store (Redis) answers again: requests are counted'),
+      });
+      await redis.connect();
     }
+    // Without Redis the addresses get a counter of their own: a client chooses its address, so
+    // that map is bounded; the other keys are users and the one API key, bounded by the catalog.
+    const requests: Counter | undefined = perRequest ? (redis ?? new MemoryCounter(config.windowMs)) : undefined;
+    const addresses: Counter | undefined = perAddress
+      ? (redis ?? new MemoryCounter(config.windowMs, { capacity: config.trackedAddresses }))
+      : undefined;
+    app.addHook('onClose', async () => {
+      await Promise.all([...new Set([requests, addresses])].map((c) => c?.close()));
+    });
 
-    const check = async (scope: 'key' | 'user', id: string, max: number) => {
-      if (!counter || max === 0) return;
-      const hit = await counter.hit(`${scope}:${id}`, config.windowMs);
-      if (hit && hit.count > max) throw tooManyRequests(scope, Math.max(1, Math.ceil(hit.resetMs / 1000)));
+    /** An unknown count (Redis did not answer): let through, or 503 when configured closed. */
+    const unknown = () => {
+      if (config.redisFailure === 'closed') throw serviceUnavailable();
     };
+
+    const check = async (scope: keyof typeof RATE_LIMIT_MESSAGES, id: string, max: number) => {
+      if (!requests || max === 0) return;
+      const hit = await requests.hit(`${scope}:${id}`, config.windowMs);
+      if (!hit) return unknown();
+      if (hit.count > max) throw tooManyRequests(scope, retryAfterS(hit));
+    };
+
+    const addressKey = (ip: string | undefined) => `address:${addressGroup(ip ?? '')}`;
 
     app.decorate<RateLimits>('rateLimits', {
+      async checkAddress(ip) {
+        if (!addresses) return;
+        const hit = await addresses.peek(addressKey(ip));
+        if (!hit) return unknown();
+        if (hit.count >= config.authFailures) throw tooManyRequests('address', retryAfterS(hit));
+      },
+      async authFailed(ip) {
+        // The failure is answered as such whatever happens here: an unknown count is not counted.
+        await addresses?.hit(addressKey(ip), config.windowMs);
+      },
       checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),
+      storeUp: () => redis?.available,
     });
   },
   { name: 'souk-rate-limits', fastify: '5.x' },

@@ -95,6 +95,9 @@ const TOKEN_FAILURES: AuthFailure[] = [
   'token_expired',
   'token_not_yet_valid',
   'token_without_expiry',
+  'token_without_issue_time',
+  'token_time_not_numeric',
+  'token_lifetime_too_long',
 ];
 
 const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.emptyBody, MESSAGES.invalidJson, forbiddenKeyMessage('__proto__'), MESSAGES.notAnObject].map(badRequest);

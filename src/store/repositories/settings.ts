@@ -1,19 +1,7 @@
 /** The settings table: generated secrets and switches shared by every instance. */
 import type { Kysely } from 'kysely';
 import type { Database } from '../schema.js';
-
-/**
- * Not a setting: a marker every catalog change (import, listing removal) sets anew, in the same
- * transaction. Servers poll it with the settings and drop the users they cached when it changes.
- */
-export const CATALOG_VERSION = 'catalog_version';
-
-export interface SettingsRepository {
-  all(): Promise<Record<string, string>>;
-  /** Stores value unless the key already has one; concurrent first starts agree on one value. */
-  setIfAbsent(key: string, value: string): Promise<void>;
-  set(key: string, value: string): Promise<void>;
-}
+import type { SettingsRepository } from '../../domain/ports.js';
 
 export function settingsRepository(db: Kysely<Database>): SettingsRepository {
   return {

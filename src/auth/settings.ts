@@ -4,10 +4,10 @@
  * A server re-reads them every few seconds, so a CLI change applies without a restart.
  */
 import { randomBytes } from 'node:crypto';
-import type { AuthSettings } from './auth/authenticate.js';
-import { CATALOG_VERSION, type SettingsRepository } from './store/index.js';
+import { CATALOG_VERSION, type SettingsRepository } from '../domain/ports.js';
+import type { AuthSettings } from './authenticate.js';
 
-export const SETTING = { apiKey: 'api_key', jwtSecret: 'jwt_secret', restApi: 'rest_api' } as const;
+export const SETTING = { apiKey: 'api_key', jwtSecret: 'jwt_secret', jwtSecretPrevious: 'jwt_secret_previous', restApi: 'rest_api' } as const;
 
 export interface SecretOverrides {
   apiKey: string | undefined;
@@ -29,10 +29,35 @@ export async function ensureSettings(repo: SettingsRepository): Promise<Record<s
   return all;
 }
 
+/** A replaced JWT secret still accepted until a time (`souk jwt-secret rotate --grace`). */
+export interface PreviousSecret {
+  secret: string;
+  untilMs: number;
+}
+
+/** The jwt_secret_previous row: JSON {"secret", "until" (ISO time)}; '' when there is none. */
+export function formatPreviousSecret(previous: PreviousSecret | undefined): string {
+  return previous ? JSON.stringify({ secret: previous.secret, until: new Date(previous.untilMs).toISOString() }) : '';
+}
+
+/** A row that cannot be read counts as no previous secret: tokens signed with it are refused. */
+export function parsePreviousSecret(raw: string | undefined): PreviousSecret | undefined {
+  if (!raw) return undefined;
+  try {
+    const { secret, until } = JSON.parse(raw) as { secret?: unknown; until?: unknown };
+    const untilMs = typeof until === 'string' ? Date.parse(until) : NaN;
+    return typeof secret === 'string' && secret.trim() !== '' && Number.isFinite(untilMs) ? { secret, untilMs } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export function toAuthSettings(all: Record<string, string>, overrides: SecretOverrides): AuthSettings {
   return {
     apiKey: overrides.apiKey ?? all[SETTING.apiKey] ?? '',
     jwtSecret: overrides.jwtSecret ?? all[SETTING.jwtSecret] ?? '',
+    // A secret set in the environment is not rotated by the CLI: the stored previous one is not its.
+    jwtPreviousSecret: overrides.jwtSecret === undefined ? parsePreviousSecret(all[SETTING.jwtSecretPrevious]) : undefined,
     restApiEnabled: all[SETTING.restApi] !== 'false',
   };
 }

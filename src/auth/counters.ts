@@ -17,16 +17,31 @@ export interface Hit {
 }
 
 export interface Counter {
-  /** Counts one request; undefined when the count is unknown (store unreachable: let it through). */
+  /** Counts one request; undefined when the count is unknown (the store did not answer). */
   hit(key: string, windowMs: number): Promise<Hit | undefined>;
+  /** The count so far without counting (0 when the key has no live window); undefined when unknown. */
+  peek(key: string): Promise<Hit | undefined>;
   close(): Promise<void>;
 }
 
+export interface MemoryCounterOptions {
+  /** Most keys held; a new window beyond it replaces the oldest one (the one that ends first). */
+  capacity?: number;
+  now?: () => number;
+}
+
+const NONE: Hit = { count: 0, resetMs: 0 };
+
 export class MemoryCounter implements Counter {
+  // Insertion order is window start order (a new window is re-inserted), so the first key is the oldest.
   private readonly windows = new Map<string, { count: number; resetAt: number }>();
   private readonly sweeper: NodeJS.Timeout;
+  private readonly capacity: number;
+  private readonly now: () => number;
 
-  constructor(sweepEveryMs: number, private readonly now: () => number = Date.now) {
+  constructor(sweepEveryMs: number, options: MemoryCounterOptions = {}) {
+    this.capacity = options.capacity ?? Infinity;
+    this.now = options.now ?? Date.now;
     // Forget ended windows so the map holds only keys seen in the last window.
     this.sweeper = setInterval(() => this.sweep(), Math.max(1000, sweepEveryMs));
     this.sweeper.unref();
@@ -41,11 +56,19 @@ export class MemoryCounter implements Counter {
     const now = this.now();
     let w = this.windows.get(key);
     if (!w || w.resetAt <= now) {
+      this.windows.delete(key);
+      if (this.windows.size >= this.capacity) this.windows.delete(this.windows.keys().next().value as string);
       w = { count: 0, resetAt: now + windowMs };
       this.windows.set(key, w);
     }
     w.count++;
     return { count: w.count, resetMs: w.resetAt - now };
+  }
+
+  async peek(key: string): Promise<Hit> {
+    const now = this.now();
+    const w = this.windows.get(key);
+    return w && w.resetAt > now ? { count: w.count, resetMs: w.resetAt - now } : NONE;
   }
 
   /** Keys with a live window (for tests). */
@@ -68,22 +91,36 @@ if n == 1 or ttl < 0 then
 end
 return {n, ttl}`;
 
-type RedisWithHit = Redis & { soukRateHit(key: string, windowMs: number): Promise<[number, number]> };
+// The count and the time left, without counting; {0, 0} for a key with no live window.
+const PEEK_SCRIPT = `
+local n = redis.call('GET', KEYS[1])
+if not n then return {0, 0} end
+return {tonumber(n), redis.call('PTTL', KEYS[1])}`;
+
+type RedisWithScripts = Redis & {
+  soukRateHit(key: string, windowMs: number): Promise<[number, number]>;
+  soukRatePeek(key: string): Promise<[number, number]>;
+};
 
 export interface RedisCounterOptions {
   url: string;
   prefix: string;
-  /** A Redis command that takes longer than this counts as a failure (and is let through). */
+  /** A Redis command that takes longer than this counts as a failure (its count is unknown). */
   commandTimeoutMs?: number;
-  onError: (err: Error) => void;
+  /** Told when Redis stops answering (a failed or timed-out command, a connection error): once, until it answers again. */
+  onDown: (err: Error) => void;
+  /** Told when Redis answers again after onDown. */
+  onUp?: () => void;
 }
 
 export class RedisCounter implements Counter {
-  private readonly redis: RedisWithHit;
+  private readonly redis: RedisWithScripts;
+  /** False from a failure until Redis next answers; undefined before the first answer or failure. */
+  private up: boolean | undefined;
 
   constructor(private readonly opts: RedisCounterOptions) {
     const redis = new (loadRedis())(opts.url, {
-      // Fail fast instead of queueing while disconnected: the request is let through.
+      // Fail fast instead of queueing while disconnected: the count is unknown at once.
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: opts.commandTimeoutMs ?? 250,
@@ -92,16 +129,34 @@ export class RedisCounter implements Counter {
       lazyConnect: true,
     });
     redis.defineCommand('soukRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
-    redis.on('error', (err: Error) => opts.onError(err));
-    this.redis = redis as RedisWithHit;
+    redis.defineCommand('soukRatePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    // ioredis reports every failed reconnection attempt: only the first of an outage is passed on.
+    redis.on('error', (err: Error) => this.down(err));
+    this.redis = redis as RedisWithScripts;
   }
 
-  /** Connects, waiting at most timeoutMs; a server that is down only means counts are skipped until it is back. */
+  /** False while Redis is not answering. */
+  get available(): boolean {
+    return this.up !== false;
+  }
+
+  private down(err: Error): void {
+    if (this.up === false) return;
+    this.up = false;
+    this.opts.onDown(err);
+  }
+
+  private answered(): void {
+    if (this.up === false) this.opts.onUp?.();
+    this.up = true;
+  }
+
+  /** Connects, waiting at most timeoutMs; a server that is down only means counts are unknown until it is back. */
   async connect(timeoutMs = 1000): Promise<boolean> {
     const connecting = this.redis.connect().then(
       () => true,
       (err: Error) => {
-        this.opts.onError(err);
+        this.down(err);
         return false;
       },
     );
@@ -110,11 +165,20 @@ export class RedisCounter implements Counter {
   }
 
   async hit(key: string, windowMs: number): Promise<Hit | undefined> {
+    return this.ask(() => this.redis.soukRateHit(this.opts.prefix + key, windowMs));
+  }
+
+  async peek(key: string): Promise<Hit | undefined> {
+    return this.ask(() => this.redis.soukRatePeek(this.opts.prefix + key));
+  }
+
+  private async ask(command: () => Promise<[number, number]>): Promise<Hit | undefined> {
     try {
-      const [count, resetMs] = await this.redis.soukRateHit(this.opts.prefix + key, windowMs);
+      const [count, resetMs] = await command();
+      this.answered();
       return { count: Number(count), resetMs: Number(resetMs) };
     } catch (err) {
-      this.opts.onError(err as Error);
+      this.down(err as Error);
       return undefined;
     }
   }

@@ -1,0 +1,46 @@
+/**
+ * The cache of tokens whose signature and claims were verified, so a token seen again is not
+ * verified again. Keyed by the token's SHA-256 digest: a key is 43 characters whatever the token,
+ * and two tokens share a key only if SHA-256 collides. Failures are never stored, so a client
+ * cannot fill it without holding a secret; and it holds at most `capacity` entries, the least
+ * recently used going first.
+ */
+import { hash } from 'node:crypto';
+
+export const tokenDigest = (token: string): string => hash('sha256', token, 'base64url');
+
+interface Entry<T> {
+  value: T;
+  /** The entry answers until then (the token's exp, or the end of a rotation's grace). */
+  untilMs: number;
+}
+
+export class VerifiedTokens<T> {
+  private readonly entries = new Map<string, Entry<T>>();
+
+  constructor(private readonly capacity: number) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get(digest: string, nowMs: number): T | undefined {
+    const entry = this.entries.get(digest);
+    if (!entry) return undefined;
+    this.entries.delete(digest);
+    if (nowMs > entry.untilMs) return undefined;
+    // Re-inserted: a Map iterates in insertion order, so its first key is the least recently used.
+    this.entries.set(digest, entry);
+    return entry.value;
+  }
+
+  set(digest: string, value: T, untilMs: number): void {
+    this.entries.delete(digest);
+    if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(digest, { value, untilMs });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
