@@ -11,7 +11,7 @@ import { sql } from 'kysely';
 import type { Database } from '../src/store/schema.js';
 import { openStore } from '../src/store/index.js';
 import { imagesJson, termsJson } from '../src/present/wire-json.js';
-import { ensureSettings, toAuthSettings } from '../src/settings.js';
+import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
 import type { DatasetSizes } from './options.js';
 
 const CHUNK = 500;
@@ -96,16 +96,6 @@ function image(id: number, name: string) {
 export function titleOf(listingIndex: number): string {
   const h = Math.imul(listingIndex + 1, 2654435761) >>> 0;
   return `${ADJECTIVES[h % ADJECTIVES.length]} ${NOUNS[(h >>> 8) % NOUNS.length]}`;
-}
-
-/** Picks `count` distinct values from 0..n-1, none equal to `exclude`, none in `taken`. */
-function distinct(random: () => number, n: number, count: number, exclude: number, taken?: Set<number>): number[] {
-  const out = new Set<number>();
-  while (out.size < count) {
-    const v = Math.floor(random() * n);
-    if (v !== exclude && !taken?.has(v)) out.add(v);
-  }
-  return [...out];
 }
 
 type Db = Kysely<Database>;

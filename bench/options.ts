@@ -23,6 +23,7 @@ export interface BenchOptions {
   /** Run the servers under valgrind's callgrind and count instructions per request. */
   instructions: boolean;
   countQueries: boolean;
+  apiKeyTiming: boolean;
   /** Run `npm run build` first: 'auto' builds only when dist/ is older than src/. */
   build: 'auto' | 'always' | 'never';
   /** Comma-separated row names to run (default: all). */
@@ -49,6 +50,7 @@ export const USAGE = `usage: npm run bench -- [options]
                        barely changes, for comparing two versions (needs valgrind; about 50 times
                        slower: use e.g. --users 1000 --connections 10 --warmup 30 --duration 30)
   --count-queries      only count the SQL statements each operation runs per request, then exit
+  --api-key-timing     only time the X-API-KEY comparison for keys of different lengths, then exit
   --build / --no-build always / never run npm run build first (default: only when dist/ is older than src/)
   --users N --listings N --conversations N   override the data-set sizes
 
@@ -75,6 +77,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       profile: { type: 'boolean', default: false },
       instructions: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
+      'api-key-timing': { type: 'boolean', default: false },
       build: { type: 'boolean' },
       'no-build': { type: 'boolean' },
       users: { type: 'string' },
@@ -104,6 +107,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     profile: values.profile ?? false,
     instructions: values.instructions ?? false,
     countQueries: values['count-queries'] ?? false,
+    apiKeyTiming: values['api-key-timing'] ?? false,
     build: values['no-build'] ? 'never' : values.build ? 'always' : 'auto',
     only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),
     databaseUrl,

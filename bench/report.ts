@@ -8,6 +8,8 @@ export const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url))
 
 export const LABELS: Record<RowName, string> = {
   bare: 'bare node:http ceiling',
+  'floor-toggle': 'floor: toggle favourite',
+  'floor-start-new': 'floor: start conversation: new',
   toggle: 'toggle favourite (1/2 add, 1/2 remove)',
   'start-new': 'start conversation: new',
   'start-existing': 'start conversation: existing (append)',
@@ -25,6 +27,8 @@ export interface Row {
   peakRssMb: number;
   /** Souk rows: throughput as a percentage of the bare row's. */
   pctOfBare: number | null;
+  /** Souk's toggle and start-new: throughput as a percentage of the floor's same operation in the same run. */
+  pctOfFloor: number | null;
   /** CPU used during the measured window, in % of one core; others = every other process on the machine. */
   cpu: { servers: number; database: number | null; generator: number; others: number | null };
   /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
@@ -40,7 +44,7 @@ export interface Row {
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function formatTable(rows: Row[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', '% of bare', 'CPU srv/db/gen/other %'];
+  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', '% of bare', '% of floor', 'CPU srv/db/gen/other %'];
   const body = rows.map((r) => [
     r.label,
     fmt(r.rps),
@@ -50,6 +54,7 @@ export function formatTable(rows: Row[]): string {
     fmt(r.errors),
     fmt(r.peakRssMb, 1),
     r.pctOfBare === null ? '-' : `${fmt(r.pctOfBare, 1)} %`,
+    r.pctOfFloor === null ? '-' : `${fmt(r.pctOfFloor, 1)} %`,
     `${fmt(r.cpu.servers)}/${r.cpu.database === null ? '-' : fmt(r.cpu.database)}/${fmt(r.cpu.generator)}/${r.cpu.others === null ? '-' : fmt(r.cpu.others)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));

@@ -1,6 +1,6 @@
 /**
  * `npm run bench`: builds the data set in a fresh database, then for each row starts the
- * server(s) under test as separate processes, warms up, drives them with autocannon on
+ * server(s) under test (bare, the floor, Souk) as separate processes, warms up, drives them with autocannon on
  * loopback for a fixed time and records throughput, latency, errors, peak RSS and CPU.
  * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
  */
@@ -18,7 +18,8 @@ import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startS
 import { formatSummary, summarise } from './profile-summary.js';
 import { formatCpuPerRequest, formatInstructions, formatTable, LABELS, writeResults, type Row } from './report.js';
 import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from './callgrind.js';
-import { ROWS, scenario, signTokens, type RowName } from './scenarios.js';
+import { FLOOR_OF, isFloorRow, ROWS, scenario, signTokens, type RowName } from './scenarios.js';
+import { FLOOR_SCRIPT, floorAvailable, primeFavourites, startFloor, writeFloorData, type FloorData } from './floor.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -92,6 +93,8 @@ interface RowContext {
   tokens: string[];
   dbCpu: DatabaseCpu;
   stamp: string;
+  /** The floor's import document, when a floor row runs. */
+  floor: FloorData | undefined;
   profiles: { row: RowName; instance: number; file: string }[];
 }
 
@@ -100,7 +103,20 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 /** With --instructions: where each server's callgrind counts go, by process id. */
 const callgrindFiles = new Map<number, string>();
 
+/** The floor is one process on its own SQLite file, whatever the database and --instances of Souk's rows. */
+async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
+  const floor = await startFloor('floor', ctx.floor!, ctx.data);
+  try {
+    if (name === 'floor-toggle') await primeFavourites(floor, ctx.data, ctx.tokens, ctx.opts.connections);
+    return [floor];
+  } catch (err) {
+    await floor.stop();
+    throw err;
+  }
+}
+
 async function startServers(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
+  if (isFloorRow(name)) return startFloorRow(name, ctx);
   const servers: ServerProcess[] = [];
   try {
     for (let i = 0; i < ctx.opts.instances; i++) {
@@ -148,14 +164,15 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
 
     if (opts.instructions) servers.forEach((s) => startCounting(s.pid));
     const cpuBefore = servers.map((s) => cpuSeconds(s.pid) ?? 0);
-    const dbBefore = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
+    const onSouk = name !== 'bare' && !isFloorRow(name);
+    const dbBefore = onSouk ? await ctx.dbCpu.snapshot() : undefined;
     const genBefore = process.cpuUsage();
     const busyBefore = machineBusySeconds();
     const result = await runLoad(sc, { ...load, seconds: opts.duration });
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const busyAfter = machineBusySeconds();
     const gen = process.cpuUsage(genBefore);
-    const dbAfter = name === 'bare' ? undefined : await ctx.dbCpu.snapshot();
+    const dbAfter = onSouk ? await ctx.dbCpu.snapshot() : undefined;
     const serverCpu = servers.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - cpuBefore[i]!), 0);
     const dbCpu = DatabaseCpu.used(dbBefore, dbAfter);
     const rss = servers.map((s) => (peakRss(s.pid) ?? 0) / 2 ** 20);
@@ -176,6 +193,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       peakRssMb: rss.reduce((a, b) => a + b, 0),
       peakRssPerProcessMb: rss,
       pctOfBare: null,
+      pctOfFloor: null,
       cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu), others: others === null ? null : pct(others) },
       cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
       instructionsPerRequest:
@@ -188,7 +206,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   } finally {
     const codes = await Promise.all(servers.map((s) => s.stop()));
     codes.forEach((code, i) => {
-      if (code !== 0) log(`  ${servers[i]!.name} exited with ${code}:\n${servers[i]!.output().slice(-2000)}`);
+      // The floor has no SIGTERM handler: the signal ends it, with no exit code.
+      if (code !== 0 && !(isFloorRow(name) && code === null)) log(`  ${servers[i]!.name} exited with ${code}:\n${servers[i]!.output().slice(-2000)}`);
     });
   }
 }
@@ -200,21 +219,32 @@ async function main(): Promise<void> {
     return;
   }
   const opts = parsed;
+  if (opts.apiKeyTiming) {
+    const { apiKeyTiming } = await import('./api-key-timing.js');
+    apiKeyTiming(log);
+    return;
+  }
   if (opts.countQueries) {
     const { countQueries } = await import('./count-queries.js');
     await countQueries(opts);
     return;
   }
   const wallStart = performance.now();
-  const rows = opts.only ?? ROWS;
-  for (const r of rows) if (!ROWS.includes(r as RowName)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+  let rows = (opts.only ?? ROWS) as RowName[];
+  for (const r of rows) if (!ROWS.includes(r)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
+  if (rows.some(isFloorRow) && (opts.instructions || !floorAvailable())) {
+    log(`skipping the floor rows: ${opts.instructions ? 'not counted under --instructions' : `${FLOOR_SCRIPT} is not there`}`);
+    rows = rows.filter((r) => !isFloorRow(r));
+  }
   ensureBuilt(opts.build);
 
   const db = await freshBenchDatabase(opts.databaseUrl);
   let dropped = false;
+  let floor: FloorData | undefined;
   const cleanup = async () => {
     if (dropped) return;
     dropped = true;
+    floor?.remove();
     if (opts.keep) log(`kept the benchmark database: ${db.location} (DATABASE_URL=${redact(db.url)})`);
     else await db.drop();
   };
@@ -242,9 +272,13 @@ async function main(): Promise<void> {
     const tokens = signTokens(data);
     log(`signed ${tokens.length} tokens (one per user) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, profiles: [] };
+    if (rows.some(isFloorRow)) {
+      floor = await writeFloorData(db.url);
+      log(`floor: ${FLOOR_SCRIPT} on the same users and listings (${floor.file})`);
+    }
+    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [] };
     const results: Row[] = [];
-    for (const name of rows as RowName[]) {
+    for (const name of rows) {
       log(`${LABELS[name]}: ${opts.warmup} s warm-up, ${opts.duration} s measured, ${opts.connections} connections, ${opts.instances} process(es) ...`);
       const row = await runRow(name, ctx);
       results.push(row);
@@ -263,11 +297,16 @@ async function main(): Promise<void> {
     const bareRps = results.filter((r) => r.name === 'bare').map((r) => r.rps);
     const ceiling = bareRps.length > 0 ? sum(bareRps) / bareRps.length : undefined;
     for (const r of results) if (ceiling !== undefined && r.name !== 'bare') r.pctOfBare = (100 * r.rps) / ceiling;
+    for (const r of results) {
+      const floorRow = results.find((f) => f.name === FLOOR_OF[r.name]);
+      if (floorRow) r.pctOfFloor = (100 * r.rps) / floorRow.rps;
+    }
 
     log('');
     log(`Souk bench, ${dialectLabel}, ${opts.connections} connections, ${opts.duration} s per row after ${opts.warmup} s warm-up`);
     log(formatTable(results));
     if (ceiling !== undefined && bareRps.length > 1) log(`% of bare: against the mean of the two bare rows, ${Math.round(ceiling)} req/s.`);
+    if (results.some((r) => r.pctOfFloor !== null)) log('% of floor: against the floor row of the same operation in this run.');
     log(`CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`);
     log(formatCpuPerRequest(results));
     if (opts.instructions) {

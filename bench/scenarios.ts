@@ -5,7 +5,8 @@
  *   toggle          pairs (user, listing) cycled so that half the toggles add and half remove;
  *   start-new       (caller, listing) pairs that never had a conversation, each used once;
  *   start-existing  the data set's conversations, re-started by their caller (an append);
- *   bare            the toggle's request shape, sent to the bare server.
+ *   bare            the toggle's request shape, sent to the bare server;
+ *   floor-*         the toggle's and start-new's requests, sent to the floor (bench/floor.ts).
  * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
  * counted as an error), so a broken server cannot post a good number.
  */
@@ -14,8 +15,11 @@ import { listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
 
-export type RowName = 'bare' | 'toggle' | 'start-new' | 'start-existing';
-export const ROWS: RowName[] = ['bare', 'toggle', 'start-new', 'start-existing'];
+export type RowName = 'bare' | 'floor-toggle' | 'floor-start-new' | 'toggle' | 'start-new' | 'start-existing';
+export const ROWS: RowName[] = ['bare', 'floor-toggle', 'floor-start-new', 'toggle', 'start-new', 'start-existing'];
+export const isFloorRow = (name: RowName) => name.startsWith('floor-');
+/** The floor row each Souk row is set against ("% of floor"). */
+export const FLOOR_OF: Partial<Record<RowName, RowName>> = { toggle: 'floor-toggle', 'start-new': 'floor-start-new' };
 
 export const API_BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1`;
 export const PATHS = { toggle: `${API_BASE}/my/favourites`, start: `${API_BASE}/my/chat/conversation` } as const;
@@ -105,7 +109,7 @@ export function bareScenario(data: Dataset): Scenario {
 
 const UNKNOWN = 2;
 
-export function toggleScenario(data: Dataset): Scenario {
+export function toggleScenario(data: Dataset, name: RowName = 'toggle'): Scenario {
   const pairs = togglePairs(data);
   // Whether each pair's listing is in the user's favourites now (the first of each couple is).
   // A request in flight when a load run stops is never answered to us but may have toggled its
@@ -116,7 +120,7 @@ export function toggleScenario(data: Dataset): Scenario {
   let adds = 0;
   let removes = 0;
   return {
-    name: 'toggle',
+    name,
     path: PATHS.toggle,
     next(ctx) {
       const k = i++ % pairs.user.length;
@@ -166,13 +170,14 @@ function startBody(l: number, ctx: Context): string {
   return `{"listing_id":${listingId(l)},"text":"${TEXT}","temp_id":${ctx.tempId}}`;
 }
 
-export function startNewScenario(data: Dataset): Scenario {
+/** lastSeededId: the highest conversation id the server held before the row (the floor holds none). */
+export function startNewScenario(data: Dataset, name: RowName = 'start-new', lastSeededId = data.maxConversationId): Scenario {
   const random = rng(11);
   const U = data.sizes.users;
   const used = new Set<number>();
   const conversations = new Set<number>();
   return {
-    name: 'start-new',
+    name,
     path: PATHS.start,
     next(ctx) {
       let l: number;
@@ -194,7 +199,7 @@ export function startNewScenario(data: Dataset): Scenario {
       const r = parse(body) as { con_id: number } | undefined;
       const problem = checkConversation(r, ctx, data);
       if (problem) return problem;
-      if (r!.con_id <= data.maxConversationId || conversations.has(r!.con_id)) return 'not a new conversation';
+      if (r!.con_id <= lastSeededId || conversations.has(r!.con_id)) return 'not a new conversation';
       conversations.add(r!.con_id);
       return null;
     },
@@ -242,6 +247,10 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return bareScenario(data);
     case 'toggle':
       return toggleScenario(data);
+    case 'floor-toggle':
+      return toggleScenario(data, name);
+    case 'floor-start-new':
+      return startNewScenario(data, name, 0);
     case 'start-new':
       return startNewScenario(data);
     case 'start-existing':

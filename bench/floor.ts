@@ -1,0 +1,73 @@
+/**
+ * The floor: ../shared/bench/minimal-toggle.mjs (beside the repository), the toggle and the start
+ * of a conversation written as lean as the platform allows, with none of Souk's other duties.
+ * It is given the bench's own users and listings as an import document, and the bench's own
+ * favourites through its toggle before it is measured, so it answers the same requests on the
+ * same data as Souk's rows. When the script is not there, its rows are skipped.
+ */
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { openStore } from '../src/store/index.js';
+import { postJson, withWorkers } from '../tools/http.js';
+import { ROOT, startProcess, type ServerProcess } from '../tools/processes.js';
+import { SITE_URL, listingId, type Dataset } from './dataset.js';
+import { PATHS } from './scenarios.js';
+
+export const FLOOR_SCRIPT = resolve(ROOT, '../shared/bench/minimal-toggle.mjs');
+
+export const floorAvailable = (): boolean => existsSync(FLOOR_SCRIPT);
+
+export interface FloorData {
+  file: string;
+  /** Removes the import document and the floor's SQLite files. */
+  remove(): void;
+}
+
+const parsed = (json: string | null) => (json ? JSON.parse(json) : []);
+
+/** Writes the bench database's users and listings as the import document the floor reads. */
+export async function writeFloorData(url: string): Promise<FloorData> {
+  const dir = mkdtempSync(join(tmpdir(), 'souk-floor-'));
+  const store = openStore(url, { poolSize: 1, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
+  try {
+    const users = await store.db.selectFrom('users').select(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture']).orderBy('id').execute();
+    const rows = await store.db.selectFrom('listings').select(['id', 'owner_id', 'title', 'slug', 'status', 'price', 'images', 'category', 'location']).orderBy('id').execute();
+    const listings = rows.map((l) => ({ ...l, images: parsed(l.images), category: parsed(l.category), location: parsed(l.location) }));
+    const file = join(dir, 'data.json');
+    writeFileSync(file, JSON.stringify({ users, listings }));
+    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  } finally {
+    await store.close();
+  }
+}
+
+/** Starts the floor on the document; its database goes in the document's folder (TMPDIR). */
+export function startFloor(name: string, data: FloorData, secrets: { apiKey: string; jwtSecret: string }): Promise<ServerProcess> {
+  return startProcess(name, {
+    // better-sqlite3 is required from the working directory's node_modules.
+    cwd: ROOT,
+    args: [FLOOR_SCRIPT, data.file],
+    env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, TMPDIR: resolve(data.file, '..') },
+    // It prints nothing: ready once it accepts connections, after loading the whole data set.
+    ready: 'port',
+    startupMs: 300_000,
+  });
+}
+
+/** Adds every user's favourites of the data set, in the data set's order, through the floor's toggle. */
+export async function primeFavourites(server: ServerProcess, data: Dataset, tokens: string[], connections: number): Promise<void> {
+  let next = 0;
+  const failures: string[] = [];
+  await withWorkers(connections, async (agent) => {
+    const u = next++;
+    if (u >= data.sizes.users) return false;
+    const headers = { 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[u]}` };
+    for (let k = data.favStart[u]!; k < data.favStart[u + 1]!; k++) {
+      const reply = await postJson(agent, server.url + PATHS.toggle, headers, `{"listing_id":${listingId(data.favListing[k]!)}}`);
+      if (reply.status !== 200 && failures.length < 3) failures.push(`HTTP ${reply.status}: ${reply.body.slice(0, 200)}`);
+    }
+    return true;
+  });
+  if (failures.length) throw new Error(`priming the floor's favourites failed:\n${failures.join('\n')}`);
+}
