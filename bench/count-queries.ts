@@ -26,7 +26,7 @@ const record = (sqlText: string, ms: number) => recording?.push({ sql: sqlText.r
 
 type Methods = Record<string, (...args: unknown[]) => unknown>;
 
-/** The statement prototype of the SQLite engine Souk uses on this runtime (see src/store/sqlite-driver.ts). */
+/** The statement prototype of the SQLite engine Souk uses on this runtime (see src/store/sqlite/driver.ts). */
 function sqliteStatementPrototype(): { proto: Methods; source: (statement: object) => string } {
   const require = createRequire(import.meta.url);
   try {

@@ -8,9 +8,9 @@
  */
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Database } from '../src/store/schema.js';
+import type { Database } from '../src/store/shared/schema.js';
 import { openStore } from '../src/store/index.js';
-import { imagesJson, termsJson } from '../src/present/wire-json.js';
+import { imagesJson, termsJson } from '../src/store/shared/media-json.js';
 import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
 import type { DatasetSizes } from './options.js';
 
@@ -215,7 +215,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
           slug: s,
           status: statuses[h % statuses.length],
           price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
-          // Written as the import writes them: the interface's own JSON (src/present/wire-json.ts).
+          // Written as the import writes them: the interface's own JSON (src/store/shared/media-json.ts).
           images: imagesJson([1, 2, 3].map((k) => image(listingId(i) * 10 + k, `${s}-${k}`))),
           category: termsJson([CATEGORY_TERMS[c1]!, CATEGORY_TERMS[c2]!]),
           location: termsJson([LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]!]),

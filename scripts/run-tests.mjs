@@ -27,7 +27,7 @@ function testFiles(dir) {
 }
 
 /** Files that kill, starve or time the server, or churn the shared database: run one at a time, after the others. */
-const ALONE = [`${sep}faults${sep}`, `${sep}browser${sep}`, 'multi-instance.test.ts', 'postgres-outage.test.ts', 'migrate-race.test.ts'];
+const ALONE = [`${sep}faults${sep}`, `${sep}browser${sep}`, 'multi-instance.test.ts', `postgres${sep}outage.test.ts`, 'migrate-race.test.ts'];
 const isAlone = (file) => ALONE.some((part) => file.includes(part));
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
 

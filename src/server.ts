@@ -7,8 +7,8 @@ import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
-import { looseDatabasePermissions, openStore, type Store } from './store/index.js';
-import { cachedUserLookup } from './store/user-cache.js';
+import { openStore, type Store } from './store/index.js';
+import { cachedUserLookup } from './auth/user-cache.js';
 import { shutdownOnSignals } from './shutdown.js';
 
 export interface Souk {
@@ -22,7 +22,8 @@ export interface Souk {
 export function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens: TokenVerifier): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   return {
-    store,
+    uow: store,
+    health: store,
     auth: { settings: settings.current, verifier: tokens, findUser },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
@@ -45,8 +46,8 @@ export interface SoukOptions {
  * Once per start: the database holds the API key and the JWT secret (D9), so a folder or file
  * that other users of the host can read is named, with its mode (never its content).
  */
-function warnOfLoosePermissions(log: FastifyInstance['log'], databaseUrl: string): void {
-  const loose = looseDatabasePermissions(databaseUrl);
+function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void {
+  const loose = store.loosePermissions();
   if (loose.length === 0) return;
   const listed = loose.map((p) => `${p.path} (${p.mode})`).join(', ');
   log.warn(`the database holds the API key and the JWT secret but other users of this host can read ${listed}: chmod 700 the folder and 600 its files`);
@@ -66,7 +67,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     });
     const app = await buildApp({ config, deps: routeDeps(config, store, settings, tokens), logDestination: options.logDestination });
     log = app.log;
-    warnOfLoosePermissions(app.log, config.databaseUrl);
+    warnOfLoosePermissions(app.log, store);
     return {
       app,
       store,

@@ -7,7 +7,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Catalog } from '../domain/catalog.js';
 import { LISTING_STATUSES, type ListingRecord, type User } from '../domain/model.js';
-import { ImageObject, TermObject } from '../present/wire-schemas.js';
+import { ImageObject, TermObject } from '../domain/media.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const OptText = Type.Optional(Type.String({ maxLength: 10_000 }));

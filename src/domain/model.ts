@@ -1,5 +1,5 @@
 /** The marketplace's records as the use cases see them: no SQL, no HTTP. */
-import type { Attachment, ImageObject, TermObject } from '../present/wire-schemas.js';
+import type { Attachment, ImageObject, TermObject } from './media.js';
 
 export type { Attachment, ImageObject, TermObject };
 
@@ -34,7 +34,7 @@ export interface ListingRecord {
 
 /**
  * A listing as read back. Only replies look inside its images and terms, so they stay the
- * interface's JSON text, as stored (present/wire-json.ts): no parsing and re-serialising per reply.
+ * interface's JSON text, as stored (store/shared/media-json.ts): no parsing and re-serialising per reply.
  */
 export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location'> {
   media: ListingMediaJson;

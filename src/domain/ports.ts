@@ -1,4 +1,4 @@
-/** What the use cases need from storage. src/store implements it for SQLite and PostgreSQL. */
+/** What the use cases need from storage. src/store implements it, once per database. */
 import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, User } from './model.js';
 
 export interface UserRepository {
@@ -46,9 +46,16 @@ export interface Repositories {
 
 export interface UnitOfWork {
   /**
-   * Runs fn in one database transaction: all of its writes land, or none. Given a `writer`, the
-   * transaction first takes that user's write lock, held until it ends: one user's transactions
-   * run one at a time.
+   * Runs fn in one database transaction: all of its writes land, or none.
+   *
+   * fn may run more than once: a store may run several requests' work in one transaction and, when
+   * one of them fails, roll back and run each again alone (SQLite's group commit). So fn must have
+   * no effect outside the database and must decide only from its input and what it reads; its
+   * result is the one of the run that committed.
+   *
+   * Given a `writer`, one user's transactions with that writer run one at a time: on PostgreSQL the
+   * transaction first locks the user's row (FOR NO KEY UPDATE, across instances); on SQLite every
+   * write transaction already holds the database's one write lock.
    */
   transaction<T>(fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
 }
@@ -78,4 +85,21 @@ export interface SettingsRepository {
   /** Stores value unless the key already has one; concurrent first starts agree on one value. */
   setIfAbsent(key: string, value: string): Promise<void>;
   set(key: string, value: string): Promise<void>;
+}
+
+/** A database connection pool's occupancy, for metrics. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+}
+
+/** How the database is doing: for the readiness probe, the metrics and the 503 answer. */
+export interface StoreHealth {
+  /** Whether the database answers, and whether every migration is applied. */
+  readiness(): Promise<{ database: boolean; migrations: boolean }>;
+  /** The connection pool's occupancy; undefined where there is no pool (SQLite's one connection). */
+  poolStats(): PoolStats | undefined;
+  /** True when err means the database is unavailable for now (answered 503), not a bug. */
+  isUnavailable(err: unknown): boolean;
 }

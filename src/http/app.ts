@@ -55,7 +55,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     }
   });
   await app.register(formbody, { bodyLimit: config.bodyLimit });
-  installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength });
+  installErrorHandling(app, { bodyLimit: config.bodyLimit, textMaxLength: config.textMaxLength }, deps.health.isUnavailable);
   // The error responses of the route schemas refer to these by $id.
   for (const shape of ERROR_SHAPES) app.addSchema(shape);
 
@@ -64,14 +64,14 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     token: config.metricsToken,
     port: config.metricsPort,
     host: config.metricsHost,
-    poolStats: () => deps.store.poolStats(),
+    poolStats: () => deps.health.poolStats(),
     rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
   await app.register(openapi, { apiBase: apiBase(config) });
   await app.register(docs);
-  await app.register(health, { readiness: () => deps.store.readiness() });
+  await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
 

@@ -1,14 +1,17 @@
 import type { AuthDeps } from '../auth/authenticate.js';
+import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat.js';
+import type { StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { Presentation } from '../present/conversation.js';
-import type { Store } from '../store/index.js';
-import type { UserLookup } from '../store/user-cache.js';
 
-/** What the routes are given: the store, the auth pipeline's needs, users, limits and presentation settings. */
+/** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {
-  store: Store;
+  /** The use cases' transactions. */
+  uow: UnitOfWork;
+  /** The database's health: readiness, pool, and which failures are answered 503. */
+  health: StoreHealth;
   auth: AuthDeps;
-  /** Users' profiles, cached until the catalog changes (store/user-cache.ts); also the auth's lookup. */
+  /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
   /** Largest accepted request body in bytes (documented in the 413 response). */

@@ -1,7 +1,6 @@
 /** Turns whatever went wrong while serving a request into the interface's error shapes. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { logRequest, tagRequest } from './plugins/logging.js';
-import { isStoreUnavailable } from '../store/index.js';
 import { ApiError, badRequest, internalError, MESSAGES, noRoute, payloadTooLarge, serviceUnavailable, textTooLongMessage } from './errors.js';
 
 const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
@@ -51,10 +50,15 @@ function fastifyError(err: FastifyError, bodyLimit: number, maxTextLength: numbe
   return undefined;
 }
 
-export function installErrorHandling(app: FastifyInstance, limits: { bodyLimit: number; textMaxLength: number }): void {
+/** `isUnavailable` tells the database's passing failures (answered 503) from bugs (500). */
+export function installErrorHandling(
+  app: FastifyInstance,
+  limits: { bodyLimit: number; textMaxLength: number },
+  isUnavailable: (err: unknown) => boolean,
+): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let answer: ApiError | undefined = err instanceof ApiError ? err : fastifyError(err, limits.bodyLimit, limits.textMaxLength);
-    if (!answer && isStoreUnavailable(err)) {
+    if (!answer && isUnavailable(err)) {
       request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
       answer = serviceUnavailable();
     }

@@ -9,7 +9,7 @@ export function gravatarUrl(email: string): string {
   return `https://secure.gravatar.com/avatar/${hash}?s=96&d=mm&r=g`;
 }
 
-// The user cache (store/user-cache.ts) hands out the same User object until the catalog changes,
+// The user cache (auth/user-cache.ts) hands out the same User object until the catalog changes,
 // so its summary, with the Gravatar hash, is built once per object.
 const summaries = new WeakMap<User, UserSummary>();
 

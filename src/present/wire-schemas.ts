@@ -1,50 +1,15 @@
 /**
  * The interface's wire objects as TypeBox schemas, in the interface's field order.
- * Fastify compiles them into the reply serialisers, and the import document reuses
- * the image and term shapes so that what goes in is what comes out.
+ * Fastify compiles them into the reply serialisers. Images, terms and attachments are the
+ * domain's own shapes (domain/media.ts), carried as they are.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { Attachment, ImageObject, TermObject } from '../domain/media.js';
+
+export { Attachment };
 
 const Int = Type.Integer();
 const Str = Type.String();
-
-const ImageSize = Type.Object({ src: Str, width: Int, height: Int }, { additionalProperties: false });
-
-export const ImageObject = Type.Object(
-  {
-    ID: Int,
-    title: Str,
-    caption: Str,
-    url: Str,
-    alt: Str,
-    src: Str,
-    srcset: Type.Union([Type.Literal(false), Str]),
-    sizes: Type.Object({ full: ImageSize, medium: ImageSize, thumbnail: ImageSize }, { additionalProperties: false }),
-    mime_type: Str,
-    src_w: Int,
-    src_h: Int,
-    srcset_sizes: Str,
-  },
-  { additionalProperties: false },
-);
-export type ImageObject = Static<typeof ImageObject>;
-
-export const TermObject = Type.Object(
-  {
-    term_id: Int,
-    name: Str,
-    slug: Str,
-    term_group: Int,
-    term_taxonomy_id: Int,
-    taxonomy: Str,
-    description: Str,
-    parent: Int,
-    count: Int,
-    filter: Str,
-  },
-  { additionalProperties: false },
-);
-export type TermObject = Static<typeof TermObject>;
 
 export const ListingSummary = Type.Object({
   id: Int,
@@ -68,17 +33,6 @@ export const UserSummary = Type.Object({
   profile_picture: Str,
 });
 export type UserSummary = Static<typeof UserSummary>;
-
-export const Attachment = Type.Object(
-  {
-    url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$' }),
-    name: Type.Optional(Type.String({ maxLength: 255 })),
-    mime_type: Type.Optional(Type.String({ maxLength: 255 })),
-    size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
-  },
-  { additionalProperties: false },
-);
-export type Attachment = Static<typeof Attachment>;
 
 export const ChatMessage = Type.Object({
   message_id: Int,

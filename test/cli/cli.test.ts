@@ -11,7 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openSqlite } from '../../src/store/sqlite-driver.js';
+import { openSqlite } from '../../src/store/sqlite/driver.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));

@@ -13,7 +13,7 @@ import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { loadConfig } from '../../src/config.js';
 import { createSouk } from '../../src/server.js';
-import { sqlitePath } from '../../src/store/connect.js';
+import { sqlitePath } from '../../src/store/sqlite/connection.js';
 import { openStore } from '../../src/store/index.js';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import { startServerProcess, type ServerProcess } from '../helpers/processes.js';

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { openStore, type Store } from '../../src/store/index.js';
-import type { DbOptions } from '../../src/store/connect.js';
+import type { DbOptions } from '../../src/store/index.js';
 import { marketplace } from './fixtures.js';
 
 export async function openMarketplaceStore(url: string, options: DbOptions): Promise<Store> {

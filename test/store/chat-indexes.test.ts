@@ -9,7 +9,8 @@ import { sql } from 'kysely';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import type { Store } from '../../src/store/index.js';
 import { openMarketplaceStore } from '../helpers/store.js';
-import { messagesBySenderMigration } from '../../src/store/migrations/006-messages-by-sender.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
@@ -49,8 +50,8 @@ describe('chat indexes (migrations 006, 007)', () => {
   it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
     assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
     await store.db.insertInto('messages').values([message('1'), message(null), message(null, 1)]).execute();
-    const migration = messagesBySenderMigration(store.dialect);
-    await migration.down(store.db);
+    const migration = (store.dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS)['006-messages-by-sender']!;
+    await migration.down!(store.db);
     assert.deepEqual(await messageIndexes(), ['messages_retry_unique', 'messages_unread']);
     await migration.up(store.db);
     assert.deepEqual(await messageIndexes(), ['messages_by_sender']);

@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PoolStats } from '../../store/index.js';
+import type { PoolStats } from '../../domain/ports.js';
 import { routeLabel } from './logging.js';
 import { authorised, close, listen, metricsServer, UNAUTHORISED, type MetricsText } from './metrics-server.js';
 

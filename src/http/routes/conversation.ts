@@ -20,7 +20,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
         files: body.files ?? [],
         tempId: tempId(body.temp_id),
       };
-      const result = await startConversation({ uow: deps.store, findUser: deps.findUser }, request.caller!, input, deps.limits);
+      const result = await startConversation({ uow: deps.uow, findUser: deps.findUser }, request.caller!, input, deps.limits);
       if (!result.ok) throw chatError(result.error, deps.limits);
       // Already JSON text, the schema's bytes (present/conversation.ts); Fastify sends a string with a
       // JSON content type as it is. The type provider only knows the object form, hence the cast.

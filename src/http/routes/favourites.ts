@@ -12,7 +12,7 @@ export const favouriteRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     '/my/favourites',
     { schema: toggleFavouriteSchema({ bodyLimit: deps.bodyLimit }), onRequest: requireCaller('toggleFavourite', deps.auth) },
     async (request) => {
-      const result = await toggleFavourite(deps.store, request.caller!.id, listingId(request.body.listing_id));
+      const result = await toggleFavourite(deps.uow, request.caller!.id, listingId(request.body.listing_id));
       if (!result.ok) throw badRequest(MESSAGES.listingNotFound);
       return result.favouriteIds;
     },

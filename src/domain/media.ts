@@ -1,0 +1,59 @@
+/**
+ * A listing's images and terms, and a message's attachments: shapes the marketplace owns, declared
+ * once as schemas. The import document validates against them, the store writes them as JSON
+ * text in this field order (store/shared/media-json.ts), and replies carry that text as stored.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const Int = Type.Integer();
+const Str = Type.String();
+
+const ImageSize = Type.Object({ src: Str, width: Int, height: Int }, { additionalProperties: false });
+
+export const ImageObject = Type.Object(
+  {
+    ID: Int,
+    title: Str,
+    caption: Str,
+    url: Str,
+    alt: Str,
+    src: Str,
+    srcset: Type.Union([Type.Literal(false), Str]),
+    sizes: Type.Object({ full: ImageSize, medium: ImageSize, thumbnail: ImageSize }, { additionalProperties: false }),
+    mime_type: Str,
+    src_w: Int,
+    src_h: Int,
+    srcset_sizes: Str,
+  },
+  { additionalProperties: false },
+);
+export type ImageObject = Static<typeof ImageObject>;
+
+export const TermObject = Type.Object(
+  {
+    term_id: Int,
+    name: Str,
+    slug: Str,
+    term_group: Int,
+    term_taxonomy_id: Int,
+    taxonomy: Str,
+    description: Str,
+    parent: Int,
+    count: Int,
+    filter: Str,
+  },
+  { additionalProperties: false },
+);
+export type TermObject = Static<typeof TermObject>;
+
+export const Attachment = Type.Object(
+  {
+    url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$' }),
+    name: Type.Optional(Type.String({ maxLength: 255 })),
+    mime_type: Type.Optional(Type.String({ maxLength: 255 })),
+    size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: false },
+);
+export type Attachment = Static<typeof Attachment>;
+

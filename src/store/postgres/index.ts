@@ -1,0 +1,36 @@
+/**
+ * The store on PostgreSQL: a pool shared by many stateless instances. The request path's
+ * statements go through pg as named statements (runner.ts); a transaction sends BEGIN and its
+ * writer's row lock in one round trip (transaction.ts).
+ */
+import { Kysely, PostgresDialect } from 'kysely';
+import { ListingCache } from '../shared/listing-cache.js';
+import type { Database } from '../shared/schema.js';
+import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
+import { isPostgresUnavailable } from './errors.js';
+import { migratePostgres, postgresMigrationsApplied } from './migrate.js';
+import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { postgresPool } from './pool.js';
+import { postgresRepositories } from './repositories.js';
+import { postgresRunner } from './runner.js';
+import { postgresTransaction } from './transaction.js';
+
+/** url: postgres://... or postgresql://... */
+export function openPostgresStore(url: string, opts: DbOptions): Store {
+  const pool = postgresPool(url, opts);
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const listingCache = new ListingCache();
+  const named = opts.preparedStatements ?? true;
+  return {
+    ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS)),
+    dialect: 'postgres',
+    repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
+    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache)),
+    migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    isUnavailable: isPostgresUnavailable,
+    walSyncs: () => undefined,
+    loosePermissions: () => [],
+    close: () => db.destroy(),
+  };
+}

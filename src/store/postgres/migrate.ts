@@ -1,0 +1,64 @@
+/**
+ * Migrations on PostgreSQL, a database other installations and other users may share: the
+ * bookkeeping tables live in the connection's current schema, and instances that start together
+ * take turns under an advisory lock (creating Kysely's own lock table is itself not safe to race).
+ */
+import { sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
+import { migrateToLatest, migrationsApplied, type Migrations } from '../shared/migrate.js';
+import type { Database } from '../shared/schema.js';
+
+// Any constant: instances of one installation agree on it, so only one migrates at a time.
+const MIGRATION_LOCK_KEY = 74_673_831;
+
+/**
+ * The tables of the connection's current schema only. Kysely's PostgreSQL introspector lists every
+ * table of every schema, through functions that fail (3F000, 42P01) when another user of the
+ * database drops a schema or table during the listing; its migrator needs only to know whether its
+ * own two tables exist, and those live in the current schema.
+ */
+function currentSchemaIntrospector(db: Kysely<Database>): DatabaseIntrospector {
+  const getTables = async (): Promise<TableMetadata[]> => {
+    const { rows } = await sql<{ name: string; schema: string; isView: boolean }>`
+      select c.relname as name, n.nspname as schema, c.relkind = 'v' as "isView"
+      from pg_catalog.pg_class c join pg_catalog.pg_namespace n on n.oid = c.relnamespace
+      where n.nspname = current_schema() and c.relkind in ('r', 'p', 'v')`.execute(db);
+    return rows.map((row) => ({ ...row, columns: [] }));
+  };
+  return {
+    getSchemas: async () => (await sql<SchemaMetadata>`select current_schema() as name`.execute(db)).rows,
+    getTables,
+    getMetadata: async () => ({ tables: await getTables() }),
+  };
+}
+
+/** db as the migrator sees it: the same handle, its introspection limited to the current schema. */
+function forMigrator(db: Kysely<Database>): Kysely<Database> {
+  const introspection = currentSchemaIntrospector(db);
+  return new Proxy(db, {
+    get(target, property) {
+      if (property === 'introspection') return introspection;
+      const value: unknown = Reflect.get(target, property, target);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** By name, in the current schema: Kysely otherwise looks in any schema and would find another installation's. */
+async function currentSchema(db: Kysely<Database>): Promise<string | undefined> {
+  return (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema;
+}
+
+export async function migratePostgres(db: Kysely<Database>, migrations: Migrations): Promise<string[]> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    try {
+      return await migrateToLatest(forMigrator(conn), migrations, { schema: await currentSchema(conn) });
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
+
+export async function postgresMigrationsApplied(db: Kysely<Database>, migrations: Migrations): Promise<boolean> {
+  return migrationsApplied(forMigrator(db), migrations, { schema: await currentSchema(db) });
+}

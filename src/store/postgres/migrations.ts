@@ -1,0 +1,24 @@
+/**
+ * PostgreSQL's migrations, in order: the shared ones with PostgreSQL's id types. Kysely runs each
+ * in a transaction. 004 and 005 are SQLite's alone; their names stay in the list, applied as
+ * nothing, so that databases migrated before keep a history that matches it.
+ */
+import { sql, type Migration } from 'kysely';
+import type { Migrations } from '../shared/migrate.js';
+import { initialMigration } from '../shared/migrations/001-initial.js';
+import { dropMessagesConMigration } from '../shared/migrations/002-drop-messages-con.js';
+import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-json-as-wire.js';
+import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
+import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
+
+const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
+
+export const POSTGRES_MIGRATIONS: Migrations = {
+  '001-initial': initialMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '002-drop-messages-con': dropMessagesConMigration,
+  '003-listing-json-as-wire': listingJsonAsWireMigration,
+  '004-listing-state-index': SQLITE_ONLY,
+  '005-favourite-listing-trigger': SQLITE_ONLY,
+  '006-messages-by-sender': messagesBySenderMigration,
+  '007-drop-conversations-recipient': dropConversationsRecipientMigration,
+};

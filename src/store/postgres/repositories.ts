@@ -1,0 +1,75 @@
+/**
+ * The use cases' repositories on PostgreSQL. Every statement is a round trip to the server, so
+ * a toggle and an append are one statement each (common table expressions), and an insert
+ * returns its id.
+ */
+import { sql } from 'kysely';
+import type { Repositories } from '../../domain/ports.js';
+import type { ListingCache } from '../shared/listing-cache.js';
+import { prepare, type QueryRunner } from '../shared/prepared.js';
+import { conversationInsert, insertedId, messageArguments, messageInsert, repositories, type DatabaseStatements } from '../shared/repositories.js';
+
+const q = {
+  listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
+  listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
+  // The whole toggle in one statement. Every part of a statement reads the rows as they were
+  // before it: the list is the rows read less the one removed, plus the one added (the newest, so
+  // last in id order).
+  toggleFavourite: prepare((db, userId: number, listingId: number, at: number) =>
+    db
+      .with('removed', (qc) => qc.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId).returning('id'))
+      .with('added', (qc) =>
+        qc
+          .insertInto('favourites')
+          .columns(['user_id', 'listing_id', 'added_at'])
+          .expression(
+            qc
+              .selectNoFrom([
+                sql<number>`cast(${userId} as bigint)`.as('user_id'),
+                sql<number>`cast(${listingId} as bigint)`.as('listing_id'),
+                sql<number>`cast(${at} as bigint)`.as('added_at'),
+              ])
+              .where((w) => w.not(w.exists(w.selectFrom('removed').select('removed.id')))),
+          )
+          .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing())
+          .returning(['id', 'listing_id']),
+      )
+      .selectFrom((eb) =>
+        eb
+          .selectFrom('favourites')
+          .select(['favourites.id', 'favourites.listing_id'])
+          .where('favourites.user_id', '=', userId)
+          .where('favourites.id', 'not in', eb.selectFrom('removed').select('removed.id'))
+          .unionAll(eb.selectFrom('added').select(['added.id', 'added.listing_id']))
+          .as('after'),
+      )
+      .select('after.listing_id')
+      .orderBy('after.id'),
+  ),
+  createConversation: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
+    conversationInsert(db, listingId, senderId, recipientId, at).returning('id'),
+  ),
+  // The message and its conversation's last-message mark in one statement; the update reads the
+  // new id from the insert's RETURNING.
+  appendMessage: prepare(
+    (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
+      db
+        .with('appended', (cte) =>
+          messageInsert(cte, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }).returning('id'),
+        )
+        .updateTable('conversations')
+        .set((eb) => ({ last_message_id: eb.selectFrom('appended').select('appended.id'), updated_at: at }))
+        .where('id', '=', conId)
+        .returning((eb) => eb.selectFrom('appended').select('appended.id').as('id')),
+  ),
+};
+
+const POSTGRES_STATEMENTS: DatabaseStatements = {
+  listingState: { version: q.listingVersion, status: q.listingStatus },
+  toggleFavourite: async (run, userId, listingId, at) => (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id),
+  insertConversation: async (run, listingId, senderId, recipientId, at) =>
+    insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
+  appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
+};
+
+export const postgresRepositories = (run: QueryRunner, cache: ListingCache): Repositories => repositories(run, cache, POSTGRES_STATEMENTS);

@@ -1,0 +1,65 @@
+/** Admin writes to users and listings: the import and listing removal. */
+import type { Kysely } from 'kysely';
+import type { CatalogRepository } from '../../domain/ports.js';
+import type { Database } from './schema.js';
+import { imagesJson, termsJson } from './media-json.js';
+
+const CHUNK = 500;
+
+export function catalogRepository(db: Kysely<Database>): CatalogRepository {
+  return {
+    async upsertUser(u) {
+      const row = {
+        login: u.login,
+        name: u.name,
+        email: u.email,
+        phone: u.phone,
+        whatsapp: u.whatsapp,
+        website: u.website,
+        profile_picture: u.profilePicture,
+        disabled: u.disabled ? 1 : 0,
+      };
+      await db
+        .insertInto('users')
+        .values({ id: u.id, ...row })
+        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .execute();
+    },
+    async upsertListing(l) {
+      const row = {
+        owner_id: l.ownerId,
+        title: l.title,
+        slug: l.slug,
+        status: l.status,
+        price: l.price,
+        // The interface's own JSON (media-json.ts): replies carry these columns as they are.
+        images: imagesJson(l.images),
+        category: termsJson(l.category),
+        location: termsJson(l.location),
+        updated_at: Date.now(),
+      };
+      await db
+        .insertInto('listings')
+        .values({ id: l.id, ...row })
+        .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ ...row, version: eb('listings.version', '+', 1) })))
+        .execute();
+    },
+    async existingUserIds(ids) {
+      const found = new Set<number>();
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const rows = await db.selectFrom('users').select('id').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+        for (const r of rows) found.add(r.id);
+      }
+      return found;
+    },
+    // Favourites go with their listing: the foreign key's cascade (PostgreSQL), a trigger (SQLite, migration 005).
+    async deleteListings(ids) {
+      const deleted: number[] = [];
+      for (let i = 0; i < ids.length; i += CHUNK) {
+        const rows = await db.deleteFrom('listings').where('id', 'in', ids.slice(i, i + CHUNK)).returning('id').execute();
+        deleted.push(...rows.map((r) => r.id));
+      }
+      return deleted;
+    },
+  };
+}

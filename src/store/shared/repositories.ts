@@ -1,0 +1,192 @@
+/**
+ * The use cases' repositories, built from queries whose SQL every database accepts and from the
+ * few statements each database writes its own way (DatabaseStatements, given by sqlite/ and
+ * postgres/). The queries on the request path are prepared once (prepared.ts).
+ */
+import { sql, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
+import type { Listing, Message, NewMessage } from '../../domain/model.js';
+import type { ListingRepository, Repositories } from '../../domain/ports.js';
+import type { ListingCache } from './listing-cache.js';
+import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
+import { prepare, type QueryRunner } from './prepared.js';
+import { toConversation, toListing, toMessage, toUser } from './rows.js';
+
+type Db = QueryRunner['db'];
+type Prepared<A extends unknown[], O> = (runner: QueryRunner, ...args: A) => Promise<QueryResult<O>>;
+
+/** A new conversation's row: the columns the insert leaves to the database hold these values. */
+export function newConversationRow(listingId: number, senderId: number, recipientId: number, at: number) {
+  return {
+    listing_id: listingId,
+    sender_id: senderId,
+    recipient_id: recipientId,
+    sender_delete: 0,
+    recipient_delete: 0,
+    sender_review: 0,
+    recipient_review: 0,
+    invert_review: 0,
+    last_message_id: null,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
+export function conversationInsert(db: Db, listingId: number, senderId: number, recipientId: number, at: number) {
+  return db.insertInto('conversations').values(newConversationRow(listingId, senderId, recipientId, at));
+}
+
+type NewMessageRow = Omit<Selectable<MessagesTable>, 'id' | 'meta' | 'is_read'>;
+
+export function messageInsert(db: QueryCreator<Database>, row: NewMessageRow) {
+  return db.insertInto('messages').values({ ...row, meta: null, is_read: 0 });
+}
+
+/** A message's insert arguments, in the order the prepared inserts take them. */
+export function messageArguments(m: NewMessage) {
+  const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
+  return [m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt] as const;
+}
+
+/** The message just stored under `id`, as reading it back would give it. */
+function storedMessage(id: number, m: NewMessage): Message {
+  const [con_id, source_id, message, type, attachments, temp_id, created_at] = messageArguments(m);
+  return toMessage({ id, con_id, source_id, message, type, attachments, temp_id, created_at, meta: null, is_read: 0 });
+}
+
+/** The id of the row an insert made: RETURNING's, or the last rowid. */
+export function insertedId(result: QueryResult<InsertResult | { id: number | null }>): number {
+  const row = result.rows[0];
+  const id = row && 'id' in row ? row.id : result.insertId;
+  if (id === undefined || id === null) throw new Error('the insert reported no id');
+  return Number(id);
+}
+
+const q = {
+  userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
+  listingById: prepare((db, id: number) => db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id)),
+  favouriteIds: prepare((db, userId: number) => db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id')),
+  openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
+    db
+      .selectFrom('conversations')
+      .select(CONVERSATION_COLUMNS)
+      .where('listing_id', '=', listingId)
+      .where('sender_id', '=', senderId)
+      .where('recipient_id', '=', recipientId)
+      // Literals, not parameters: only then can the database see that the partial unique index applies.
+      .where('sender_delete', '=', sql.lit(0))
+      .where('recipient_delete', '=', sql.lit(0)),
+  ),
+  conversationById: prepare((db, id: number) => db.selectFrom('conversations').select(CONVERSATION_COLUMNS).where('id', '=', id)),
+  unreadFrom: prepare((db, conId: number, senderId: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('con_id', '=', conId)
+      .where('source_id', '=', senderId)
+      .where('is_read', '=', 0),
+  ),
+  // The messages_by_sender index (migration 006) has is_read before temp_id: one exact seek for
+  // unread, one for read. SQLite's is_read in (0, 1) would build a temporary table on every run.
+  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) => {
+    const withIsRead = (isRead: number) =>
+      db
+        .selectFrom('messages')
+        .select(MESSAGE_COLUMNS)
+        .where('con_id', '=', conId)
+        .where('source_id', '=', sourceId)
+        .where('is_read', '=', isRead)
+        .where('temp_id', '=', tempId);
+    return withIsRead(0).unionAll(withIsRead(1));
+  }),
+  messageById: prepare((db, id: number) => db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id)),
+};
+
+/** How a database reads a listing's state cheaply: its version (for the cache) and its status. */
+export interface ListingStateQueries {
+  version: Prepared<[id: number], { version: number }>;
+  status: Prepared<[id: number], { status: string }>;
+}
+
+/** The statements each database writes its own way, for the speed of its round trips. */
+export interface DatabaseStatements {
+  listingState: ListingStateQueries;
+  /** Removes the favourite when it is there, else adds it; the user's favourite ids after, oldest first. */
+  toggleFavourite(run: QueryRunner, userId: number, listingId: number, at: number): Promise<number[]>;
+  /** Inserts a new conversation (newConversationRow); its id. */
+  insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
+  /** Inserts the message and makes it its conversation's last; the message's id. */
+  appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+}
+
+/** Listings read through the cache of parsed listings, checked against each listing's version. */
+function listingRepository(run: QueryRunner, cache: ListingCache, state: ListingStateQueries): ListingRepository {
+  return {
+    async findById(id): Promise<Listing | undefined> {
+      if (cache.has(id)) {
+        const version = (await state.version(run, id)).rows[0]?.version;
+        if (version === undefined) return undefined;
+        const cached = cache.get(id, version);
+        if (cached) return cached;
+      }
+      const row = (await q.listingById(run, id)).rows[0];
+      if (!row) return undefined;
+      const listing = toListing(row);
+      cache.offer(id, row.version, listing);
+      return listing;
+    },
+    async statusOf(id) {
+      return (await state.status(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
+    },
+  };
+}
+
+export async function favouriteIds(run: QueryRunner, userId: number): Promise<number[]> {
+  return (await q.favouriteIds(run, userId)).rows.map((r) => r.listing_id);
+}
+
+/** Every port's repository over `run`: a plain connection, or a transaction's. */
+export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements): Repositories {
+  return {
+    users: {
+      async findById(id) {
+        const row = (await q.userById(run, id)).rows[0];
+        return row && toUser(row);
+      },
+    },
+    listings: listingRepository(run, cache, own.listingState),
+    favourites: {
+      toggle: (userId, listingId, at) => own.toggleFavourite(run, userId, listingId, at),
+      listIds: (userId) => favouriteIds(run, userId),
+    },
+    conversations: {
+      async findOpen(listingId, senderId, recipientId) {
+        const row = (await q.openConversation(run, listingId, senderId, recipientId)).rows[0];
+        return row && toConversation(row);
+      },
+      async create(listingId, senderId, recipientId, at) {
+        const id = await own.insertConversation(run, listingId, senderId, recipientId, at);
+        return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
+      },
+      async findById(conId) {
+        const row = (await q.conversationById(run, conId)).rows[0];
+        return row && toConversation(row);
+      },
+      async unreadFrom(conId, senderId) {
+        return Number((await q.unreadFrom(run, conId, senderId)).rows[0]?.n ?? 0);
+      },
+    },
+    messages: {
+      async findByTempId(conId, sourceId, tempId) {
+        const row = (await q.messageByTempId(run, conId, sourceId, tempId)).rows[0];
+        return row && toMessage(row);
+      },
+      async findById(id) {
+        const row = (await q.messageById(run, id)).rows[0];
+        return row && toMessage(row);
+      },
+      async append(m) {
+        return storedMessage(await own.appendMessage(run, m), m);
+      },
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/** Row <-> record mapping shared by the repositories. */
+import type { Selectable } from 'kysely';
+import type { Conversation, Listing, ListingStatus, Message, MessageType, User } from '../../domain/model.js';
+import type { ConversationsTable, ListingsTable, MessagesTable, UsersTable } from './schema.js';
+
+export function toUser(row: Selectable<UsersTable>): User {
+  return {
+    id: row.id,
+    login: row.login,
+    name: row.name,
+    email: row.email,
+    phone: row.phone,
+    whatsapp: row.whatsapp,
+    website: row.website,
+    profilePicture: row.profile_picture,
+    disabled: row.disabled !== 0,
+  };
+}
+
+export function toListing(row: Selectable<ListingsTable>): Listing {
+  return {
+    id: row.id,
+    ownerId: row.owner_id,
+    title: row.title,
+    slug: row.slug,
+    status: row.status as ListingStatus,
+    price: row.price,
+    media: { images: row.images, category: row.category, location: row.location },
+  };
+}
+
+export function toConversation(row: Selectable<ConversationsTable>): Conversation {
+  return {
+    id: row.id,
+    listingId: row.listing_id,
+    senderId: row.sender_id,
+    recipientId: row.recipient_id,
+    senderDelete: row.sender_delete !== 0,
+    recipientDelete: row.recipient_delete !== 0,
+    senderReview: row.sender_review !== 0,
+    recipientReview: row.recipient_review !== 0,
+    invertReview: row.invert_review !== 0,
+    lastMessageId: row.last_message_id,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function toMessage(row: Selectable<MessagesTable>): Message {
+  return {
+    id: row.id,
+    conId: row.con_id,
+    sourceId: row.source_id,
+    text: row.message,
+    type: row.type as MessageType,
+    attachments: row.attachments === null ? null : JSON.parse(row.attachments),
+    isRead: row.is_read !== 0,
+    tempId: row.temp_id,
+    createdAt: row.created_at,
+  };
+}

@@ -1,0 +1,138 @@
+/**
+ * Table shapes as Kysely sees them. Booleans are stored as 0/1 integers and
+ * times as epoch milliseconds, so both SQLite and PostgreSQL hold them alike.
+ */
+import type { Generated } from 'kysely';
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: number;
+}
+
+export interface UsersTable {
+  id: number;
+  login: string;
+  name: string;
+  email: string;
+  phone: string;
+  whatsapp: string;
+  website: string;
+  profile_picture: string;
+  disabled: number;
+}
+
+export interface ListingsTable {
+  id: number;
+  owner_id: number;
+  title: string;
+  slug: string;
+  status: string;
+  price: string;
+  /** JSON text: arrays of the interface's image and term objects. */
+  images: string;
+  category: string;
+  location: string;
+  /** Raised by every update, so cached copies can tell they are stale. */
+  version: Generated<number>;
+  updated_at: number;
+}
+
+export interface FavouritesTable {
+  /** Insertion order: the reply lists the oldest addition first (D5). */
+  id: Generated<number>;
+  user_id: number;
+  listing_id: number;
+  added_at: number;
+}
+
+export interface ConversationsTable {
+  id: Generated<number>;
+  listing_id: number;
+  sender_id: number;
+  recipient_id: number;
+  sender_delete: number;
+  recipient_delete: number;
+  sender_review: number;
+  recipient_review: number;
+  invert_review: number;
+  last_message_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MessagesTable {
+  id: Generated<number>;
+  con_id: number;
+  source_id: number;
+  message: string;
+  type: string;
+  /** JSON text of the attachment list, or null when there are none. */
+  attachments: string | null;
+  meta: string | null;
+  is_read: number;
+  temp_id: string | null;
+  created_at: number;
+}
+
+export interface Database {
+  settings: SettingsTable;
+  users: UsersTable;
+  listings: ListingsTable;
+  favourites: FavouritesTable;
+  conversations: ConversationsTable;
+  messages: MessagesTable;
+}
+
+/**
+ * A table's columns, every one of them (the type check fails on a missing or unknown name).
+ * Queries on the request path name their columns instead of `select *`: on PostgreSQL they are
+ * prepared once per connection (postgres/runner.ts), and a prepared `select *` fails ("cached plan
+ * must not change result type") as soon as a migration adds a column, while its result stays the
+ * same with the columns named.
+ */
+function allColumns<T>() {
+  return <const C extends readonly (keyof T & string)[]>(columns: C & ([Exclude<keyof T, C[number]>] extends [never] ? unknown : never)) =>
+    columns;
+}
+
+export const USER_COLUMNS = allColumns<UsersTable>()(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture', 'disabled']);
+export const LISTING_COLUMNS = allColumns<ListingsTable>()([
+  'id',
+  'owner_id',
+  'title',
+  'slug',
+  'status',
+  'price',
+  'images',
+  'category',
+  'location',
+  'version',
+  'updated_at',
+]);
+export const CONVERSATION_COLUMNS = allColumns<ConversationsTable>()([
+  'id',
+  'listing_id',
+  'sender_id',
+  'recipient_id',
+  'sender_delete',
+  'recipient_delete',
+  'sender_review',
+  'recipient_review',
+  'invert_review',
+  'last_message_id',
+  'created_at',
+  'updated_at',
+]);
+export const MESSAGE_COLUMNS = allColumns<MessagesTable>()([
+  'id',
+  'con_id',
+  'source_id',
+  'message',
+  'type',
+  'attachments',
+  'meta',
+  'is_read',
+  'temp_id',
+  'created_at',
+]);

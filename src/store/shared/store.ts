@@ -1,0 +1,81 @@
+/**
+ * What every database's store offers the rest of Souk (sqlite/, postgres/): the use cases' ports,
+ * the shared settings, migrations and health. Also the parts of a store that do not depend on
+ * the database: readiness, the catalog's transaction, the settings.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import { CATALOG_VERSION, type CatalogUnitOfWork, type Repositories, type SettingsRepository, type StoreHealth, type UnitOfWork } from '../../domain/ports.js';
+import { catalogRepository } from './catalog.js';
+import type { Database } from './schema.js';
+import { settingsRepository } from './settings.js';
+
+export type StoreKind = 'sqlite' | 'postgres';
+
+export interface DbOptions {
+  poolSize: number;
+  statementTimeoutMs: number;
+  connectTimeoutMs: number;
+  /** PostgreSQL: send the request path's queries as named statements (postgres/runner.ts); default true. */
+  preparedStatements?: boolean;
+  /** SQLite: the page cache in MB; default 16. */
+  cacheMb?: number;
+}
+
+/** A database file or folder that other users of the host can read. */
+export interface LoosePermission {
+  path: string;
+  /** Octal, such as 0644. */
+  mode: string;
+}
+
+export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
+  /** Which database this is; for tests and tools, never for choosing SQL outside the store. */
+  readonly dialect: StoreKind;
+  /** Repositories outside any transaction, for reads. */
+  readonly repos: Repositories;
+  readonly settings: SettingsRepository;
+  /** Applies the pending migrations; the names of those applied now. */
+  migrate(): Promise<string[]>;
+  /** True when the database answers and every migration is applied. */
+  ready(): Promise<boolean>;
+  /** Background syncs of SQLite's WAL so far (sqlite/wal-flusher.ts); undefined elsewhere and in memory. */
+  walSyncs(): number | undefined;
+  /** The database's files that others can read (SQLite); none for a database server. */
+  loosePermissions(): LoosePermission[];
+  close(): Promise<void>;
+  /** The Kysely instance, for tests and tools that inspect the database. */
+  readonly db: Kysely<Database>;
+}
+
+/** The parts of a Store that every database has alike, given how it checks its migrations. */
+export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => Promise<boolean>) {
+  async function readiness() {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      return { database: false, migrations: false };
+    }
+    try {
+      return { database: true, migrations: await migrationsApplied() };
+    } catch {
+      return { database: true, migrations: false };
+    }
+  }
+  const catalogTransaction: CatalogUnitOfWork['catalogTransaction'] = (fn) =>
+    db.transaction().execute(async (trx) => {
+      const result = await fn(catalogRepository(trx));
+      await settingsRepository(trx).set(CATALOG_VERSION, randomUUID());
+      return result;
+    });
+  return {
+    db,
+    settings: settingsRepository(db),
+    catalogTransaction,
+    readiness,
+    async ready() {
+      const { database, migrations } = await readiness();
+      return database && migrations;
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * The store on SQLite: one connection in this process. Writes from the requests of one turn of
+ * the event loop share a commit (write-batch.ts), and a libuv thread syncs the WAL after each
+ * commit (wal-flusher.ts); reads go through Kysely on the same connection.
+ */
+import type { UnitOfWork } from '../../domain/ports.js';
+import { ListingCache } from '../shared/listing-cache.js';
+import { migrateToLatest, migrationsApplied } from '../shared/migrate.js';
+import { kyselyRunner } from '../shared/prepared.js';
+import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
+import { connectSqlite, sqlitePath } from './connection.js';
+import { isSqliteUnavailable } from './errors.js';
+import { looseSqlitePermissions } from './files.js';
+import { SQLITE_MIGRATIONS } from './migrations.js';
+import { sqliteRepositories } from './repositories.js';
+import { WalFlusher } from './wal-flusher.js';
+import { SqliteWriteBatch, sqliteRunner } from './write-batch.js';
+
+/** url: sqlite:PATH, sqlite://PATH or sqlite::memory: */
+export function openSqliteStore(url: string, opts: DbOptions): Store {
+  const path = sqlitePath(url);
+  const { db, connection, walPath } = connectSqlite(path, opts);
+  const listingCache = new ListingCache();
+  const walFlusher = walPath ? new WalFlusher(walPath) : undefined;
+  const batch = new SqliteWriteBatch(db, connection, sqliteRepositories(sqliteRunner(db, connection), listingCache), undefined, () =>
+    walFlusher?.afterCommit(),
+  );
+  const transaction: UnitOfWork['transaction'] = batch.transaction;
+  return {
+    ...commonStoreParts(db, () => migrationsApplied(db, SQLITE_MIGRATIONS)),
+    dialect: 'sqlite',
+    repos: sqliteRepositories(kyselyRunner(db), listingCache),
+    transaction,
+    migrate: () => migrateToLatest(db, SQLITE_MIGRATIONS),
+    poolStats: () => undefined,
+    isUnavailable: isSqliteUnavailable,
+    walSyncs: () => walFlusher?.snapshot().flushes,
+    loosePermissions: () => (path === ':memory:' ? [] : looseSqlitePermissions(path)),
+    async close() {
+      walFlusher?.close();
+      await db.destroy();
+    },
+  };
+}

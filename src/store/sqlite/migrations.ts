@@ -1,0 +1,28 @@
+/** SQLite's migrations, in order: the shared ones with SQLite's id types, and SQLite's own. */
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { Migrations } from '../shared/migrate.js';
+import { initialMigration } from '../shared/migrations/001-initial.js';
+import { dropMessagesConMigration } from '../shared/migrations/002-drop-messages-con.js';
+import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-json-as-wire.js';
+import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
+import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
+import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
+import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
+
+/** Kysely runs SQLite's migrations outside a transaction: one that changes several things runs in its own. */
+function atomically(migration: Migration): Migration {
+  return {
+    up: (db: Kysely<unknown>) => db.transaction().execute((trx) => migration.up(trx)),
+    down: (db: Kysely<unknown>) => db.transaction().execute((trx) => migration.down!(trx)),
+  };
+}
+
+export const SQLITE_MIGRATIONS: Migrations = {
+  '001-initial': initialMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  '002-drop-messages-con': dropMessagesConMigration,
+  '003-listing-json-as-wire': listingJsonAsWireMigration,
+  '004-listing-state-index': listingStateIndexMigration,
+  '005-favourite-listing-trigger': favouriteListingTriggerMigration,
+  '006-messages-by-sender': atomically(messagesBySenderMigration),
+  '007-drop-conversations-recipient': dropConversationsRecipientMigration,
+};
