@@ -58,7 +58,11 @@ function installCounters(): void {
     const text = typeof q === 'string' ? q : String((q as { text?: string })?.text ?? q);
     const t = performance.now();
     const result = query.apply(this, args);
-    if (result instanceof Promise) result.then(() => record(text, performance.now() - t), () => record(text, performance.now() - t));
+    if (result instanceof Promise)
+      result.then(
+        () => record(text, performance.now() - t),
+        () => record(text, performance.now() - t),
+      );
     else record(text, 0);
     return result;
   };
@@ -94,8 +98,16 @@ function operations(data: Dataset): Operation[] {
   };
   const text = 'Hi! Is this still available?';
   return [
-    { name: 'toggle: add', path: PATHS.toggle, request: (i) => ({ user: withFavs[i]!, body: { listing_id: listingId(notFav(withFavs[i]!)) } }) },
-    { name: 'toggle: remove', path: PATHS.toggle, request: (i) => ({ user: withFavs[50 + i]!, body: { listing_id: listingId(fav(withFavs[50 + i]!)) } }) },
+    {
+      name: 'toggle: add',
+      path: PATHS.toggle,
+      request: (i) => ({ user: withFavs[i]!, body: { listing_id: listingId(notFav(withFavs[i]!)) } }),
+    },
+    {
+      name: 'toggle: remove',
+      path: PATHS.toggle,
+      request: (i) => ({ user: withFavs[50 + i]!, body: { listing_id: listingId(fav(withFavs[50 + i]!)) } }),
+    },
     {
       name: 'start conversation: new (with temp_id, as the bench sends)',
       path: PATHS.start,
@@ -137,7 +149,10 @@ export interface QueryCount {
 
 const SAMPLES = 20;
 
-export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl' | 'sizes'>, log: (line: string) => void = console.log): Promise<QueryCount[]> {
+export async function countQueries(
+  opts: Pick<BenchOptions, 'databaseUrl' | 'sizes'>,
+  log: (line: string) => void = console.log,
+): Promise<QueryCount[]> {
   installCounters();
   const db = await freshBenchDatabase(opts.databaseUrl);
   try {
@@ -171,7 +186,10 @@ export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl' | 'siz
         }
         const last = samples[samples.length - 1]!;
         const sql = last.map((st, k) => {
-          const times = samples.filter((x) => x[k]?.sql === st.sql).map((x) => x[k]!.ms).sort((a, b) => a - b);
+          const times = samples
+            .filter((x) => x[k]?.sql === st.sql)
+            .map((x) => x[k]!.ms)
+            .sort((a, b) => a - b);
           return { sql: st.sql, medianMs: times[Math.floor(times.length / 2)]! };
         });
         const totalMs = sql.reduce((sum, x) => sum + x.medianMs, 0);
@@ -184,7 +202,9 @@ export async function countQueries(opts: Pick<BenchOptions, 'databaseUrl' | 'siz
     log(`\nSQL statements per request (${db.dialect}), counted at the driver, transaction control included;`);
     log(`median ${unit} of each over ${SAMPLES} requests, in microseconds:`);
     for (const r of results) {
-      log(`\n${r.operation}: ${r.statements} statements${r.seen.length > 1 ? ` (varied: ${r.seen.join(', ')})` : ''}, ${Math.round(r.totalMs * 1000)} µs in all (sum of medians)`);
+      log(
+        `\n${r.operation}: ${r.statements} statements${r.seen.length > 1 ? ` (varied: ${r.seen.join(', ')})` : ''}, ${Math.round(r.totalMs * 1000)} µs in all (sum of medians)`,
+      );
       r.sql.forEach((s, i) => {
         const text = s.sql.length > 140 ? `${s.sql.slice(0, 137)}...` : s.sql;
         log(`  ${String(i + 1).padStart(2)}. ${String(Math.round(s.medianMs * 1000)).padStart(6)} µs  ${text}`);

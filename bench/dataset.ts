@@ -55,19 +55,135 @@ export function rng(seed: number): () => number {
   };
 }
 
-const ADJECTIVES = ['Vintage', 'Modern', 'Compact', 'Solid oak', 'Electric', 'Handmade', 'Leather', 'Folding', 'Antique', 'Nearly new', 'Large', 'Small', 'Classic', 'Sporty', 'Ceramic'];
-const NOUNS = ['road bike', 'dining table', 'armchair', 'lamp', 'bookshelf', 'sofa', 'guitar', 'camera', 'stroller', 'desk', 'mirror', 'rug', 'kettle', 'scooter', 'wardrobe', 'tent', 'laptop', 'drill'];
+const ADJECTIVES = [
+  'Vintage',
+  'Modern',
+  'Compact',
+  'Solid oak',
+  'Electric',
+  'Handmade',
+  'Leather',
+  'Folding',
+  'Antique',
+  'Nearly new',
+  'Large',
+  'Small',
+  'Classic',
+  'Sporty',
+  'Ceramic',
+];
+const NOUNS = [
+  'road bike',
+  'dining table',
+  'armchair',
+  'lamp',
+  'bookshelf',
+  'sofa',
+  'guitar',
+  'camera',
+  'stroller',
+  'desk',
+  'mirror',
+  'rug',
+  'kettle',
+  'scooter',
+  'wardrobe',
+  'tent',
+  'laptop',
+  'drill',
+];
 const FIRST = ['Amina', 'Youssef', 'Sara', 'Omar', 'Lina', 'Karim', 'Nadia', 'Hamza', 'Leila', 'Rachid', 'Salma', 'Mehdi', 'Imane', 'Anas'];
 const LAST = ['K.', 'B.', 'L.', 'M.', 'E.', 'T.', 'A.', 'H.', 'R.', 'Z.'];
-const CITIES = ['Casablanca', 'Rabat', 'Marrakesh', 'Fes', 'Tangier', 'Agadir', 'Meknes', 'Oujda', 'Kenitra', 'Tetouan', 'Safi', 'El Jadida', 'Nador', 'Beni Mellal', 'Essaouira', 'Ifrane', 'Dakhla', 'Laayoune', 'Khouribga', 'Settat', 'Larache', 'Guelmim', 'Errachidia', 'Taza', 'Ouarzazate'];
-const CATEGORIES = ['Bikes', 'Furniture', 'Electronics', 'Phones', 'Cameras', 'Music', 'Books', 'Toys', 'Garden', 'Tools', 'Sport', 'Camping', 'Fashion', 'Shoes', 'Watches', 'Jewellery', 'Kitchen', 'Appliances', 'Baby', 'Pets', 'Art', 'Antiques', 'Computers', 'Gaming', 'Cars', 'Motorbikes', 'Boats', 'Real estate', 'Rentals', 'Jobs', 'Services', 'Lessons', 'Tickets', 'Health', 'Beauty', 'Office', 'Lighting', 'Textiles', 'Collectibles', 'Other'];
+const CITIES = [
+  'Casablanca',
+  'Rabat',
+  'Marrakesh',
+  'Fes',
+  'Tangier',
+  'Agadir',
+  'Meknes',
+  'Oujda',
+  'Kenitra',
+  'Tetouan',
+  'Safi',
+  'El Jadida',
+  'Nador',
+  'Beni Mellal',
+  'Essaouira',
+  'Ifrane',
+  'Dakhla',
+  'Laayoune',
+  'Khouribga',
+  'Settat',
+  'Larache',
+  'Guelmim',
+  'Errachidia',
+  'Taza',
+  'Ouarzazate',
+];
+const CATEGORIES = [
+  'Bikes',
+  'Furniture',
+  'Electronics',
+  'Phones',
+  'Cameras',
+  'Music',
+  'Books',
+  'Toys',
+  'Garden',
+  'Tools',
+  'Sport',
+  'Camping',
+  'Fashion',
+  'Shoes',
+  'Watches',
+  'Jewellery',
+  'Kitchen',
+  'Appliances',
+  'Baby',
+  'Pets',
+  'Art',
+  'Antiques',
+  'Computers',
+  'Gaming',
+  'Cars',
+  'Motorbikes',
+  'Boats',
+  'Real estate',
+  'Rentals',
+  'Jobs',
+  'Services',
+  'Lessons',
+  'Tickets',
+  'Health',
+  'Beauty',
+  'Office',
+  'Lighting',
+  'Textiles',
+  'Collectibles',
+  'Other',
+];
 
 function slug(text: string): string {
-  return text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
 }
 
 function term(id: number, name: string, taxonomy: string, count: number) {
-  return { term_id: id, name, slug: slug(name), term_group: 0, term_taxonomy_id: id, taxonomy, description: '', parent: 0, count, filter: 'raw' };
+  return {
+    term_id: id,
+    name,
+    slug: slug(name),
+    term_group: 0,
+    term_taxonomy_id: id,
+    taxonomy,
+    description: '',
+    parent: 0,
+    count,
+    filter: 'raw',
+  };
 }
 
 const CATEGORY_TERMS = CATEGORIES.map((name, i) => term(100 + i, name, 'rtcl_category', 2500 + i));
@@ -106,7 +222,10 @@ async function insertAll(db: Db, table: Table, total: number, row: (i: number) =
   for (let start = 0; start < total; start += CHUNK) {
     const rows: Record<string, unknown>[] = [];
     for (let i = start; i < Math.min(total, start + CHUNK); i++) rows.push(row(i));
-    await db.insertInto(table).values(rows as never).execute();
+    await db
+      .insertInto(table)
+      .values(rows as never)
+      .execute();
   }
 }
 
@@ -289,7 +408,9 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
     if (store.dialect === 'postgres') {
       // Explicit ids do not move the sequences; the server's inserts must not collide with them.
       for (const table of ['favourites', 'conversations', 'messages'] as const) {
-        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select coalesce(max(id), 1) from ${sql.table(table)}))`.execute(store.db);
+        await sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select coalesce(max(id), 1) from ${sql.table(table)}))`.execute(
+          store.db,
+        );
       }
       // What autovacuum would do soon after a bulk load.
       await sql`analyze`.execute(store.db);

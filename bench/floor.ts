@@ -31,8 +31,16 @@ export async function writeFloorData(url: string): Promise<FloorData> {
   const dir = mkdtempSync(join(tmpdir(), 'souk-floor-'));
   const store = openStore(url, { poolSize: 1, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
-    const users = await store.db.selectFrom('users').select(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture']).orderBy('id').execute();
-    const rows = await store.db.selectFrom('listings').select(['id', 'owner_id', 'title', 'slug', 'status', 'price', 'images', 'category', 'location']).orderBy('id').execute();
+    const users = await store.db
+      .selectFrom('users')
+      .select(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture'])
+      .orderBy('id')
+      .execute();
+    const rows = await store.db
+      .selectFrom('listings')
+      .select(['id', 'owner_id', 'title', 'slug', 'status', 'price', 'images', 'category', 'location'])
+      .orderBy('id')
+      .execute();
     const listings = rows.map((l) => ({ ...l, images: parsed(l.images), category: parsed(l.category), location: parsed(l.location) }));
     const file = join(dir, 'data.json');
     writeFileSync(file, JSON.stringify({ users, listings }));

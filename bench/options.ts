@@ -94,7 +94,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new Error('DATABASE_URL must be postgres://... for the bench (without it the bench uses a fresh SQLite file)');
   }
   const instances = Math.floor(positive(values.instances, '--instances', 1));
-  if (instances > 1 && !databaseUrl) throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... (instances share one PostgreSQL)');
+  if (instances > 1 && !databaseUrl)
+    throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... (instances share one PostgreSQL)');
   const connections = Math.floor(positive(values.connections, '--connections', 50));
   if (connections < instances) throw new Error('--connections must be at least --instances');
   return {
@@ -109,7 +110,10 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     countQueries: values['count-queries'] ?? false,
     apiKeyTiming: values['api-key-timing'] ?? false,
     build: values['no-build'] ? 'never' : values.build ? 'always' : 'auto',
-    only: values.only?.split(',').map((s) => s.trim()).filter(Boolean),
+    only: values.only
+      ?.split(',')
+      .map((s) => s.trim())
+      .filter(Boolean),
     databaseUrl,
     sizes: {
       users: Math.floor(positive(values.users, '--users', base.users)),

@@ -35,5 +35,10 @@ export function startSouk(name: string, opts: SoukProcessOptions): Promise<Serve
 }
 
 export function startBare(name: string, prefix?: string[], nodeFlags: string[] = []): Promise<ServerProcess> {
-  return startProcess(name, { args: [...nodeFlags, BARE_SERVER], ready: /bare server listening/, ...(prefix ? { prefix } : {}), startupMs: startupMs(prefix) });
+  return startProcess(name, {
+    args: [...nodeFlags, BARE_SERVER],
+    ready: /bare server listening/,
+    ...(prefix ? { prefix } : {}),
+    startupMs: startupMs(prefix),
+  });
 }

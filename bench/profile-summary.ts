@@ -38,7 +38,10 @@ function shortUrl(url: string): string {
   return path.startsWith(ROOT) ? path.slice(ROOT.length) : path || '(native)';
 }
 
-export function summarise(file: string, top = 15): { busySamples: number; idleSamples: number; intervalMs: number; entries: SelfTimeEntry[] } {
+export function summarise(
+  file: string,
+  top = 15,
+): { busySamples: number; idleSamples: number; intervalMs: number; entries: SelfTimeEntry[] } {
   const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
   const totals = new Map<string, { fn: string; where: string; samples: number }>();
   let idle = 0;

@@ -44,7 +44,18 @@ export interface Row {
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 export function formatTable(rows: Row[]): string {
-  const header = ['scenario', 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'peak RSS MB', '% of bare', '% of floor', 'CPU srv/db/gen/other %'];
+  const header = [
+    'scenario',
+    'req/s',
+    'p50 ms',
+    'p99 ms',
+    'max ms',
+    'errors',
+    'peak RSS MB',
+    '% of bare',
+    '% of floor',
+    'CPU srv/db/gen/other %',
+  ];
   const body = rows.map((r) => [
     r.label,
     fmt(r.rps),

@@ -51,7 +51,10 @@ function gitCommit(): string | undefined {
 
 /** PostgreSQL backends serving Souk's connections, when the server runs on this machine. */
 class DatabaseCpu {
-  private constructor(private readonly client: pg.Client | undefined, private readonly appName: string | undefined) {}
+  private constructor(
+    private readonly client: pg.Client | undefined,
+    private readonly appName: string | undefined,
+  ) {}
 
   static async open(db: BenchDatabase): Promise<DatabaseCpu> {
     if (db.dialect !== 'postgres' || !db.adminUrl) return new DatabaseCpu(undefined, undefined);
@@ -65,7 +68,9 @@ class DatabaseCpu {
   /** CPU seconds of each backend now. */
   async snapshot(): Promise<Map<number, number> | undefined> {
     if (!this.client) return undefined;
-    const { rows } = await this.client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [this.appName]);
+    const { rows } = await this.client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
+      this.appName,
+    ]);
     const out = new Map<number, number>();
     for (const { pid } of rows) {
       const s = cpuSeconds(pid);
@@ -127,7 +132,13 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
         servers.push(await startBare(`bare#${i + 1}`, prefix, nodeFlags));
       } else {
         const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
-        servers.push(await startSouk(`souk#${i + 1}`, { databaseUrl: ctx.db.url, ...(profileName ? { profileName } : {}), ...(prefix ? { prefix, nodeFlags } : {}) }));
+        servers.push(
+          await startSouk(`souk#${i + 1}`, {
+            databaseUrl: ctx.db.url,
+            ...(profileName ? { profileName } : {}),
+            ...(prefix ? { prefix, nodeFlags } : {}),
+          }),
+        );
         if (profileName) ctx.profiles.push({ row: name, instance: i + 1, file: join(PROFILE_DIR, `${profileName}.cpuprofile`) });
       }
       if (prefix) callgrindFiles.set(servers.at(-1)!.pid, outFile);
@@ -180,7 +191,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const perRequest = (cpuS: number) => (result.requests ? (1000 * cpuS) / result.requests : 0);
     const genCpu = (gen.user + gen.system) / 1e6;
     // Everything else the machine did meanwhile: other people's work (and PostgreSQL's own background processes).
-    const others = busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, busyAfter - busyBefore - serverCpu - (dbCpu ?? 0) - genCpu);
+    const others =
+      busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, busyAfter - busyBefore - serverCpu - (dbCpu ?? 0) - genCpu);
 
     return {
       name,
@@ -194,8 +206,17 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       peakRssPerProcessMb: rss,
       pctOfBare: null,
       pctOfFloor: null,
-      cpu: { servers: pct(serverCpu), database: dbCpu === null ? null : pct(dbCpu), generator: pct(genCpu), others: others === null ? null : pct(others) },
-      cpuMsPerRequest: { servers: perRequest(serverCpu), database: dbCpu === null ? null : perRequest(dbCpu), generator: perRequest(genCpu) },
+      cpu: {
+        servers: pct(serverCpu),
+        database: dbCpu === null ? null : pct(dbCpu),
+        generator: pct(genCpu),
+        others: others === null ? null : pct(others),
+      },
+      cpuMsPerRequest: {
+        servers: perRequest(serverCpu),
+        database: dbCpu === null ? null : perRequest(dbCpu),
+        generator: perRequest(genCpu),
+      },
       instructionsPerRequest:
         counted === null || result.requests === 0
           ? null
@@ -207,7 +228,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const codes = await Promise.all(servers.map((s) => s.stop()));
     codes.forEach((code, i) => {
       // The floor has no SIGTERM handler: the signal ends it, with no exit code.
-      if (code !== 0 && !(isFloorRow(name) && code === null)) log(`  ${servers[i]!.name} exited with ${code}:\n${servers[i]!.output().slice(-2000)}`);
+      if (code !== 0 && !(isFloorRow(name) && code === null))
+        log(`  ${servers[i]!.name} exited with ${code}:\n${servers[i]!.output().slice(-2000)}`);
     });
   }
 }
@@ -253,14 +275,23 @@ async function main(): Promise<void> {
     cleanup().finally(() => process.exit(130));
   });
 
-  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace(/-\d{3}Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[:.]/g, '-')
+    .replace(/-\d{3}Z$/, 'Z');
   const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}`;
-  log(`Souk bench (${dialectLabel}${opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `Souk bench (${dialectLabel}${opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   log(`database: ${db.location}`);
   const dbCpu = await DatabaseCpu.open(db);
   try {
     const { users, listings, conversations } = opts.sizes;
-    log(`building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations`);
+    log(
+      `building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations`,
+    );
     const data = await buildDataset({
       url: db.url,
       sizes: opts.sizes,
@@ -279,10 +310,14 @@ async function main(): Promise<void> {
     const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [] };
     const results: Row[] = [];
     for (const name of rows) {
-      log(`${LABELS[name]}: ${opts.warmup} s warm-up, ${opts.duration} s measured, ${opts.connections} connections, ${opts.instances} process(es) ...`);
+      log(
+        `${LABELS[name]}: ${opts.warmup} s warm-up, ${opts.duration} s measured, ${opts.connections} connections, ${opts.instances} process(es) ...`,
+      );
       const row = await runRow(name, ctx);
       results.push(row);
-      log(`  ${Math.round(row.rps)} req/s, p50 ${row.p50Ms.toFixed(2)} ms, p99 ${row.p99Ms.toFixed(2)} ms, ${row.errors} errors, ${JSON.stringify(row.load.counters)}`);
+      log(
+        `  ${Math.round(row.rps)} req/s, p50 ${row.p50Ms.toFixed(2)} ms, p99 ${row.p99Ms.toFixed(2)} ms, ${row.errors} errors, ${JSON.stringify(row.load.counters)}`,
+      );
       for (const p of row.load.problems) log(`  ! ${p}`);
     }
     // The host's speed drifts (docs/benchmark.md): the ceiling is measured again after the Souk
@@ -307,15 +342,19 @@ async function main(): Promise<void> {
     log(formatTable(results));
     if (ceiling !== undefined && bareRps.length > 1) log(`% of bare: against the mean of the two bare rows, ${Math.round(ceiling)} req/s.`);
     if (results.some((r) => r.pctOfFloor !== null)) log('% of floor: against the floor row of the same operation in this run.');
-    log(`CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`);
+    log(
+      `CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
+    );
     log(formatCpuPerRequest(results));
     if (opts.instructions) {
       log(formatInstructions(results));
-      log('(Under valgrind: the table\'s requests/second, latencies, CPU and RSS are valgrind\'s, not comparable with a plain run.)');
+      log("(Under valgrind: the table's requests/second, latencies, CPU and RSS are valgrind's, not comparable with a plain run.)");
     }
     const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
     if (loaded.length) {
-      log(`Note: other processes took CPU from the bench during ${loaded.map((r) => `${r.name} (${Math.round(r.cpu.others!)} %)`).join(', ')}: those rows are lower than on an idle machine.`);
+      log(
+        `Note: other processes took CPU from the bench during ${loaded.map((r) => `${r.name} (${Math.round(r.cpu.others!)} %)`).join(', ')}: those rows are lower than on an idle machine.`,
+      );
     }
 
     const profiles = [];
@@ -334,8 +373,19 @@ async function main(): Promise<void> {
       date: new Date().toISOString(),
       commit: gitCommit(),
       machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-      database: { dialect: db.dialect, instances: opts.instances, location: db.dialect === 'postgres' ? redact(db.location) : 'temporary SQLite file' },
-      options: { quick: opts.quick, duration: opts.duration, warmup: opts.warmup, connections: opts.connections, profile: opts.profile, instructions: opts.instructions },
+      database: {
+        dialect: db.dialect,
+        instances: opts.instances,
+        location: db.dialect === 'postgres' ? redact(db.location) : 'temporary SQLite file',
+      },
+      options: {
+        quick: opts.quick,
+        duration: opts.duration,
+        warmup: opts.warmup,
+        connections: opts.connections,
+        profile: opts.profile,
+        instructions: opts.instructions,
+      },
       dataset: { ...data.counts, buildSeconds: data.buildSeconds },
       rows: results,
       profiles,
@@ -355,6 +405,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err instanceof Error ? err.stack ?? err.message : err);
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exitCode = 1;
 });

@@ -4,7 +4,11 @@ import { fileURLToPath } from 'node:url';
 import { ImportDocument } from '../src/cli/import-document.js';
 
 export function importSchemaJson(): string {
-  const schema = { $schema: 'http://json-schema.org/draft-07/schema#', $id: 'https://souk.dev/schemas/import-document.json', ...ImportDocument };
+  const schema = {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://souk.dev/schemas/import-document.json',
+    ...ImportDocument,
+  };
   return `${JSON.stringify(schema, null, 2)}\n`;
 }
 

@@ -27,7 +27,13 @@ function testFiles(dir) {
 }
 
 /** Files that kill, starve or time the server, or churn the shared database: run one at a time, after the others. */
-const ALONE = [`${sep}faults${sep}`, `${sep}browser${sep}`, 'multi-instance.test.ts', `postgres${sep}outage.test.ts`, 'migrate-race.test.ts'];
+const ALONE = [
+  `${sep}faults${sep}`,
+  `${sep}browser${sep}`,
+  'multi-instance.test.ts',
+  `postgres${sep}outage.test.ts`,
+  'migrate-race.test.ts',
+];
 const isAlone = (file) => ALONE.some((part) => file.includes(part));
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
 
@@ -44,7 +50,9 @@ function runSuite(label, env) {
   const files = only.length ? only : testFiles('test').sort();
   const together = files.filter((f) => !isAlone(f));
   const alone = files.filter(isAlone);
-  console.log(`\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`);
+  console.log(
+    `\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`,
+  );
   const first = runFiles(together, width, env);
   return runFiles(alone, 1, env) || first;
 }

@@ -41,7 +41,12 @@ interface Spec<T> {
 /** Unset and empty are alike, except for settings whose empty value is a choice of its own. */
 const given = (env: Env, name: string): string | undefined => (env[name] === '' ? undefined : env[name]);
 
-function setting<T>(name: string, fallback: string | undefined, parse: (raw: string | undefined, env: Env) => T, spec: Spec<T>): Setting<T> {
+function setting<T>(
+  name: string,
+  fallback: string | undefined,
+  parse: (raw: string | undefined, env: Env) => T,
+  spec: Spec<T>,
+): Setting<T> {
   return {
     name,
     shownDefault: spec.shownDefault ?? `\`${fallback}\``,
@@ -53,40 +58,60 @@ function setting<T>(name: string, fallback: string | undefined, parse: (raw: str
 }
 
 function integer(name: string, fallback: number, min: number, max: number, spec: Spec<number>): Setting<number> {
-  return setting(name, String(fallback), (raw, env) => {
-    const value = given(env, name);
-    if (value === undefined) return fallback;
-    if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
-      throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-    }
-    return Number(value);
-  }, spec);
+  return setting(
+    name,
+    String(fallback),
+    (raw, env) => {
+      const value = given(env, name);
+      if (value === undefined) return fallback;
+      if (!/^\d+$/.test(value.trim()) || Number(value) < min || Number(value) > max) {
+        throw new ConfigError(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+      }
+      return Number(value);
+    },
+    spec,
+  );
 }
 
 function text(name: string, fallback: string, spec: Spec<string> & { check?: (value: string) => string | undefined }): Setting<string> {
-  return setting(name, fallback, (_raw, env) => {
-    const value = given(env, name) ?? fallback;
-    const problem = spec.check?.(value);
-    if (problem !== undefined) throw new ConfigError(`${name} ${problem}`);
-    return value;
-  }, spec);
+  return setting(
+    name,
+    fallback,
+    (_raw, env) => {
+      const value = given(env, name) ?? fallback;
+      const problem = spec.check?.(value);
+      if (problem !== undefined) throw new ConfigError(`${name} ${problem}`);
+      return value;
+    },
+    spec,
+  );
 }
 
 function oneOf<T extends string>(name: string, fallback: T, allowed: readonly T[], spec: Spec<T>): Setting<T> {
-  return setting(name, fallback, (_raw, env) => {
-    const value = given(env, name) ?? fallback;
-    if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
-    return value as T;
-  }, spec);
+  return setting(
+    name,
+    fallback,
+    (_raw, env) => {
+      const value = given(env, name) ?? fallback;
+      if (!allowed.includes(value as T)) throw new ConfigError(`${name} must be one of ${allowed.join(', ')}, got "${value}"`);
+      return value as T;
+    },
+    spec,
+  );
 }
 
 function flag(name: string, fallback: boolean, spec: Spec<boolean>): Setting<boolean> {
-  return setting(name, String(fallback), (raw, env) => {
-    const value = (given(env, name) ?? String(fallback)).toLowerCase();
-    if (value === 'true' || value === '1') return true;
-    if (value === 'false' || value === '0') return false;
-    throw new ConfigError(`${name} must be true or false, got "${raw}"`);
-  }, spec);
+  return setting(
+    name,
+    String(fallback),
+    (raw, env) => {
+      const value = (given(env, name) ?? String(fallback)).toLowerCase();
+      if (value === 'true' || value === '1') return true;
+      if (value === 'false' || value === '0') return false;
+      throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+    },
+    spec,
+  );
 }
 
 /**
@@ -110,14 +135,19 @@ function secretFromFile(name: string, path: string): string {
  * either in NAME or in a file named by NAME_FILE, never both.
  */
 function secret(name: string, spec: Spec<string | undefined> & { shownDefault: string }): Setting<string | undefined> {
-  return setting(name, undefined, (_raw, env) => {
-    const direct = given(env, name);
-    const file = given(env, `${name}_FILE`);
-    if (direct !== undefined && file !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set; set only one`);
-    const value = file !== undefined ? secretFromFile(name, file) : direct;
-    if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
-    return value;
-  }, { kind: 'secret', print: (value) => (value === undefined ? '' : '****'), ...spec });
+  return setting(
+    name,
+    undefined,
+    (_raw, env) => {
+      const direct = given(env, name);
+      const file = given(env, `${name}_FILE`);
+      if (direct !== undefined && file !== undefined) throw new ConfigError(`${name} and ${name}_FILE are both set; set only one`);
+      const value = file !== undefined ? secretFromFile(name, file) : direct;
+      if (value !== undefined && value.length < 16) throw new ConfigError(`${name} must be at least 16 characters long`);
+      return value;
+    },
+    { kind: 'secret', print: (value) => (value === undefined ? '' : '****'), ...spec },
+  );
 }
 
 const SECRET_PARAMETERS = /^(password|passwd|pass|pwd|sslpassword|sslkey|secret|token|api[_-]?key|key)$/i;
@@ -143,19 +173,33 @@ function decodeURIComponentSafe(text: string): string {
 }
 
 /** A URL setting: checked against `shape`, printed and reported with its secrets masked. */
-function url(name: string, fallback: string | undefined, shape: RegExp, expected: string, spec: Spec<string | undefined>): Setting<string | undefined> {
-  return setting(name, fallback, (_raw, env) => {
-    const value = given(env, name) ?? fallback;
-    if (value !== undefined && !shape.test(value)) {
-      throw new ConfigError(`${name} must be ${expected}, got "${maskUrlSecrets(value)}"`);
-    }
-    return value;
-  }, { kind: 'url', print: (value) => (value === undefined ? '' : maskUrlSecrets(value)), ...spec });
+function url(
+  name: string,
+  fallback: string | undefined,
+  shape: RegExp,
+  expected: string,
+  spec: Spec<string | undefined>,
+): Setting<string | undefined> {
+  return setting(
+    name,
+    fallback,
+    (_raw, env) => {
+      const value = given(env, name) ?? fallback;
+      if (value !== undefined && !shape.test(value)) {
+        throw new ConfigError(`${name} must be ${expected}, got "${maskUrlSecrets(value)}"`);
+      }
+      return value;
+    },
+    { kind: 'url', print: (value) => (value === undefined ? '' : maskUrlSecrets(value)), ...spec },
+  );
 }
 
 /** A comma-separated allow-list of exact origins such as https://app.example; "*" is refused on purpose. */
 function origins(value: string): string[] {
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const item of items) {
     let origin: string | undefined;
     try {
@@ -164,7 +208,9 @@ function origins(value: string): string[] {
       origin = undefined;
     }
     if (origin !== item || !/^https?:/.test(item)) {
-      throw new ConfigError(`CORS_ORIGINS must list origins like https://app.example (scheme, host, optional port; no path), got "${maskUrlSecrets(item)}"`);
+      throw new ConfigError(
+        `CORS_ORIGINS must list origins like https://app.example (scheme, host, optional port; no path), got "${maskUrlSecrets(item)}"`,
+      );
     }
   }
   return items;
@@ -182,10 +228,15 @@ function isAddressOrCidr(item: string): boolean {
 function trustedProxies(value: string): boolean | string[] {
   const lower = value.trim().toLowerCase();
   if (lower === 'true' || lower === 'false') return lower === 'true';
-  const items = value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   const wrong = items.find((item) => !isAddressOrCidr(item));
   if (wrong !== undefined || items.length === 0) {
-    throw new ConfigError(`TRUST_PROXY must be true, false or a comma list of addresses and CIDRs such as 10.0.0.0/8,::1, got "${wrong ?? value}"`);
+    throw new ConfigError(
+      `TRUST_PROXY must be true, false or a comma list of addresses and CIDRs such as 10.0.0.0/8,::1, got "${wrong ?? value}"`,
+    );
   }
   return items;
 }
@@ -222,21 +273,27 @@ function isTimeZone(value: string): boolean {
 const SETTINGS = {
   port,
   host,
-  databaseUrl: setting('DATABASE_URL', 'sqlite:./data/souk.db', (_raw, env) => {
-    const value = given(env, 'DATABASE_URL') ?? 'sqlite:./data/souk.db';
-    if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
-      throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
-    }
-    return value;
-  }, {
-    meaning: '`sqlite:PATH` (an embedded SQLite file, created with its folder) or `postgres://user:password@host:port/db`.',
-    kind: 'url',
-    print: maskUrlSecrets,
-  }),
+  databaseUrl: setting(
+    'DATABASE_URL',
+    'sqlite:./data/souk.db',
+    (_raw, env) => {
+      const value = given(env, 'DATABASE_URL') ?? 'sqlite:./data/souk.db';
+      if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
+        throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
+      }
+      return value;
+    },
+    {
+      meaning: '`sqlite:PATH` (an embedded SQLite file, created with its folder) or `postgres://user:password@host:port/db`.',
+      kind: 'url',
+      print: maskUrlSecrets,
+    },
+  ),
   db: {
     poolSize: integer('DB_POOL_SIZE', 10, 1, 1000, { meaning: 'PostgreSQL only: most connections in the pool (1 to 1000).' }),
     statementTimeoutMs: integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000, {
-      meaning: 'Longest a statement may run (PostgreSQL `statement_timeout`); on SQLite, how long to wait for a locked database. 100 to 600000.',
+      meaning:
+        'Longest a statement may run (PostgreSQL `statement_timeout`); on SQLite, how long to wait for a locked database. 100 to 600000.',
     }),
     connectTimeoutMs: integer('DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000, {
       meaning: 'PostgreSQL only: longest wait for a connection before the request is answered 503 (100 to 600000).',
@@ -250,23 +307,34 @@ const SETTINGS = {
         "SQLite only: SQLite's page cache, in MB (1 to 65536). It fills up to this size and counts in full towards Souk's memory. A larger one keeps more of the conversations in memory when they outgrow it.",
     }),
   },
-  apiPrefix: setting('API_PREFIX', '/wp-json/rtcl', (raw) => {
-    // Set but empty is a real choice here: the interface served at {base_url}/v1.
-    const value = raw ?? '/wp-json/rtcl';
-    if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value)) throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
-    return value;
-  }, { meaning: 'Path before `/v1`: `{api_base}` is `{base_url}{API_PREFIX}/v1`. Empty or a path such as `/api`.' }),
-  siteUrl: setting('SITE_URL', undefined, (_raw, env) => {
-    const h = host.parse(env);
-    const value = given(env, 'SITE_URL') ?? `http://${h.includes(':') ? `[${h}]` : h}:${port.parse(env)}`;
-    if (!isHttpUrl(value)) throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
-    return value.replace(/\/+$/, '');
-  }, {
-    shownDefault: '`http://HOST:PORT`',
-    meaning: 'Public address of the site, used in listing addresses (`{site_url}`). Absolute http(s).',
-    kind: 'url',
-    print: maskUrlSecrets,
-  }),
+  apiPrefix: setting(
+    'API_PREFIX',
+    '/wp-json/rtcl',
+    (raw) => {
+      // Set but empty is a real choice here: the interface served at {base_url}/v1.
+      const value = raw ?? '/wp-json/rtcl';
+      if (!/^(\/[A-Za-z0-9._~-]+)*$/.test(value))
+        throw new ConfigError(`API_PREFIX must be empty or a path like /wp-json/rtcl, got "${value}"`);
+      return value;
+    },
+    { meaning: 'Path before `/v1`: `{api_base}` is `{base_url}{API_PREFIX}/v1`. Empty or a path such as `/api`.' },
+  ),
+  siteUrl: setting(
+    'SITE_URL',
+    undefined,
+    (_raw, env) => {
+      const h = host.parse(env);
+      const value = given(env, 'SITE_URL') ?? `http://${h.includes(':') ? `[${h}]` : h}:${port.parse(env)}`;
+      if (!isHttpUrl(value)) throw new ConfigError(`SITE_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+      return value.replace(/\/+$/, '');
+    },
+    {
+      shownDefault: '`http://HOST:PORT`',
+      meaning: 'Public address of the site, used in listing addresses (`{site_url}`). Absolute http(s).',
+      kind: 'url',
+      print: maskUrlSecrets,
+    },
+  ),
   siteTimezone: text('SITE_TIMEZONE', 'UTC', {
     meaning: 'IANA time zone of the `YYYY-MM-DD HH:MM:SS` times in replies, e.g. `Europe/Paris`.',
     check: (value) => (isTimeZone(value) ? undefined : `must be an IANA time zone such as UTC or Europe/Paris, got "${value}"`),
@@ -278,11 +346,13 @@ const SETTINGS = {
   /** Overrides of the secrets stored in the database settings (D9). */
   apiKey: secret('API_KEY', {
     shownDefault: '*(unset: the stored key)*',
-    meaning: 'The `X-API-KEY` every request needs, overriding the one stored in the database. At least 16 characters. Secret. Or `API_KEY_FILE`: a file holding it (one trailing newline ignored), not both.',
+    meaning:
+      'The `X-API-KEY` every request needs, overriding the one stored in the database. At least 16 characters. Secret. Or `API_KEY_FILE`: a file holding it (one trailing newline ignored), not both.',
   }),
   jwtSecret: secret('JWT_SECRET', {
     shownDefault: '*(unset: the stored secret)*',
-    meaning: 'HS256 secret that signs and verifies tokens, overriding the stored one. At least 16 characters. Secret. Or `JWT_SECRET_FILE`: a file holding it (one trailing newline ignored), not both.',
+    meaning:
+      'HS256 secret that signs and verifies tokens, overriding the stored one. At least 16 characters. Secret. Or `JWT_SECRET_FILE`: a file holding it (one trailing newline ignored), not both.',
   }),
   bodyLimit: integer('BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024, {
     meaning:
@@ -369,7 +439,8 @@ const SETTINGS = {
     windowMs: integer('RATE_LIMIT_WINDOW_MS', 60_000, 100, 86_400_000, { meaning: 'The rate-limit window (fixed windows).' }),
     redisUrl: url('REDIS_URL', undefined, /^rediss?:\/\/.+/, 'redis://host:port[/db] or rediss://...', {
       shownDefault: '*(unset: per process)*',
-      meaning: '`redis://host:port[/db]`: rate-limit counters shared by every instance through Redis; while it does not answer, `RATE_LIMIT_REDIS_FAILURE` applies.',
+      meaning:
+        '`redis://host:port[/db]`: rate-limit counters shared by every instance through Redis; while it does not answer, `RATE_LIMIT_REDIS_FAILURE` applies.',
     }),
     redisPrefix: text('RATE_LIMIT_REDIS_PREFIX', 'souk:rl:', { meaning: 'Prefix of the Redis counter keys.' }),
     redisFailure: oneOf('RATE_LIMIT_REDIS_FAILURE', 'open', ['open', 'closed'] as const, {

@@ -50,7 +50,9 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
   const loose = store.loosePermissions();
   if (loose.length === 0) return;
   const listed = loose.map((p) => `${p.path} (${p.mode})`).join(', ');
-  log.warn(`the database holds the API key and the JWT secret but other users of this host can read ${listed}: chmod 700 the folder and 600 its files`);
+  log.warn(
+    `the database holds the API key and the JWT secret but other users of this host can read ${listed}: chmod 700 the folder and 600 its files`,
+  );
 }
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
@@ -63,7 +65,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
-      onUnusableSecret: (problem) => log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
+      onUnusableSecret: (problem) =>
+        log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
     });
     const app = await buildApp({ config, deps: routeDeps(config, store, settings, tokens), logDestination: options.logDestination });
     log = app.log;

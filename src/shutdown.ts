@@ -43,7 +43,10 @@ export function gracefulShutdown(souk: Stoppable, timeoutMs: number): Shutdown {
   const begin = (reason: string) => {
     running ??= (async () => {
       const started = performance.now();
-      app.log.info({ inFlight: app.inFlightRequests(), timeoutMs }, `shutdown: ${reason}; no new connections, finishing requests in flight`);
+      app.log.info(
+        { inFlight: app.inFlightRequests(), timeoutMs },
+        `shutdown: ${reason}; no new connections, finishing requests in flight`,
+      );
       // A connection whose reply was on its way when the shutdown began turns idle afterwards:
       // close those too (Node closes only the ones idle at the moment close() is called).
       const sweeper = setInterval(() => app.server.closeIdleConnections(), SWEEP_EVERY_MS);
@@ -65,7 +68,11 @@ export function gracefulShutdown(souk: Stoppable, timeoutMs: number): Shutdown {
 }
 
 /** Installs the SIGTERM/SIGINT handlers of a serving process. */
-export function shutdownOnSignals(souk: Stoppable, timeoutMs: number, exit: (code: number) => void = (code) => process.exit(code)): Shutdown {
+export function shutdownOnSignals(
+  souk: Stoppable,
+  timeoutMs: number,
+  exit: (code: number) => void = (code) => process.exit(code),
+): Shutdown {
   const shutdown = gracefulShutdown(souk, timeoutMs);
   let signals = 0;
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -24,7 +24,7 @@ function checkout(): string {
   return dir;
 }
 
-it('npm start serves on a fresh SQLite database and the demo\'s curl commands work', async () => {
+it("npm start serves on a fresh SQLite database and the demo's curl commands work", async () => {
   const dir = checkout();
   const port = await freePort();
   const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port) };

@@ -15,7 +15,12 @@ export function postJson(agent: Agent, url: string, headers: Record<string, stri
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method: 'POST', agent, timeout: timeoutMs, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } },
+      {
+        method: 'POST',
+        agent,
+        timeout: timeoutMs,
+        headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8');

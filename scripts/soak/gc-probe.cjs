@@ -10,6 +10,8 @@ process.on('SIGUSR2', () => {
   }
   setTimeout(() => {
     const m = process.memoryUsage();
-    process.stdout.write(`SOAK_MEMORY ${JSON.stringify({ rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external })}\n`);
+    process.stdout.write(
+      `SOAK_MEMORY ${JSON.stringify({ rss: m.rss, heapTotal: m.heapTotal, heapUsed: m.heapUsed, external: m.external })}\n`,
+    );
   }, 250);
 });

@@ -95,7 +95,8 @@ function options(argv: string[]): Options {
   const url = values.url;
   if (url !== undefined) {
     const host = new URL(url).hostname;
-    if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host)) throw new Error('--url must be a loopback address (127.0.0.0/8, localhost, [::1])');
+    if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host))
+      throw new Error('--url must be a loopback address (127.0.0.0/8, localhost, [::1])');
     if (!values['api-key'] || !values['jwt-secret']) throw new Error('--url needs --api-key and --jwt-secret');
   }
   return {
@@ -132,7 +133,12 @@ interface Target {
 
 function marketplace(users: number, listings: number): ImportDocument {
   return {
-    users: Array.from({ length: users }, (_, i) => ({ id: i + 1, login: `user${i + 1}`, name: `User ${i + 1}`, email: `user${i + 1}@soak.example` })),
+    users: Array.from({ length: users }, (_, i) => ({
+      id: i + 1,
+      login: `user${i + 1}`,
+      name: `User ${i + 1}`,
+      email: `user${i + 1}@soak.example`,
+    })),
     listings: Array.from({ length: listings }, (_, i) => ({
       id: i + 1,
       owner_id: (i % users) + 1,
@@ -150,7 +156,13 @@ async function ownServer(opts: Options): Promise<Target> {
   const secrets = { API_KEY: randomBytes(24).toString('base64url'), JWT_SECRET: randomBytes(32).toString('base64url') };
   // The soak's failing requests (a tenth of all, from one address) must get their 401s, not the
   // failed-authentication throttle's 429: it is off for the soak's own server.
-  const env = { DATABASE_URL: `sqlite:${join(dir, 'souk.db')}`, SITE_URL: 'https://soak.example', LOG_LEVEL: 'warn', RATE_LIMIT_AUTH_FAILURES: '0', ...secrets };
+  const env = {
+    DATABASE_URL: `sqlite:${join(dir, 'souk.db')}`,
+    SITE_URL: 'https://soak.example',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_AUTH_FAILURES: '0',
+    ...secrets,
+  };
   const souk = await createSouk(loadConfig({ ...env, LOG_LEVEL: 'silent' }));
   const parsed = parseImportDocument(marketplace(users, listings));
   if (!parsed.ok) throw new Error(`${parsed.path}: ${parsed.problem}`);
@@ -217,7 +229,10 @@ function expected(kind: Kind, status: number, body: string, known: boolean): boo
     case 'toggle':
       return status === 200 || (!known && status === 400 && body.includes('Listing not found.'));
     case 'start':
-      return status === 200 || (!known && ((status === 400 && body.includes('Listing not found.')) || (status === 403 && body.includes('not permitted'))));
+      return (
+        status === 200 ||
+        (!known && ((status === 400 && body.includes('Listing not found.')) || (status === 403 && body.includes('not permitted'))))
+      );
     case 'bad-listing':
       return status === 400 && body.includes('BADREQUEST');
     case 'bad-key':
@@ -247,7 +262,11 @@ async function drive(opts: Options, target: Target, until: number, record: (o: O
     if (kind === 'start') {
       path = PATH.start;
       const n = seq++;
-      body = JSON.stringify({ listing_id: listing, text: `soak message ${n} ${'lorem ipsum '.repeat(1 + (n % 15))}`, ...(n % 2 ? { temp_id: n } : {}) });
+      body = JSON.stringify({
+        listing_id: listing,
+        text: `soak message ${n} ${'lorem ipsum '.repeat(1 + (n % 15))}`,
+        ...(n % 2 ? { temp_id: n } : {}),
+      });
     } else if (kind === 'bad-listing') {
       body = JSON.stringify({ listing_id: Math.random() < 0.5 ? 'abc' : -1 });
     } else if (kind === 'bad-key') {
@@ -282,13 +301,22 @@ interface Row {
   rssMb: number | undefined;
 }
 
-const percentile = (sorted: number[], p: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0);
+const percentile = (sorted: number[], p: number) =>
+  sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : 0;
 const fmt = (n: number | undefined, digits = 1) => (n === undefined ? '-' : n.toFixed(digits));
 
 async function main(): Promise<number> {
   const opts = options(process.argv.slice(2));
   const target: Target = opts.url
-    ? { base: opts.url.replace(/\/+$/, ''), apiKey: opts.apiKey!, jwtSecret: opts.jwtSecret!, pid: opts.pid, ownerOf: undefined, gcRss: undefined, stop: async () => {} }
+    ? {
+        base: opts.url.replace(/\/+$/, ''),
+        apiKey: opts.apiKey!,
+        jwtSecret: opts.jwtSecret!,
+        pid: opts.pid,
+        ownerOf: undefined,
+        gcRss: undefined,
+        stop: async () => {},
+      }
     : await ownServer(opts);
   console.log(
     `soak: ${opts.durationS} s against ${target.base}, ${opts.concurrency} connections, users ${opts.users.join('-')}, listings ${opts.listings.join('-')}; ` +
@@ -394,10 +422,12 @@ async function main(): Promise<number> {
     failed = true;
   }
   if (growth !== undefined && growth > opts.maxRssGrowth) {
-    console.log(`FAIL: ${gcGrowth === undefined ? 'RSS' : 'RSS after a full GC'} grew ${pct(growth)} after the warm-up (limit ${(opts.maxRssGrowth * 100).toFixed(0)}%)`);
+    console.log(
+      `FAIL: ${gcGrowth === undefined ? 'RSS' : 'RSS after a full GC'} grew ${pct(growth)} after the warm-up (limit ${(opts.maxRssGrowth * 100).toFixed(0)}%)`,
+    );
     failed = true;
   }
-  if (growth === undefined) console.log('note: the server\'s RSS is unknown (give --pid with --url); the memory check was skipped');
+  if (growth === undefined) console.log("note: the server's RSS is unknown (give --pid with --url); the memory check was skipped");
   if (sorted.length === 0) {
     console.log('FAIL: no request completed');
     failed = true;

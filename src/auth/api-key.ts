@@ -10,11 +10,7 @@ const digest = (value: string) => hash('sha256', value, 'buffer') as Buffer;
  * There is no early return on a length mismatch: every key, however long, is compared as
  * two 32-byte digests (`equal` is there so a test can watch the comparison).
  */
-export function sameKey(
-  presented: string,
-  expected: string,
-  equal: (a: Buffer, b: Buffer) => boolean = timingSafeEqual,
-): boolean {
+export function sameKey(presented: string, expected: string, equal: (a: Buffer, b: Buffer) => boolean = timingSafeEqual): boolean {
   return equal(digest(presented), expectedDigest(expected));
 }
 

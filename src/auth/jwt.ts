@@ -141,7 +141,11 @@ export class TokenVerifier {
   }
 
   /** The current secret, then the previous one while its grace lasts; untilMs bounds how long the answer holds. */
-  private verifySignature(verifiers: Verifiers, token: string, nowMs: number): { claims: Record<string, unknown>; untilMs: number } | { failure: AuthFailure } {
+  private verifySignature(
+    verifiers: Verifiers,
+    token: string,
+    nowMs: number,
+  ): { claims: Record<string, unknown>; untilMs: number } | { failure: AuthFailure } {
     this.signatureChecks++;
     try {
       return { claims: verifiers.current(token), untilMs: Infinity };

@@ -7,7 +7,12 @@ import { randomBytes } from 'node:crypto';
 import { CATALOG_VERSION, type SettingsRepository } from '../domain/ports.js';
 import type { AuthSettings } from './authenticate.js';
 
-export const SETTING = { apiKey: 'api_key', jwtSecret: 'jwt_secret', jwtSecretPrevious: 'jwt_secret_previous', restApi: 'rest_api' } as const;
+export const SETTING = {
+  apiKey: 'api_key',
+  jwtSecret: 'jwt_secret',
+  jwtSecretPrevious: 'jwt_secret_previous',
+  restApi: 'rest_api',
+} as const;
 
 export interface SecretOverrides {
   apiKey: string | undefined;

@@ -6,7 +6,10 @@ import type { AuthSettings } from '../auth/authenticate.js';
 
 /** A failure to report on one line and exit non-zero. */
 export class CliError extends Error {
-  constructor(message: string, readonly exitCode = 1) {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
     super(message);
   }
 }
@@ -30,7 +33,8 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
       store,
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
-      authSettings: async () => toAuthSettings(await ensureSettings(store.settings), { apiKey: config.apiKey, jwtSecret: config.jwtSecret }),
+      authSettings: async () =>
+        toAuthSettings(await ensureSettings(store.settings), { apiKey: config.apiKey, jwtSecret: config.jwtSecret }),
     };
     return await fn(ctx);
   } finally {

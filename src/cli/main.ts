@@ -37,7 +37,10 @@ async function run(argv: string[]): Promise<void> {
       await serve(loadConfig());
       return;
     case 'config':
-      printConfig((line) => process.stdout.write(`${line}\n`), (line) => process.stderr.write(`${line}\n`));
+      printConfig(
+        (line) => process.stdout.write(`${line}\n`),
+        (line) => process.stderr.write(`${line}\n`),
+      );
       return;
     case 'migrate':
       return withStore(async (ctx) => ctx.out('database is up to date'));
@@ -82,9 +85,9 @@ export async function main(argv: string[]): Promise<void> {
   } catch (err) {
     if (err instanceof ConfigError) process.stderr.write(`souk: invalid setting: ${err.message}\n`);
     else if (err instanceof CliError) process.stderr.write(`souk: ${err.message}\n`);
-    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) process.stderr.write(`souk: ${err.message}\n`);
+    else if (err instanceof TypeError && (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))
+      process.stderr.write(`souk: ${err.message}\n`);
     else process.stderr.write(`souk: ${(err as Error)?.message ?? String(err)}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   }
 }
-

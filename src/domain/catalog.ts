@@ -30,7 +30,11 @@ export async function importCatalog(uow: CatalogUnitOfWork, catalog: Catalog): P
     const existing = await repo.existingUserIds(owners);
     const orphan = catalog.listings.findIndex((l) => !inDocument.has(l.ownerId) && !existing.has(l.ownerId));
     if (orphan >= 0) {
-      return { ok: false, path: `listings[${orphan}].owner_id`, problem: `user ${catalog.listings[orphan]!.ownerId} does not exist` } as const;
+      return {
+        ok: false,
+        path: `listings[${orphan}].owner_id`,
+        problem: `user ${catalog.listings[orphan]!.ownerId} does not exist`,
+      } as const;
     }
     for (const user of catalog.users) await repo.upsertUser(user);
     for (const listing of catalog.listings) await repo.upsertListing(listing);

@@ -36,13 +36,7 @@ export interface StartedConversation {
 }
 
 export type StartConversationError =
-  | 'text_required'
-  | 'text_too_long'
-  | 'text_has_nul'
-  | 'text_has_lone_surrogate'
-  | 'too_many_files'
-  | 'listing_not_found'
-  | 'own_listing';
+  'text_required' | 'text_too_long' | 'text_has_nul' | 'text_has_lone_surrogate' | 'too_many_files' | 'listing_not_found' | 'own_listing';
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 

@@ -56,4 +56,3 @@ export const Attachment = Type.Object(
   { additionalProperties: false },
 );
 export type Attachment = Static<typeof Attachment>;
-

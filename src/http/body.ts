@@ -15,7 +15,11 @@ export function listingId(value: number | string): number {
 }
 
 export const TempIdField = Type.Union(
-  [Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: '^(-?[0-9]{1,32})?$' }), Type.Null()],
+  [
+    Type.Integer({ minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }),
+    Type.String({ pattern: '^(-?[0-9]{1,32})?$' }),
+    Type.Null(),
+  ],
   { description: 'Client-side id of the message, echoed as a string; a retry with the same one stores nothing new.' },
 );
 

@@ -1,7 +1,16 @@
 /** Turns whatever went wrong while serving a request into the interface's error shapes. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { logRequest, tagRequest } from './plugins/logging.js';
-import { ApiError, badRequest, internalError, MESSAGES, noRoute, payloadTooLarge, serviceUnavailable, textTooLongMessage } from './errors.js';
+import {
+  ApiError,
+  badRequest,
+  internalError,
+  MESSAGES,
+  noRoute,
+  payloadTooLarge,
+  serviceUnavailable,
+  textTooLongMessage,
+} from './errors.js';
 
 const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   listing_id: () => MESSAGES.listingId,
@@ -21,9 +30,7 @@ function validationMessage(issues: ValidationIssue[], maxTextLength: number): st
   const first = issues[0];
   if (!first) return 'The request body is invalid.';
   const field =
-    first.instancePath === '' && first.keyword === 'required'
-      ? String(first.params.missingProperty)
-      : first.instancePath.split('/')[1];
+    first.instancePath === '' && first.keyword === 'required' ? String(first.params.missingProperty) : first.instancePath.split('/')[1];
   if (field === undefined || field === '') return MESSAGES.notAnObject;
   if (field === 'text' && first.keyword === 'maxLength') return textTooLongMessage(maxTextLength);
   return FIELD_MESSAGES[field]?.(first.keyword) ?? `${field} is invalid.`;

@@ -5,9 +5,21 @@
 import type { AuthFailure } from '../auth/failures.js';
 import type { StartConversationError } from '../domain/chat.js';
 
-export interface ShapeA { code: string; message: string }
-export interface ShapeB { status: 'error'; error: string; code: string; error_message: string }
-export interface ShapeC { code: string; message: string; data: { status: number } }
+export interface ShapeA {
+  code: string;
+  message: string;
+}
+export interface ShapeB {
+  status: 'error';
+  error: string;
+  code: string;
+  error_message: string;
+}
+export interface ShapeC {
+  code: string;
+  message: string;
+  data: { status: number };
+}
 
 /** An answer that is not a success: its HTTP status and the body to send. */
 export class ApiError extends Error {
@@ -54,11 +66,20 @@ export const MESSAGES = {
 const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
   rest_api_disabled: () => shapeC(403, 'DENIED_REST_API', 'Denied api call'),
   api_key_missing: () =>
-    shapeB(401, 'MISSING_X_API_KEY_HEADER', 'X_API_KEY header not received. Either authorization header was not sent or it was removed by your server due to security reasons.'),
+    shapeB(
+      401,
+      'MISSING_X_API_KEY_HEADER',
+      'X_API_KEY header not received. Either authorization header was not sent or it was removed by your server due to security reasons.',
+    ),
   api_key_invalid: () => shapeB(401, 'INVALID_API_KEY', 'Sorry, you are using invalid API Key.'),
   authorization_missing: () =>
-    shapeB(401, 'MISSING_AUTHORIZATION_HEADER', 'Authorization header not received. Either authorization header was not sent or it was removed by your server due to security reasons.'),
-  authorization_not_bearer: () => shapeB(401, 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'Authorization header must be type of Bearer Token.'),
+    shapeB(
+      401,
+      'MISSING_AUTHORIZATION_HEADER',
+      'Authorization header not received. Either authorization header was not sent or it was removed by your server due to security reasons.',
+    ),
+  authorization_not_bearer: () =>
+    shapeB(401, 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'Authorization header must be type of Bearer Token.'),
   token_malformed: () => shapeB(401, 'SEGMENT_FAULT', 'Incorrect JWT Format.'),
   token_bad_signature: () => shapeB(401, 'INVALID_TOKEN', 'JWT signature verification failed.'),
   token_expired: () => shapeB(401, 'INVALID_TOKEN', 'JWT has expired.'),
@@ -66,7 +87,8 @@ const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
   token_without_expiry: () => shapeB(401, 'INVALID_TOKEN', 'JWT has no expiry (exp claim missing).'),
   token_without_issue_time: () => shapeB(401, 'INVALID_TOKEN', 'JWT has no issue time (iat claim missing).'),
   token_time_not_numeric: () => shapeB(401, 'INVALID_TOKEN', 'JWT exp, iat and nbf must be numbers (seconds since 1970-01-01).'),
-  token_lifetime_too_long: () => shapeB(401, 'INVALID_TOKEN', 'JWT lifetime is longer than this server allows (exp too far after iat or from now).'),
+  token_lifetime_too_long: () =>
+    shapeB(401, 'INVALID_TOKEN', 'JWT lifetime is longer than this server allows (exp too far after iat or from now).'),
   not_logged_in: () => shapeA(403, 'FORBIDDEN', MESSAGES.notLoggedIn),
 };
 

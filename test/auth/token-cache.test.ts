@@ -89,7 +89,10 @@ describe('the verified-token cache', () => {
 
     const genuine = t.token(USERS.amina);
     for (let i = 0; i < 3; i++) assert.equal((await call(genuine)).statusCode, 400); // let in: listing 999 not found
-    assert.deepEqual(t.souk.tokens.stats(), { cachedTokens: afterForged.cachedTokens + 1, signatureChecks: afterForged.signatureChecks + 1 });
+    assert.deepEqual(t.souk.tokens.stats(), {
+      cachedTokens: afterForged.cachedTokens + 1,
+      signatureChecks: afterForged.signatureChecks + 1,
+    });
   });
 
   it('holds at most its capacity, dropping the least recently used, and an entry only until its time', () => {
@@ -99,7 +102,10 @@ describe('the verified-token cache', () => {
     cache.set('d', 'D', 1000);
     assert.equal(cache.size, 3);
     assert.equal(cache.get('b', 0), undefined);
-    assert.deepEqual(['a', 'c', 'd'].map((k) => cache.get(k, 0)), ['A', 'C', 'D']);
+    assert.deepEqual(
+      ['a', 'c', 'd'].map((k) => cache.get(k, 0)),
+      ['A', 'C', 'D'],
+    );
     assert.equal(cache.get('a', 1001), undefined);
     assert.equal(cache.size, 2);
   });
@@ -108,7 +114,11 @@ describe('the verified-token cache', () => {
 describe('an unusable jwt_secret (fail closed)', () => {
   for (const [label, unusable] of [
     ['blanked', (t: Awaited<ReturnType<typeof startTestSouk>>) => t.souk.store.settings.set(SETTING.jwtSecret, '  ')],
-    ['deleted', (t: Awaited<ReturnType<typeof startTestSouk>>) => t.souk.store.db.deleteFrom('settings').where('key', '=', SETTING.jwtSecret).execute()],
+    [
+      'deleted',
+      (t: Awaited<ReturnType<typeof startTestSouk>>) =>
+        t.souk.store.db.deleteFrom('settings').where('key', '=', SETTING.jwtSecret).execute(),
+    ],
   ] as const) {
     it(`${label}: every token is refused, the old secret's included, and it is logged once`, async () => {
       const lines: string[] = [];
@@ -125,7 +135,11 @@ describe('an unusable jwt_secret (fail closed)', () => {
         // A token signed with the empty secret is no way in either.
         const empty = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64({ sub: String(USERS.amina), iat: now(), exp: now() + 60 })}`;
         const withEmpty = `${empty}.${createHmac('sha256', '').update(empty).digest('base64url')}`;
-        assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${withEmpty}`, 'x-api-key': t.apiKey })).statusCode, 401);
+        assert.equal(
+          (await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${withEmpty}`, 'x-api-key': t.apiKey }))
+            .statusCode,
+          401,
+        );
       }
       const logged = lines.filter((line) => line.includes('jwt_secret cannot be used'));
       assert.equal(logged.length, 1, lines.join(''));
@@ -139,7 +153,10 @@ describe('an unusable jwt_secret (fail closed)', () => {
       const fresh = signToken(secret, USERS.amina, 'amina', 600);
       const ok = await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${fresh}`, 'x-api-key': t.apiKey });
       assert.equal(ok.statusCode, 200, ok.body);
-      assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey })).statusCode, 401);
+      assert.equal(
+        (await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey })).statusCode,
+        401,
+      );
     });
   }
 });

@@ -16,7 +16,16 @@ import { PATHS, startTestSouk } from '../helpers/souk.js';
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = fileURLToPath(new URL('../../docs/screenshots/docs-page.png', import.meta.url));
 // As the machine notes advise: without the background-networking flags Chromium tries to reach Google's hosts.
-const ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (scripts/ci/install-chromium.sh)`;
 
@@ -45,9 +54,15 @@ describe('docs page (Swagger UI) in headless Chromium', () => {
       await page.locator('button.authorize').first().click();
       const token = t.token(USERS.amina);
       await page.locator('#auth-bearer-value').fill(token);
-      await page.locator('.auth-container', { has: page.locator('#auth-bearer-value') }).locator('button[type=submit]').click();
+      await page
+        .locator('.auth-container', { has: page.locator('#auth-bearer-value') })
+        .locator('button[type=submit]')
+        .click();
       await page.locator('#api_key_value').fill(t.apiKey);
-      await page.locator('.auth-container', { has: page.locator('#api_key_value') }).locator('button[type=submit]').click();
+      await page
+        .locator('.auth-container', { has: page.locator('#api_key_value') })
+        .locator('button[type=submit]')
+        .click();
       await page.locator('.modal-ux button.close-modal').click();
 
       // Try it out: the request body example is {"listing_id": 101}.
@@ -69,7 +84,9 @@ describe('docs page (Swagger UI) in headless Chromium', () => {
 
       mkdirSync(fileURLToPath(new URL('.', `file://${SCREENSHOT}`)), { recursive: true });
       // From the top of the page down to the live reply (the documented responses below run for pages).
-      const bottom = await live.evaluate((el) => el.getBoundingClientRect().bottom + (globalThis as unknown as { scrollY: number }).scrollY);
+      const bottom = await live.evaluate(
+        (el) => el.getBoundingClientRect().bottom + (globalThis as unknown as { scrollY: number }).scrollY,
+      );
       await page.screenshot({ path: SCREENSHOT, fullPage: true, clip: { x: 0, y: 0, width: 1280, height: Math.ceil(bottom + 16) } });
 
       const foreign = requests.map((r) => r.url()).filter((url) => !url.startsWith(`${base}/`) && !url.startsWith('data:'));

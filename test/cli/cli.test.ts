@@ -61,7 +61,12 @@ async function ok(db: string, args: string[], opts?: { input?: string; env?: Rec
 }
 
 /** Runs a command that must fail: non-zero exit, nothing on stdout unless given, one line on stderr. */
-async function fails(db: string, args: string[], stderr: string | RegExp, opts?: { input?: string; env?: Record<string, string> }): Promise<Run> {
+async function fails(
+  db: string,
+  args: string[],
+  stderr: string | RegExp,
+  opts?: { input?: string; env?: Record<string, string> },
+): Promise<Run> {
   const run = await souk(db, args, opts);
   assert.notEqual(run.code, 0, `souk ${args.join(' ')} should fail`);
   assert.ok(run.code !== null);
@@ -142,11 +147,31 @@ describe('souk import', PARALLEL, () => {
     const doc = marketplace();
     const bike = query<Record<string, unknown>>(db, 'select * from listings where id = 101')[0]!;
     assert.deepEqual(
-      { ...bike, updated_at: 0, images: JSON.parse(bike.images as string), category: JSON.parse(bike.category as string), location: JSON.parse(bike.location as string) },
-      { id: 101, owner_id: 2, title: 'Road bike', slug: 'road-bike', status: 'publish', price: '1200', version: 1, updated_at: 0, images: doc.listings![0]!.images, category: doc.listings![0]!.category, location: doc.listings![0]!.location },
+      {
+        ...bike,
+        updated_at: 0,
+        images: JSON.parse(bike.images as string),
+        category: JSON.parse(bike.category as string),
+        location: JSON.parse(bike.location as string),
+      },
+      {
+        id: 101,
+        owner_id: 2,
+        title: 'Road bike',
+        slug: 'road-bike',
+        status: 'publish',
+        price: '1200',
+        version: 1,
+        updated_at: 0,
+        images: doc.listings![0]!.images,
+        category: doc.listings![0]!.category,
+        location: doc.listings![0]!.location,
+      },
     );
     // Defaults for what the document leaves out: a slug from the title, status publish, "" fields.
-    assert.deepEqual(query(db, 'select slug, status, price from listings where id = 102'), [{ slug: 'draft-lamp', status: 'draft', price: '15.5' }]);
+    assert.deepEqual(query(db, 'select slug, status, price from listings where id = 102'), [
+      { slug: 'draft-lamp', status: 'draft', price: '15.5' },
+    ]);
     assert.deepEqual(query(db, 'select * from users where id = 3'), [
       { id: 3, login: 'sara', name: '', email: 'sara@example.com', phone: '', whatsapp: '', website: '', profile_picture: '', disabled: 0 },
     ]);
@@ -176,13 +201,25 @@ describe('souk import', PARALLEL, () => {
   });
 
   const invalid: [label: string, change: (doc: any) => void, message: string][] = [
-    ['an image width that is a string', (d) => (d.listings[0].images[0].sizes.full.width = '1024'), 'listings[0].images[0].sizes.full.width: expected integer'],
+    [
+      'an image width that is a string',
+      (d) => (d.listings[0].images[0].sizes.full.width = '1024'),
+      'listings[0].images[0].sizes.full.width: expected integer',
+    ],
     ['a user without login', (d) => delete d.users[2].login, 'users[2].login: expected required property'],
     ['an unknown listing field', (d) => (d.listings[1].colour = 'red'), 'listings[1].colour: unexpected property'],
     ['a duplicate user id', (d) => d.users.push({ ...d.users[0], login: 'again' }), 'users[4].id: duplicate id 1 (also users[0])'],
     ['a duplicate listing id', (d) => (d.listings[3].id = 101), 'listings[3].id: duplicate id 101 (also listings[0])'],
-    ['a last listing whose owner does not exist', (d) => d.listings.push({ id: 106, owner_id: 99, title: 'Orphan' }), 'listings[5].owner_id: user 99 does not exist'],
-    ['a last listing with a bad image', (d) => d.listings.push({ id: 106, owner_id: 2, title: 'Bad', images: [{ ...d.listings[0].images[0], src_w: -1.5 }] }), 'listings[5].images[0].src_w: expected integer'],
+    [
+      'a last listing whose owner does not exist',
+      (d) => d.listings.push({ id: 106, owner_id: 99, title: 'Orphan' }),
+      'listings[5].owner_id: user 99 does not exist',
+    ],
+    [
+      'a last listing with a bad image',
+      (d) => d.listings.push({ id: 106, owner_id: 2, title: 'Bad', images: [{ ...d.listings[0].images[0], src_w: -1.5 }] }),
+      'listings[5].images[0].src_w: expected integer',
+    ],
   ];
   for (const [label, change, message] of invalid) {
     it(`refuses a document with ${label}, naming the path, and imports nothing`, async (t) => {
@@ -241,7 +278,9 @@ describe('souk token', PARALLEL, () => {
     assert.equal((longest.exp as number) - (longest.iat as number), 2_592_000);
     const capped = decode((await ok(db, ['token', '3'], { env: { TOKEN_MAX_TTL_S: '600' } })).trimEnd().split('.')[1]!);
     assert.equal((capped.exp as number) - (capped.iat as number), 600);
-    await fails(db, ['token', '3', '--ttl', '601'], /^souk: --ttl must be at most 600 seconds \(TOKEN_MAX_TTL_S\)/, { env: { TOKEN_MAX_TTL_S: '600' } });
+    await fails(db, ['token', '3', '--ttl', '601'], /^souk: --ttl must be at most 600 seconds \(TOKEN_MAX_TTL_S\)/, {
+      env: { TOKEN_MAX_TTL_S: '600' },
+    });
   });
 
   it('honours --ttl', async (t) => {
@@ -258,8 +297,14 @@ describe('souk token', PARALLEL, () => {
       [['token', '4'], 'souk: user 4 is disabled; a token for it would be refused\n'],
       [['token', 'abc'], 'souk: USER_ID must be a positive integer, got "abc"\n'],
       [['token', '1', '--ttl', '0'], 'souk: --ttl must be a positive integer, got "0"\n'],
-      [['token', '1', '--ttl', '999999999999999'], 'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 999999999999999\n'],
-      [['token', '1', '--ttl', '2592001'], 'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 2592001\n'],
+      [
+        ['token', '1', '--ttl', '999999999999999'],
+        'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 999999999999999\n',
+      ],
+      [
+        ['token', '1', '--ttl', '2592001'],
+        'souk: --ttl must be at most 2592000 seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got 2592001\n',
+      ],
     ] as const) {
       const run = await fails(db, [...args], message);
       assert.equal(run.stdout, '', args.join(' '));
@@ -342,7 +387,11 @@ describe('souk jwt-secret rotate', PARALLEL, () => {
     const { db } = scratch(t);
     const secret = await ok(db, ['settings', 'get', 'jwt_secret']);
     await fails(db, ['jwt-secret', 'rotate', '--grace', 'soon'], 'souk: --grace must be a positive integer, got "soon"\n');
-    await fails(db, ['jwt-secret', 'rotate', '--grace', '2592001'], 'souk: --grace must be at most 2592000 seconds (TOKEN_MAX_TTL_S), got 2592001\n');
+    await fails(
+      db,
+      ['jwt-secret', 'rotate', '--grace', '2592001'],
+      'souk: --grace must be at most 2592000 seconds (TOKEN_MAX_TTL_S), got 2592001\n',
+    );
     await fails(db, ['jwt-secret'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
     await fails(db, ['jwt-secret', 'renew'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
     assert.equal(await ok(db, ['settings', 'get', 'jwt_secret']), secret);
@@ -352,7 +401,11 @@ describe('souk jwt-secret rotate', PARALLEL, () => {
 describe('souk listings delete', PARALLEL, () => {
   it('removes a listing and drops it from every favourite list', async (t) => {
     const { db } = fixture(t);
-    for (const [user, listing] of [[1, 101], [3, 101], [1, 103]]) {
+    for (const [user, listing] of [
+      [1, 101],
+      [3, 101],
+      [1, 103],
+    ]) {
       execute(db, 'insert into favourites (user_id, listing_id, added_at) values (?, ?, 0)', user, listing);
     }
     assert.equal(await ok(db, ['listings', 'delete', '101']), 'deleted 1 listing: 101\n');
@@ -428,7 +481,11 @@ function freePort(): Promise<number> {
 }
 
 /** Starts `souk serve` and resolves with the address it prints once it is serving. */
-function startServer(db: string, port: number, env: Record<string, string> = {}): { child: ChildProcess; ready: Promise<string>; output: () => string } {
+function startServer(
+  db: string,
+  port: number,
+  env: Record<string, string> = {},
+): { child: ChildProcess; ready: Promise<string>; output: () => string } {
   const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: envFor(db, { PORT: String(port), HOST: '127.0.0.1', ...env }) });
   let stdout = '';
   let stderr = '';
@@ -509,14 +566,24 @@ describe('live settings (server process + CLI)', () => {
 
     const newKey = (await ok(db, ['api-key', 'rotate'])).trimEnd();
     assert.notEqual(newKey, oldKey);
-    const refused = await pollUntil(() => probeKey(oldKey), (r) => r.body.error === 'INVALID_API_KEY', 10_000);
+    const refused = await pollUntil(
+      () => probeKey(oldKey),
+      (r) => r.body.error === 'INVALID_API_KEY',
+      10_000,
+    );
     assert.deepEqual(refused.value, {
       status: 401,
       body: { status: 'error', error: 'INVALID_API_KEY', code: '401', error_message: 'Sorry, you are using invalid API Key.' },
     });
     assert.ok(refused.ms <= 5000, `took ${refused.ms} ms`);
-    assert.deepEqual(await probeKey(newKey), { status: 400, body: { status: 'error', error: 'BADREQUEST', code: '400', error_message: 'Listing not found.' } });
-    assert.deepEqual(await post('/my/favourites', newKey, { listing_id: 101 }), { status: 200, body: [101] as unknown as Record<string, unknown> });
+    assert.deepEqual(await probeKey(newKey), {
+      status: 400,
+      body: { status: 'error', error: 'BADREQUEST', code: '400', error_message: 'Listing not found.' },
+    });
+    assert.deepEqual(await post('/my/favourites', newKey, { listing_id: 101 }), {
+      status: 200,
+      body: [101] as unknown as Record<string, unknown>,
+    });
 
     // SIGTERM closes the server cleanly.
     assert.equal(await stopServer(server.child), 0, server.output());
@@ -541,23 +608,43 @@ describe('jwt-secret rotate on a running server', () => {
       });
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
-    const refused = { status: 401, body: { status: 'error', error: 'INVALID_TOKEN', code: '401', error_message: 'JWT signature verification failed.' } };
+    const refused = {
+      status: 401,
+      body: { status: 'error', error: 'INVALID_TOKEN', code: '401', error_message: 'JWT signature verification failed.' },
+    };
     assert.equal((await probe(oldToken)).status, 400);
 
     await ok(db, ['jwt-secret', 'rotate', '--grace', '8']);
     const newToken = (await ok(db, ['token', '3'])).trimEnd();
-    const pickedUp = await pollUntil(() => probe(newToken), (r) => r.status === 400, 10_000);
+    const pickedUp = await pollUntil(
+      () => probe(newToken),
+      (r) => r.status === 400,
+      10_000,
+    );
     assert.equal(pickedUp.value.status, 400, JSON.stringify(pickedUp.value));
     // The server has the new secret and still takes the old one's tokens (the grace is 8 s).
     assert.equal((await probe(oldToken)).status, 400);
-    const ended = await pollUntil(() => probe(oldToken), (r) => r.status === 401, 20_000);
+    const ended = await pollUntil(
+      () => probe(oldToken),
+      (r) => r.status === 401,
+      20_000,
+    );
     assert.deepEqual(ended.value, refused);
     assert.equal((await probe(newToken)).status, 400);
 
     // Without a grace the previous secret's tokens stop as soon as the server has the new secret.
     await ok(db, ['jwt-secret', 'rotate']);
     const newest = (await ok(db, ['token', '3'])).trimEnd();
-    assert.equal((await pollUntil(() => probe(newest), (r) => r.status === 400, 10_000)).value.status, 400);
+    assert.equal(
+      (
+        await pollUntil(
+          () => probe(newest),
+          (r) => r.status === 400,
+          10_000,
+        )
+      ).value.status,
+      400,
+    );
     assert.deepEqual(await probe(newToken), refused);
     assert.equal(await stopServer(server.child), 0, server.output());
   });

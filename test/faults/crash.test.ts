@@ -74,7 +74,13 @@ async function readState(store: Store): Promise<State> {
   return { favourites };
 }
 
-function post(agent: Agent, base: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: unknown }> {
+function post(
+  agent: Agent,
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: unknown }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
     const req = request(
@@ -117,7 +123,10 @@ async function drive(base: string, round: number, killed: () => boolean, onAnswe
       const entry: Sent = { user, op, listing };
       sent.push(entry);
       const n = seq++;
-      const body = op === 'toggle' ? { listing_id: listing } : { listing_id: listing, text: (entry.text = `r${round}-m${n}`), temp_id: round * 1_000_000 + n };
+      const body =
+        op === 'toggle'
+          ? { listing_id: listing }
+          : { listing_id: listing, text: (entry.text = `r${round}-m${n}`), temp_id: round * 1_000_000 + n };
       try {
         const reply = await post(agent, base, op === 'toggle' ? PATHS.toggle : PATHS.start, headersFor.get(user)!, body);
         entry.status = reply.status;
@@ -167,13 +176,20 @@ function checkFavourites(before: State, after: State, sent: Sent[]): { exact: nu
       // Every toggle of this pair was answered: the answered ones alone decide membership.
       const was = (before.favourites.get(user) ?? []).includes(listing);
       const flips = answered.get(key) ?? 0;
-      assert.equal(final.includes(listing), flips % 2 === 1 ? !was : was, `user ${user} listing ${listing}: ${flips} answered toggles from ${was}`);
+      assert.equal(
+        final.includes(listing),
+        flips % 2 === 1 ? !was : was,
+        `user ${user} listing ${listing}: ${flips} answered toggles from ${was}`,
+      );
       exact++;
     }
     // With nothing in flight for the user, the list (in its order) is the reply of its last toggle.
     const replies = repliesOf.get(user);
     if (replies && !usersInFlight.has(user)) {
-      assert.ok(replies.some((r) => JSON.stringify(r) === JSON.stringify(final)), `user ${user}: ${JSON.stringify(final)} is none of the replies`);
+      assert.ok(
+        replies.some((r) => JSON.stringify(r) === JSON.stringify(final)),
+        `user ${user}: ${JSON.stringify(final)} is none of the replies`,
+      );
     }
   }
   return { exact, open };
@@ -204,7 +220,12 @@ async function checkConversations(store: Store, sent: Sent[], allTexts: Set<stri
     if (s.op !== 'start') continue;
     if (s.status === undefined) continue;
     assert.equal(s.status, 200, `start answered ${s.status}: ${JSON.stringify(s.body)}`);
-    const reply = s.body as { con_id: number; sender_id: number; listing_id: number; newMessage: { message_id: number; message: string; con_id: number } };
+    const reply = s.body as {
+      con_id: number;
+      sender_id: number;
+      listing_id: number;
+      newMessage: { message_id: number; message: string; con_id: number };
+    };
     const stored = byId.get(reply.newMessage.message_id);
     assert.ok(stored, `message ${reply.newMessage.message_id} answered 200 is missing`);
     assert.equal(stored.message, s.text);
@@ -278,7 +299,12 @@ describe('crash safety', () => {
       let killed = false;
       let answered!: () => void;
       const firstAnswer = new Promise<void>((resolve) => (answered = resolve));
-      const traffic = drive(server.base, round, () => killed, () => answered());
+      const traffic = drive(
+        server.base,
+        round,
+        () => killed,
+        () => answered(),
+      );
       // The kill lands at a random moment once the writes are flowing.
       await firstAnswer;
       await new Promise((r) => setTimeout(r, killAfterMs));
@@ -287,7 +313,10 @@ describe('crash safety', () => {
       await server.stop('SIGKILL');
       const sent = await traffic;
       await waitForSessionsToEnd(database, applicationName);
-      const serverErrors = server.output().split('\n').filter((line) => line.includes('"level":50'));
+      const serverErrors = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('"level":50'));
       assert.deepEqual(serverErrors, [], 'the server logged no error');
       for (const s of sent) if (s.text) allTexts.add(s.text);
 

@@ -162,7 +162,11 @@ describe('disk full', { skip }, () => {
     // Reads still work: settings (the CLI and the server's auth), users, listings.
     const cli = await run(process.execPath, [SOUK_BIN, 'settings', 'get', 'rest_api'], { env: { ...process.env, DATABASE_URL: url } });
     assert.equal(cli.stdout.trim(), 'true');
-    const badKey = await fetch(base + PATHS.toggle, { method: 'POST', headers: { ...headers(USERS.amina), 'x-api-key': 'wrong' }, body: '{"listing_id":101}' });
+    const badKey = await fetch(base + PATHS.toggle, {
+      method: 'POST',
+      headers: { ...headers(USERS.amina), 'x-api-key': 'wrong' },
+      body: '{"listing_id":101}',
+    });
     assert.equal(badKey.status, 401);
     assert.equal((await call(PATHS.toggle, USERS.disabled, { listing_id: LISTINGS.bike })).status, 403);
     assert.deepEqual((await call(PATHS.toggle, USERS.amina, { listing_id: 999 })).body, {
@@ -188,9 +192,15 @@ describe('disk full', { skip }, () => {
 
     const store = openStore(url, loadConfig({ DATABASE_URL: url }).db);
     try {
-      assert.deepEqual((await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.db)).rows, [{ integrity_check: 'ok' }]);
+      assert.deepEqual((await sql<{ integrity_check: string }>`pragma integrity_check`.execute(store.db)).rows, [
+        { integrity_check: 'ok' },
+      ]);
       const messages = await store.db.selectFrom('messages').select(['id', 'message', 'con_id']).orderBy('id').execute();
-      assert.deepEqual(messages.map((m) => m.message), stored, 'exactly the writes answered 200');
+      assert.deepEqual(
+        messages.map((m) => m.message),
+        stored,
+        'exactly the writes answered 200',
+      );
       const conversations = await store.db.selectFrom('conversations').selectAll().execute();
       assert.equal(conversations.length, 1);
       assert.equal(conversations[0]!.last_message_id, messages.at(-1)!.id);

@@ -22,7 +22,10 @@ import { PATHS } from '../helpers/souk.js';
 import { LISTINGS, marketplace, SITE_URL, USERS } from '../helpers/fixtures.js';
 
 const SECRETS = { API_KEY: 'shutdown-test-api-key-0123456789', JWT_SECRET: 'shutdown-test-jwt-secret-0123456789' };
-const auth = (user: number) => ({ 'x-api-key': SECRETS.API_KEY, authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, `u${user}`, 3600)}` });
+const auth = (user: number) => ({
+  'x-api-key': SECRETS.API_KEY,
+  authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, `u${user}`, 3600)}`,
+});
 
 async function prepared(): Promise<TestDatabase> {
   const database = await freshDatabase();
@@ -61,7 +64,9 @@ function hold(port: number, path: string, headers: Record<string, string>, body:
   const payload = Buffer.from(JSON.stringify(body));
   const head =
     `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${payload.length}\r\n` +
-    Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('') +
+    Object.entries(headers)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('') +
     '\r\n';
   const socket: Socket = connect(port, '127.0.0.1');
   const chunks: Buffer[] = [];
@@ -74,16 +79,26 @@ function hold(port: number, path: string, headers: Record<string, string>, body:
   return { finish: () => socket.write(payload.subarray(5)), reply };
 }
 
-function post(agent: Agent | false, base: string, path: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; body: string }> {
+function post(
+  agent: Agent | false,
+  base: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; body: string }> {
   const payload = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(base + path, { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => (text += c));
-      res.on('end', () => (res.complete ? resolve({ status: res.statusCode ?? 0, body: text }) : reject(new Error('reply cut short'))));
-      res.on('error', reject);
-    });
+    const req = request(
+      base + path,
+      { method: 'POST', agent, headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (text += c));
+        res.on('end', () => (res.complete ? resolve({ status: res.statusCode ?? 0, body: text }) : reject(new Error('reply cut short'))));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -141,7 +156,9 @@ describe('graceful shutdown', () => {
     ];
     // Each on its own connection, all sent now (none waits in the client for a free socket).
     const agent = new Agent({ keepAlive: false, maxSockets: Infinity });
-    const burst = Array.from({ length: 40 }, (_, i) => post(agent, server.base, PATHS.start, auth(USERS.youssef), { listing_id: LISTINGS.table, text: `burst ${i}` }));
+    const burst = Array.from({ length: 40 }, (_, i) =>
+      post(agent, server.base, PATHS.start, auth(USERS.youssef), { listing_id: LISTINGS.table, text: `burst ${i}` }),
+    );
     // Once a request on a later connection is answered, the earlier connections' heads have been read.
     const probe = await post(false, server.base, PATHS.toggle, auth(USERS.youssef), { listing_id: LISTINGS.bike });
     assert.equal(probe.status, 200);
@@ -161,7 +178,10 @@ describe('graceful shutdown', () => {
       assert.equal(r.response?.headers.connection, 'close');
     }
     const burstReplies = await Promise.all(burst);
-    assert.deepEqual(burstReplies.map((r) => r.status), Array(burst.length).fill(200));
+    assert.deepEqual(
+      burstReplies.map((r) => r.status),
+      Array(burst.length).fill(200),
+    );
     agent.destroy();
 
     assert.equal(await exitCode(server), 0);
@@ -176,7 +196,8 @@ describe('graceful shutdown', () => {
     try {
       const favourites = await store.db.selectFrom('favourites').select(['user_id', 'listing_id']).execute();
       const pairs = new Set(favourites.map((f) => `${f.user_id}:${f.listing_id}`));
-      for (const [user, listing] of heldToggles) assert.ok(pairs.has(`${user}:${listing}`), `toggle ${user}:${listing} answered 200 is stored`);
+      for (const [user, listing] of heldToggles)
+        assert.ok(pairs.has(`${user}:${listing}`), `toggle ${user}:${listing} answered 200 is stored`);
       const messages = await store.db.selectFrom('messages').select('message').execute();
       assert.equal(messages.length, 4 + burst.length);
     } finally {
@@ -189,8 +210,13 @@ describe('graceful shutdown', () => {
     ctx.after(() => database.drop());
     const server = await serve(database, { KEEP_ALIVE_TIMEOUT_MS: '600000', SHUTDOWN_TIMEOUT_MS: '60000' });
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });
-    const replies = await Promise.all(Array.from({ length: 8 }, () => post(agent, server.base, PATHS.toggle, auth(USERS.amina), { listing_id: LISTINGS.bike })));
-    assert.deepEqual(replies.map((r) => r.status), Array(8).fill(200));
+    const replies = await Promise.all(
+      Array.from({ length: 8 }, () => post(agent, server.base, PATHS.toggle, auth(USERS.amina), { listing_id: LISTINGS.bike })),
+    );
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      Array(8).fill(200),
+    );
     const started = Date.now();
     server.child.kill('SIGTERM');
     assert.equal(await exitCode(server), 0);

@@ -26,7 +26,18 @@ export function image(id: number, name: string) {
 }
 
 export function term(id: number, name: string, taxonomy: string) {
-  return { term_id: id, name, slug: name.toLowerCase(), term_group: 0, term_taxonomy_id: id + 100, taxonomy, description: '', parent: 0, count: 3, filter: 'raw' };
+  return {
+    term_id: id,
+    name,
+    slug: name.toLowerCase(),
+    term_group: 0,
+    term_taxonomy_id: id + 100,
+    taxonomy,
+    description: '',
+    parent: 0,
+    count: 3,
+    filter: 'raw',
+  };
 }
 
 export const USERS = { amina: 1, youssef: 2, sara: 3, disabled: 4 } as const;
@@ -35,8 +46,24 @@ export const LISTINGS = { bike: 101, draft: 102, table: 103, aminasOwn: 104, tra
 export function marketplace(): ImportDocument {
   return {
     users: [
-      { id: 1, login: 'amina', name: 'Amina K.', email: 'Amina@Example.com ', phone: '+212 600', whatsapp: '', website: '', profile_picture: '' },
-      { id: 2, login: 'youssef', name: 'Youssef B.', email: 'youssef@example.com', website: 'https://y.example', profile_picture: 'https://cdn.example/y.png' },
+      {
+        id: 1,
+        login: 'amina',
+        name: 'Amina K.',
+        email: 'Amina@Example.com ',
+        phone: '+212 600',
+        whatsapp: '',
+        website: '',
+        profile_picture: '',
+      },
+      {
+        id: 2,
+        login: 'youssef',
+        name: 'Youssef B.',
+        email: 'youssef@example.com',
+        website: 'https://y.example',
+        profile_picture: 'https://cdn.example/y.png',
+      },
       { id: 3, login: 'sara', email: 'sara@example.com' },
       { id: 4, login: 'ghost', name: 'Disabled', email: 'ghost@example.com', disabled: true },
     ],
@@ -53,7 +80,7 @@ export function marketplace(): ImportDocument {
       },
       { id: 102, owner_id: 2, title: 'Draft lamp', status: 'draft', price: '15.5' },
       { id: 103, owner_id: 3, title: 'Oak table', slug: 'oak-table', status: 'expired', price: '' },
-      { id: 104, owner_id: 1, title: 'Amina\'s chair', slug: 'chair', price: '80' },
+      { id: 104, owner_id: 1, title: "Amina's chair", slug: 'chair', price: '80' },
       { id: 105, owner_id: 2, title: 'Old sofa', slug: 'old-sofa', status: 'trash', price: '10' },
     ],
   };

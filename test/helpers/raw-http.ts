@@ -75,7 +75,14 @@ export function rawRequest(port: number, pieces: (string | Buffer)[] | string | 
       socket.destroy();
       const raw = Buffer.concat(chunks);
       const response = parseResponse(raw);
-      resolve({ response, raw, closedByServer, complete: response !== undefined && isComplete(raw), ms: performance.now() - started, error });
+      resolve({
+        response,
+        raw,
+        closedByServer,
+        complete: response !== undefined && isComplete(raw),
+        ms: performance.now() - started,
+        error,
+      });
     };
     const timer = setTimeout(() => finish(false), timeoutMs);
     socket.on('data', (d) => {
@@ -102,7 +109,9 @@ export function rawRequest(port: number, pieces: (string | Buffer)[] | string | 
 export function httpRequest(method: string, path: string, headers: [string, string | Buffer][], body: string | Buffer = ''): Buffer {
   const head = Buffer.concat([
     Buffer.from(`${method} ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n`, 'latin1'),
-    ...headers.map(([name, value]) => Buffer.concat([Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'utf8'), Buffer.from('\r\n')])),
+    ...headers.map(([name, value]) =>
+      Buffer.concat([Buffer.from(`${name}: `, 'latin1'), Buffer.isBuffer(value) ? value : Buffer.from(value, 'utf8'), Buffer.from('\r\n')]),
+    ),
     Buffer.from('\r\n'),
   ]);
   return Buffer.concat([head, Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8')]);

@@ -50,7 +50,9 @@ export async function startTestSouk(
   const auth = (userId: number) => ({ authorization: `Bearer ${token(userId)}`, 'x-api-key': apiKey });
   const post = (url: string, body: unknown, headers: Record<string, string | undefined> = {}) => {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
-    const clean = Object.fromEntries(Object.entries({ 'content-type': 'application/json', ...headers }).filter(([, v]) => v !== undefined)) as Record<string, string>;
+    const clean = Object.fromEntries(
+      Object.entries({ 'content-type': 'application/json', ...headers }).filter(([, v]) => v !== undefined),
+    ) as Record<string, string>;
     return souk.app.inject({ method: 'POST', url, payload, headers: clean });
   };
   let closed = false;

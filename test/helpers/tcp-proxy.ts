@@ -12,7 +12,10 @@ export class TcpProxy {
   port = 0;
   mode: ProxyMode = 'forward';
 
-  constructor(private readonly targetHost: string, private readonly targetPort: number) {}
+  constructor(
+    private readonly targetHost: string,
+    private readonly targetPort: number,
+  ) {}
 
   async start(port = this.port): Promise<number> {
     this.server = createServer((client) => this.accept(client));

@@ -78,30 +78,74 @@ const CASES: Case[] = [
   // D4 step 2: the API key, before anything about Authorization.
   { label: 'X-API-KEY missing', headers: (t) => ({ authorization: `Bearer ${t.token(3)}` }), expected: MISSING_KEY },
   { label: 'X-API-KEY empty', headers: (t) => ({ 'x-api-key': '', authorization: `Bearer ${t.token(3)}` }), expected: MISSING_KEY },
-  { label: 'X-API-KEY wrong', headers: (t) => ({ 'x-api-key': 'not-the-key-0123456789abcdef', authorization: `Bearer ${t.token(3)}` }), expected: INVALID_KEY },
-  { label: 'X-API-KEY with a character more', headers: (t) => ({ 'x-api-key': `${t.apiKey}x`, authorization: `Bearer ${t.token(3)}` }), expected: INVALID_KEY },
-  { label: 'X-API-KEY with a character less', headers: (t) => ({ 'x-api-key': t.apiKey.slice(0, -1), authorization: `Bearer ${t.token(3)}` }), expected: INVALID_KEY },
-  { label: 'X-API-KEY in other case', headers: (t) => ({ 'x-api-key': swapCase(t.apiKey), authorization: `Bearer ${t.token(3)}` }), expected: INVALID_KEY },
+  {
+    label: 'X-API-KEY wrong',
+    headers: (t) => ({ 'x-api-key': 'not-the-key-0123456789abcdef', authorization: `Bearer ${t.token(3)}` }),
+    expected: INVALID_KEY,
+  },
+  {
+    label: 'X-API-KEY with a character more',
+    headers: (t) => ({ 'x-api-key': `${t.apiKey}x`, authorization: `Bearer ${t.token(3)}` }),
+    expected: INVALID_KEY,
+  },
+  {
+    label: 'X-API-KEY with a character less',
+    headers: (t) => ({ 'x-api-key': t.apiKey.slice(0, -1), authorization: `Bearer ${t.token(3)}` }),
+    expected: INVALID_KEY,
+  },
+  {
+    label: 'X-API-KEY in other case',
+    headers: (t) => ({ 'x-api-key': swapCase(t.apiKey), authorization: `Bearer ${t.token(3)}` }),
+    expected: INVALID_KEY,
+  },
   { label: 'X-API-KEY missing and no Authorization', headers: () => ({}), expected: MISSING_KEY },
   { label: 'X-API-KEY missing and a Basic Authorization', headers: () => ({ authorization: 'Basic xyz' }), expected: MISSING_KEY },
-  { label: 'X-API-KEY wrong and a malformed token', headers: () => ({ 'x-api-key': 'wrong', authorization: 'Bearer a.b' }), expected: INVALID_KEY },
+  {
+    label: 'X-API-KEY wrong and a malformed token',
+    headers: () => ({ 'x-api-key': 'wrong', authorization: 'Bearer a.b' }),
+    expected: INVALID_KEY,
+  },
 
   // D4 step 3: the Authorization header.
-  { label: 'Authorization missing', headers: (t) => ({ 'x-api-key': t.apiKey }), expected: { toggle: NOT_LOGGED_IN, start: MISSING_AUTHORIZATION } },
-  { label: 'Authorization empty', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: '' }), expected: { toggle: NOT_LOGGED_IN, start: MISSING_AUTHORIZATION } },
+  {
+    label: 'Authorization missing',
+    headers: (t) => ({ 'x-api-key': t.apiKey }),
+    expected: { toggle: NOT_LOGGED_IN, start: MISSING_AUTHORIZATION },
+  },
+  {
+    label: 'Authorization empty',
+    headers: (t) => ({ 'x-api-key': t.apiKey, authorization: '' }),
+    expected: { toggle: NOT_LOGGED_IN, start: MISSING_AUTHORIZATION },
+  },
   { label: 'Authorization Basic', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: 'Basic xyz' }), expected: NOT_BEARER },
   { label: 'Authorization "Bearer" alone', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: 'Bearer' }), expected: NOT_BEARER },
   { label: 'Authorization Token', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: 'Token abc' }), expected: NOT_BEARER },
-  { label: 'Authorization with the token and no scheme', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: t.token(3) }), expected: NOT_BEARER },
-  { label: 'Authorization "Bearer:" with a colon', headers: (t) => ({ 'x-api-key': t.apiKey, authorization: `Bearer:${t.token(3)}` }), expected: NOT_BEARER },
+  {
+    label: 'Authorization with the token and no scheme',
+    headers: (t) => ({ 'x-api-key': t.apiKey, authorization: t.token(3) }),
+    expected: NOT_BEARER,
+  },
+  {
+    label: 'Authorization "Bearer:" with a colon',
+    headers: (t) => ({ 'x-api-key': t.apiKey, authorization: `Bearer:${t.token(3)}` }),
+    expected: NOT_BEARER,
+  },
 
   // The token's form: three base64url segments, the first two JSON objects.
   { label: 'a token of two segments', headers: (t) => withToken(t, t.token(3).split('.').slice(0, 2).join('.')), expected: SEGMENT_FAULT },
   { label: 'a token of four segments', headers: (t) => withToken(t, `${t.token(3)}.abc`), expected: SEGMENT_FAULT },
   { label: 'a token of one word', headers: (t) => withToken(t, 'abc'), expected: SEGMENT_FAULT },
-  { label: 'a token with an empty header segment', headers: (t) => withToken(t, `.${t.token(3).split('.').slice(1).join('.')}`), expected: SEGMENT_FAULT },
+  {
+    label: 'a token with an empty header segment',
+    headers: (t) => withToken(t, `.${t.token(3).split('.').slice(1).join('.')}`),
+    expected: SEGMENT_FAULT,
+  },
   { label: 'a token with non-base64url characters', headers: (t) => withToken(t, t.token(3).replace('.', '$.')), expected: SEGMENT_FAULT },
-  { label: 'a token with base64 "+" and "/"', headers: (t) => withToken(t, `${b64url(HS256)}+/.${b64url(claims())}.abc`), expected: SEGMENT_FAULT },
+  {
+    label: 'a token with base64 "+" and "/"',
+    headers: (t) => withToken(t, `${b64url(HS256)}+/.${b64url(claims())}.abc`),
+    expected: SEGMENT_FAULT,
+  },
   { label: 'a token with "=" padding', headers: (t) => withToken(t, `${b64url(HS256)}=.${b64url(claims())}.abc`), expected: SEGMENT_FAULT },
   { label: 'a header that is not JSON', headers: (t) => withToken(t, sign(t.jwtSecret, 'not json', claims())), expected: SEGMENT_FAULT },
   { label: 'a payload that is not JSON', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, '{"sub":"3"')), expected: SEGMENT_FAULT },
@@ -111,7 +155,11 @@ const CASES: Case[] = [
   { label: 'a payload that is JSON null', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, 'null')), expected: SEGMENT_FAULT },
 
   // Signature and algorithm.
-  { label: 'a token signed with another secret', headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims())), expected: BAD_SIGNATURE },
+  {
+    label: 'a token signed with another secret',
+    headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims())),
+    expected: BAD_SIGNATURE,
+  },
   {
     label: 'an expired token signed with another secret (the signature is checked first)',
     headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims({ exp: now() - 10 }))),
@@ -125,24 +173,68 @@ const CASES: Case[] = [
     },
     expected: BAD_SIGNATURE,
   },
-  { label: 'alg none, unsigned', headers: (t) => withToken(t, `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`), expected: BAD_SIGNATURE },
-  { label: 'alg none with an HMAC signature', headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'none', typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
-  { label: 'alg HS256 with an empty signature', headers: (t) => withToken(t, `${b64url(HS256)}.${b64url(claims())}.`), expected: BAD_SIGNATURE },
-  { label: 'alg HS512', headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'HS512', typ: 'JWT' }, claims(), 'sha512')), expected: BAD_SIGNATURE },
-  { label: 'alg "hs256" in lower case', headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'hs256', typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
-  { label: 'an RS256 header', headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'RS256', typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
+  {
+    label: 'alg none, unsigned',
+    headers: (t) => withToken(t, `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`),
+    expected: BAD_SIGNATURE,
+  },
+  {
+    label: 'alg none with an HMAC signature',
+    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'none', typ: 'JWT' }, claims())),
+    expected: BAD_SIGNATURE,
+  },
+  {
+    label: 'alg HS256 with an empty signature',
+    headers: (t) => withToken(t, `${b64url(HS256)}.${b64url(claims())}.`),
+    expected: BAD_SIGNATURE,
+  },
+  {
+    label: 'alg HS512',
+    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'HS512', typ: 'JWT' }, claims(), 'sha512')),
+    expected: BAD_SIGNATURE,
+  },
+  {
+    label: 'alg "hs256" in lower case',
+    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'hs256', typ: 'JWT' }, claims())),
+    expected: BAD_SIGNATURE,
+  },
+  {
+    label: 'an RS256 header',
+    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'RS256', typ: 'JWT' }, claims())),
+    expected: BAD_SIGNATURE,
+  },
   { label: 'a header without alg', headers: (t) => withToken(t, sign(t.jwtSecret, { typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
 
   // Time claims.
-  { label: 'an expired token', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ iat: now() - 7200, exp: now() - 10 }))), expected: EXPIRED },
-  { label: 'nbf 2 minutes ahead', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ nbf: now() + 120 }))), expected: NOT_YET_VALID },
+  {
+    label: 'an expired token',
+    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ iat: now() - 7200, exp: now() - 10 }))),
+    expected: EXPIRED,
+  },
+  {
+    label: 'nbf 2 minutes ahead',
+    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ nbf: now() + 120 }))),
+    expected: NOT_YET_VALID,
+  },
   { label: 'no exp', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, { sub: '3', name: 'sara', iat: now() })), expected: NO_EXPIRY },
 
   // D4 step 4: the token's user.
-  { label: 'sub of a user that does not exist', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '999' }))), expected: NOT_LOGGED_IN },
+  {
+    label: 'sub of a user that does not exist',
+    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '999' }))),
+    expected: NOT_LOGGED_IN,
+  },
   { label: 'a non-numeric sub', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: 'sara' }))), expected: NOT_LOGGED_IN },
-  { label: 'a numeric (not string) sub', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: 3 }))), expected: NOT_LOGGED_IN },
-  { label: 'a sub with a leading zero', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '03' }))), expected: NOT_LOGGED_IN },
+  {
+    label: 'a numeric (not string) sub',
+    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: 3 }))),
+    expected: NOT_LOGGED_IN,
+  },
+  {
+    label: 'a sub with a leading zero',
+    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '03' }))),
+    expected: NOT_LOGGED_IN,
+  },
   { label: 'no sub', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, { iat: now(), exp: now() + 60 })), expected: NOT_LOGGED_IN },
   { label: 'a disabled user', headers: (t) => withToken(t, t.token(USERS.disabled)), expected: NOT_LOGGED_IN },
 ];

@@ -19,7 +19,11 @@ const serialiseReply = fastJson(ConversationReply);
 function reversed<T>(value: T): T {
   if (Array.isArray(value)) return value.map(reversed) as T;
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reversed(v)])) as T;
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([k, v]) => [k, reversed(v)]),
+  ) as T;
 }
 
 // Characters a serialiser must escape or may pass through: quotes, backslash, a control
@@ -72,13 +76,40 @@ describe('start-conversation reply as JSON text', () => {
     await db
       .insertInto('listings')
       .values([
-        { id: 301, owner_id: USERS.youssef, title: 'Old row', slug: 'old-row', status: 'publish', price: '5', images: JSON.stringify(reversed(images)), category: JSON.stringify(reversed(category)), location: '[]', updated_at: Date.now() },
-        { id: 302, owner_id: USERS.youssef, title: 'Odd row', slug: 'odd-row', status: 'publish', price: '5', images: '[{"ID":"not a number"}]', category: '[]', location: '[]', updated_at: Date.now() },
+        {
+          id: 301,
+          owner_id: USERS.youssef,
+          title: 'Old row',
+          slug: 'old-row',
+          status: 'publish',
+          price: '5',
+          images: JSON.stringify(reversed(images)),
+          category: JSON.stringify(reversed(category)),
+          location: '[]',
+          updated_at: Date.now(),
+        },
+        {
+          id: 302,
+          owner_id: USERS.youssef,
+          title: 'Odd row',
+          slug: 'odd-row',
+          status: 'publish',
+          price: '5',
+          images: '[{"ID":"not a number"}]',
+          category: '[]',
+          location: '[]',
+          updated_at: Date.now(),
+        },
       ])
       .execute();
     await listingJsonAsWireMigration.up(db);
 
-    const rows = await db.selectFrom('listings').select(['id', 'images', 'category', 'location']).where('id', 'in', [301, 302]).orderBy('id').execute();
+    const rows = await db
+      .selectFrom('listings')
+      .select(['id', 'images', 'category', 'location'])
+      .where('id', 'in', [301, 302])
+      .orderBy('id')
+      .execute();
     assert.deepEqual(rows, [
       { id: 301, images: imagesJson(images), category: termsJson(category), location: '[]' },
       { id: 302, images: '[{"ID":"not a number"}]', category: '[]', location: '[]' },

@@ -7,9 +7,25 @@ import { image, LISTINGS, SITE_URL, term, USERS } from '../helpers/fixtures.js';
 // User summary, Message).
 const KEYS = {
   conversation: [
-    'con_id', 'listing', 'unread_count', 'sender', 'recipient', 'listing_id', 'sender_id', 'recipient_id',
-    'sender_delete', 'recipient_delete', 'last_message_id', 'sender_review', 'recipient_review', 'invert_review',
-    'created_at', 'updated_at', 'last_message', 'last_message_created_at', 'newMessage',
+    'con_id',
+    'listing',
+    'unread_count',
+    'sender',
+    'recipient',
+    'listing_id',
+    'sender_id',
+    'recipient_id',
+    'sender_delete',
+    'recipient_delete',
+    'last_message_id',
+    'sender_review',
+    'recipient_review',
+    'invert_review',
+    'created_at',
+    'updated_at',
+    'last_message',
+    'last_message_created_at',
+    'newMessage',
   ],
   listing: ['id', 'title', 'url', 'images', 'amount', 'raw_price', 'location', 'category'],
   image: ['ID', 'title', 'caption', 'url', 'alt', 'src', 'srcset', 'sizes', 'mime_type', 'src_w', 'src_h', 'srcset_sizes'],
@@ -109,7 +125,11 @@ async function startOk(t: TestSouk, userId: number, body: unknown): Promise<Repl
 describe('POST /my/chat/conversation', () => {
   it('starts a conversation and replies with every field of the interface, in its order and types', async () => {
     const t = await startTestSouk();
-    const { value: res, before, after } = await bracketed(() => t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'Is it still available?' }));
+    const {
+      value: res,
+      before,
+      after,
+    } = await bracketed(() => t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'Is it still available?' }));
     assert.equal(res.statusCode, 200);
     assert.match(res.headers['content-type'] as string, /^application\/json/);
     const reply = res.json();
@@ -135,7 +155,8 @@ describe('POST /my/chat/conversation', () => {
     for (const key of ['sender_delete', 'recipient_delete', 'sender_review', 'recipient_review', 'invert_review']) {
       assert.equal(typeof reply[key], 'boolean', `${key} is a boolean`);
     }
-    for (const key of ['message_id', 'con_id', 'source_id', 'is_read']) assert.ok(Number.isInteger(reply.newMessage[key]), `newMessage.${key}`);
+    for (const key of ['message_id', 'con_id', 'source_id', 'is_read'])
+      assert.ok(Number.isInteger(reply.newMessage[key]), `newMessage.${key}`);
     for (const time of [reply.created_at, reply.updated_at, reply.last_message_created_at, reply.newMessage.created_at]) {
       assertTimeWithin(time, before, after);
     }
@@ -247,7 +268,12 @@ describe('POST /my/chat/conversation', () => {
         unread_count: 0,
       },
     );
-    assert.deepEqual(second.newMessage, { ...first.newMessage, message_id: second.newMessage.message_id, message: 'second', created_at: second.newMessage.created_at });
+    assert.deepEqual(second.newMessage, {
+      ...first.newMessage,
+      message_id: second.newMessage.message_id,
+      message: 'second',
+      created_at: second.newMessage.created_at,
+    });
     assert.equal(await count(t, 'conversations'), 1);
     assert.equal(await count(t, 'messages'), 2);
     const row = await t.souk.store.db.selectFrom('conversations').selectAll().executeTakeFirstOrThrow();
@@ -258,8 +284,23 @@ describe('POST /my/chat/conversation', () => {
     const t = await startTestSouk();
     const first = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'hi' });
     // Two replies from the owner, one of them already read.
-    const reply = { con_id: first.con_id, source_id: USERS.youssef, message: 'yes', type: 'text', attachments: null, meta: null, temp_id: null, created_at: Date.now() };
-    await t.souk.store.db.insertInto('messages').values([{ ...reply, is_read: 0 }, { ...reply, is_read: 1 }]).execute();
+    const reply = {
+      con_id: first.con_id,
+      source_id: USERS.youssef,
+      message: 'yes',
+      type: 'text',
+      attachments: null,
+      meta: null,
+      temp_id: null,
+      created_at: Date.now(),
+    };
+    await t.souk.store.db
+      .insertInto('messages')
+      .values([
+        { ...reply, is_read: 0 },
+        { ...reply, is_read: 1 },
+      ])
+      .execute();
     const second = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'great' });
     assert.equal(second.con_id, first.con_id);
     assert.equal(second.unread_count, 1);
@@ -269,7 +310,11 @@ describe('POST /my/chat/conversation', () => {
     it(`starts a new conversation once ${flag} is set on the open one`, async () => {
       const t = await startTestSouk();
       const first = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'one' });
-      await t.souk.store.db.updateTable('conversations').set({ [flag]: 1 }).where('id', '=', first.con_id).execute();
+      await t.souk.store.db
+        .updateTable('conversations')
+        .set({ [flag]: 1 })
+        .where('id', '=', first.con_id)
+        .execute();
       const second = await startOk(t, USERS.sara, { listing_id: LISTINGS.bike, text: 'two' });
       assert.notEqual(second.con_id, first.con_id);
       assert.equal(second.newMessage.con_id, second.con_id);
@@ -293,7 +338,7 @@ describe('POST /my/chat/conversation', () => {
     assert.equal(await count(t, 'conversations'), 3);
   });
 
-  it('refuses a start about the caller\'s own listing with 403 shape A', async () => {
+  it("refuses a start about the caller's own listing with 403 shape A", async () => {
     const t = await startTestSouk();
     const res = await t.start(USERS.amina, { listing_id: LISTINGS.aminasOwn, text: 'hi' });
     assert.equal(res.statusCode, 403);
@@ -301,7 +346,10 @@ describe('POST /my/chat/conversation', () => {
     await assertNothingStored(t);
   });
 
-  for (const [label, listingId] of [['missing', 999], ['in the trash', LISTINGS.trashed]] as const) {
+  for (const [label, listingId] of [
+    ['missing', 999],
+    ['in the trash', LISTINGS.trashed],
+  ] as const) {
     it(`answers 400 "Listing not found." for a listing ${label}`, async () => {
       const t = await startTestSouk();
       const res = await t.start(USERS.amina, { listing_id: listingId, text: 'hi' });
@@ -389,7 +437,14 @@ describe('POST /my/chat/conversation', () => {
       const saraLamp = await startOk(t, USERS.sara, { listing_id: LISTINGS.draft, text: 'c', temp_id: 5 });
       const ids = [sara, amina, saraLamp].map((r) => r.newMessage.message_id);
       assert.equal(new Set(ids).size, 3);
-      assert.deepEqual([sara, amina, saraLamp].map((r) => [r.newMessage.message, r.newMessage.temp_id]), [['a', '5'], ['b', '5'], ['c', '5']]);
+      assert.deepEqual(
+        [sara, amina, saraLamp].map((r) => [r.newMessage.message, r.newMessage.temp_id]),
+        [
+          ['a', '5'],
+          ['b', '5'],
+          ['c', '5'],
+        ],
+      );
       assert.equal(await count(t, 'messages'), 3);
     });
 
@@ -568,7 +623,10 @@ describe('POST /my/chat/conversation', () => {
     const send = (i: number) =>
       fetch(base + PATHS.start, { method: 'POST', headers, body: JSON.stringify({ listing_id: LISTINGS.bike, text: `message ${i}` }) });
     const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => send(i)));
-    assert.deepEqual(replies.map((r) => r.status), Array(20).fill(200));
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      Array(20).fill(200),
+    );
     const bodies = (await Promise.all(replies.map((r) => r.json()))) as Reply[];
     const conIds = new Set(bodies.map((b) => b.con_id));
     assert.equal(conIds.size, 1);
@@ -580,7 +638,10 @@ describe('POST /my/chat/conversation', () => {
     assert.equal(conversations[0]!.id, [...conIds][0]);
     const messages = await t.souk.store.db.selectFrom('messages').select(['id', 'con_id']).execute();
     assert.equal(messages.length, 20);
-    assert.deepEqual(messages.map((m) => m.id).sort((a, b) => a - b), [...messageIds].sort((a, b) => a - b));
+    assert.deepEqual(
+      messages.map((m) => m.id).sort((a, b) => a - b),
+      [...messageIds].sort((a, b) => a - b),
+    );
     assert.ok(messages.every((m) => m.con_id === conversations[0]!.id));
     // The conversation points at the last message stored.
     assert.equal(conversations[0]!.last_message_id, Math.max(...messageIds));

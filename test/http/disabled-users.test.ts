@@ -19,7 +19,10 @@ function withGhostsListing(ghostDisabled: boolean) {
   const doc = marketplace();
   return {
     users: (doc.users ?? []).map((u) => (u.id === USERS.disabled ? { ...u, ...GHOST, disabled: ghostDisabled } : u)),
-    listings: [...(doc.listings ?? []), { id: GHOSTS_LAMP, owner_id: USERS.disabled, title: 'Brass lamp', slug: 'brass-lamp', price: '40' }],
+    listings: [
+      ...(doc.listings ?? []),
+      { id: GHOSTS_LAMP, owner_id: USERS.disabled, title: 'Brass lamp', slug: 'brass-lamp', price: '40' },
+    ],
   };
 }
 

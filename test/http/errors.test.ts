@@ -8,7 +8,10 @@ const NO_ROUTE = { code: 'rest_no_route', message: 'No route was found matching 
 
 type Op = 'toggle' | 'start';
 const OPS: Op[] = ['toggle', 'start'];
-const VALID: Record<Op, Record<string, unknown>> = { toggle: { listing_id: LISTINGS.bike }, start: { listing_id: LISTINGS.bike, text: 'hi' } };
+const VALID: Record<Op, Record<string, unknown>> = {
+  toggle: { listing_id: LISTINGS.bike },
+  start: { listing_id: LISTINGS.bike, text: 'hi' },
+};
 
 /** Sends a raw body as sara, with the Content-Type given (undefined: none). */
 function send(t: TestSouk, op: Op, payload: string | Buffer, contentType: string | undefined): Promise<LightMyRequestResponse> {
@@ -57,7 +60,12 @@ describe('D1: routes', () => {
   ] as const) {
     it(`${method} ${url} -> 404 rest_no_route`, async () => {
       const t = await startTestSouk();
-      const res = await t.app.inject({ method, url, headers: { ...t.auth(USERS.sara), 'content-type': 'application/json' }, payload: method === 'GET' ? undefined : JSON.stringify(VALID.toggle) });
+      const res = await t.app.inject({
+        method,
+        url,
+        headers: { ...t.auth(USERS.sara), 'content-type': 'application/json' },
+        payload: method === 'GET' ? undefined : JSON.stringify(VALID.toggle),
+      });
       assert.equal(res.statusCode, 404);
       assert.match(res.headers['content-type'] as string, /^application\/json/);
       assert.deepEqual(res.json(), NO_ROUTE);
@@ -67,7 +75,9 @@ describe('D1: routes', () => {
 
   it('answers a malformed percent-encoding in the address with 400 shape B and a request id, without echoing it, and logs it', async () => {
     const chunks: string[] = [];
-    const t = await startTestSouk({ LOG_LEVEL: 'info' }, undefined, { logDestination: { write: (line: string) => void chunks.push(line) } });
+    const t = await startTestSouk({ LOG_LEVEL: 'info' }, undefined, {
+      logDestination: { write: (line: string) => void chunks.push(line) },
+    });
     const base = await t.listen();
     for (const path of ['/wp-json/%zz', `${PATHS.toggle}%`, '/%E0%A4%A']) {
       const res = await fetch(`${base}${path}`, { method: 'POST', headers: { 'x-request-id': 'bad-url-1' } });
@@ -83,7 +93,13 @@ describe('D1: routes', () => {
         error_message: 'The request address holds a malformed percent-encoding (% must be followed by two hexadecimal digits).',
       });
     }
-    const requestLines = () => chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const requestLines = () =>
+      chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request');
     // A line is written once its reply has been sent, which the client may see first.
     while (requestLines().length < 3) await new Promise((resolve) => setImmediate(resolve));
     const lines = requestLines();
@@ -133,12 +149,27 @@ describe('D2: request bodies', () => {
     ['JSON true', 'true', 'application/json', /object/],
     ['text/plain', JSON.stringify(VALID.start), 'text/plain', /Content-Type/],
     ['application/xml', '<listing_id>101</listing_id>', 'application/xml', /Content-Type/],
-    ['multipart/form-data', '--x\r\nContent-Disposition: form-data; name="listing_id"\r\n\r\n101\r\n--x--', 'multipart/form-data; boundary=x', /Content-Type/],
+    [
+      'multipart/form-data',
+      '--x\r\nContent-Disposition: form-data; name="listing_id"\r\n\r\n101\r\n--x--',
+      'multipart/form-data; boundary=x',
+      /Content-Type/,
+    ],
     ['no Content-Type with a body', JSON.stringify(VALID.start), undefined, /Content-Type/],
     ['an empty body with application/json', '', 'application/json', /empty/],
     ['a __proto__ key', '{"listing_id": 101, "text": "hi", "__proto__": {"isAdmin": true}}', 'application/json', /__proto__/],
-    ['a nested __proto__ key', '{"listing_id": 101, "text": "hi", "files": [{"url": "https://a.example/", "__proto__": {}}]}', 'application/json', /__proto__/],
-    ['a constructor.prototype key', '{"listing_id": 101, "text": "hi", "constructor": {"prototype": {"x": 1}}}', 'application/json', /constructor/],
+    [
+      'a nested __proto__ key',
+      '{"listing_id": 101, "text": "hi", "files": [{"url": "https://a.example/", "__proto__": {}}]}',
+      'application/json',
+      /__proto__/,
+    ],
+    [
+      'a constructor.prototype key',
+      '{"listing_id": 101, "text": "hi", "constructor": {"prototype": {"x": 1}}}',
+      'application/json',
+      /constructor/,
+    ],
   ];
   for (const [label, payload, contentType, names] of cases) {
     for (const op of OPS) {
@@ -155,7 +186,12 @@ describe('D2: request bodies', () => {
       const t = await startTestSouk();
       const json = await send(t, op, JSON.stringify(VALID[op]), 'application/json; charset=utf-8');
       assert.equal(json.statusCode, 200, json.body);
-      const form = await send(t, op, new URLSearchParams(VALID[op] as Record<string, string>).toString(), 'application/x-www-form-urlencoded');
+      const form = await send(
+        t,
+        op,
+        new URLSearchParams(VALID[op] as Record<string, string>).toString(),
+        'application/x-www-form-urlencoded',
+      );
       assert.equal(form.statusCode, 200, form.body);
     });
   }
@@ -217,12 +253,59 @@ function nested(depth: number): unknown {
 
 /** Values of every JSON type and some nasty ones, for any field. */
 const BAD_VALUES: unknown[] = [
-  null, true, false, 0, -1, 1.5, -0.5, 1e308, -1e308, 2 ** 53, 2 ** 63, Number.MIN_VALUE,
-  '', ' ', '0', '-1', '1.5', 'abc', '12abc', '+101', ' 101', '101 ', '0x65', '1e2', '١٠١', '１０１', '101\u0000',
-  '\u0000', '\ud800', '\udfff\ud800', '😀'.repeat(50), '<script>alert(1)</script>', "' OR 1=1 --", '../../etc/passwd',
-  '%00', '${7*7}', '{{7*7}}', 'null', 'undefined', 'NaN', 'Infinity',
-  LONG, '9'.repeat(400),
-  [], [1], [101], ['101'], [null], [[]], {}, { id: 101 }, { url: 'https://a.example/' }, nested(50),
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  -0.5,
+  1e308,
+  -1e308,
+  2 ** 53,
+  2 ** 63,
+  Number.MIN_VALUE,
+  '',
+  ' ',
+  '0',
+  '-1',
+  '1.5',
+  'abc',
+  '12abc',
+  '+101',
+  ' 101',
+  '101 ',
+  '0x65',
+  '1e2',
+  '١٠١',
+  '１０１',
+  '101\u0000',
+  '\u0000',
+  '\ud800',
+  '\udfff\ud800',
+  '😀'.repeat(50),
+  '<script>alert(1)</script>',
+  "' OR 1=1 --",
+  '../../etc/passwd',
+  '%00',
+  '${7*7}',
+  '{{7*7}}',
+  'null',
+  'undefined',
+  'NaN',
+  'Infinity',
+  LONG,
+  '9'.repeat(400),
+  [],
+  [1],
+  [101],
+  ['101'],
+  [null],
+  [[]],
+  {},
+  { id: 101 },
+  { url: 'https://a.example/' },
+  nested(50),
 ];
 
 /** Raw JSON texts the JSON.stringify route cannot produce. */
@@ -317,7 +400,9 @@ describe('sweep of bad inputs', () => {
       // The same bad values as form fields.
       for (const value of BAD_VALUES.filter((v) => typeof v !== 'object' || v === null)) {
         for (const field of Object.keys(VALID[op])) {
-          const form = new URLSearchParams(Object.entries({ ...VALID[op], [field]: value }).map(([k, v]): [string, string] => [k, String(v)])).toString();
+          const form = new URLSearchParams(
+            Object.entries({ ...VALID[op], [field]: value }).map(([k, v]): [string, string] => [k, String(v)]),
+          ).toString();
           const res = await send(t, op, form, 'application/x-www-form-urlencoded');
           record(res);
           assertDocumented(op, res, `form ${form.slice(0, 120)}`);

@@ -4,7 +4,12 @@ import { startTestSouk, PATHS } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { deleteListings } from '../../src/domain/catalog.js';
 
-const LISTING_ID_ERROR = { status: 'error', error: 'BADREQUEST', code: '400', error_message: 'listing_id is required and must be a positive integer.' };
+const LISTING_ID_ERROR = {
+  status: 'error',
+  error: 'BADREQUEST',
+  code: '400',
+  error_message: 'listing_id is required and must be a positive integer.',
+};
 const NOT_FOUND = { status: 'error', error: 'BADREQUEST', code: '400', error_message: 'Listing not found.' };
 
 describe('POST /my/favourites', () => {
@@ -29,7 +34,7 @@ describe('POST /my/favourites', () => {
     assert.deepEqual((await t.toggle(USERS.sara, { listing_id: LISTINGS.draft })).json(), [102]);
   });
 
-  it('toggles listings in any status but trash, including the caller\'s own', async () => {
+  it("toggles listings in any status but trash, including the caller's own", async () => {
     const t = await startTestSouk();
     for (const id of [LISTINGS.draft, LISTINGS.table, LISTINGS.aminasOwn]) {
       assert.equal((await t.toggle(USERS.amina, { listing_id: id })).statusCode, 200);
@@ -58,10 +63,16 @@ describe('POST /my/favourites', () => {
   it('accepts listing_id as a JSON integer or a string of digits, in JSON and form bodies (D2, D3)', async () => {
     const t = await startTestSouk();
     assert.deepEqual((await t.toggle(USERS.amina, { listing_id: '101' })).json(), [101]);
-    const form = await t.post(PATHS.toggle, 'listing_id=103', { ...t.auth(USERS.amina), 'content-type': 'application/x-www-form-urlencoded' });
+    const form = await t.post(PATHS.toggle, 'listing_id=103', {
+      ...t.auth(USERS.amina),
+      'content-type': 'application/x-www-form-urlencoded',
+    });
     assert.equal(form.statusCode, 200);
     assert.deepEqual(form.json(), [101, 103]);
-    const charset = await t.post(PATHS.toggle, '{"listing_id":103}', { ...t.auth(USERS.amina), 'content-type': 'application/json; charset=utf-8' });
+    const charset = await t.post(PATHS.toggle, '{"listing_id":103}', {
+      ...t.auth(USERS.amina),
+      'content-type': 'application/json; charset=utf-8',
+    });
     assert.deepEqual(charset.json(), [101]);
     const extra = await t.toggle(USERS.amina, { listing_id: 102, con_id: 0, whatever: [1] });
     assert.deepEqual(extra.json(), [101, 102]);
@@ -103,7 +114,10 @@ describe('POST /my/favourites', () => {
     const headers = { ...t.auth(USERS.amina), 'content-type': 'application/json' };
     const send = () => fetch(base + PATHS.toggle, { method: 'POST', headers, body: JSON.stringify({ listing_id: LISTINGS.bike }) });
     const replies = await Promise.all(Array.from({ length: 50 }, send));
-    assert.deepEqual(replies.map((r) => r.status), Array(50).fill(200));
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      Array(50).fill(200),
+    );
     const lists = (await Promise.all(replies.map((r) => r.json()))) as number[][];
     // Serialised toggles alternate: exactly 25 replies saw the listing added, 25 saw it removed.
     assert.equal(lists.filter((l) => l.includes(101)).length, 25);

@@ -37,31 +37,85 @@ const JSON_MAX_DEPTH = 16;
 // Short client timeouts: a request whose body never ends (odd framing) is cut within seconds.
 // Thousands of requests with bad or missing credentials come from 127.0.0.1: the failed-authentication
 // throttle would answer them 429 after the first 100, hiding the answers under test.
-const t = await startTestSouk({ RATE_LIMIT_PER_USER: '0', RATE_LIMIT_AUTH_FAILURES: '0', HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '5000' });
+const t = await startTestSouk({
+  RATE_LIMIT_PER_USER: '0',
+  RATE_LIMIT_AUTH_FAILURES: '0',
+  HEADERS_TIMEOUT_MS: '5000',
+  REQUEST_TIMEOUT_MS: '5000',
+});
 const port = Number(new URL(await t.listen()).port);
 after(() => console.log(`# hostile input: seed ${SEED} (FC_SEED=${SEED} replays it)`));
 
 // ---------------------------------------------------------------- documented answers
 
 const AUTH_FAILURES: AuthFailure[] = [
-  'rest_api_disabled', 'api_key_missing', 'api_key_invalid', 'authorization_missing', 'authorization_not_bearer',
-  'token_malformed', 'token_bad_signature', 'token_expired', 'token_not_yet_valid', 'token_without_expiry', 'not_logged_in',
+  'rest_api_disabled',
+  'api_key_missing',
+  'api_key_invalid',
+  'authorization_missing',
+  'authorization_not_bearer',
+  'token_malformed',
+  'token_bad_signature',
+  'token_expired',
+  'token_not_yet_valid',
+  'token_without_expiry',
+  'not_logged_in',
 ];
 const KNOWN_ERRORS = new Map<number, string[]>();
 for (const failure of AUTH_FAILURES) {
   const e = authError(failure);
   KNOWN_ERRORS.set(e.statusCode, [...(KNOWN_ERRORS.get(e.statusCode) ?? []), JSON.stringify(e.body)]);
 }
-KNOWN_ERRORS.set(403, [...KNOWN_ERRORS.get(403)!, JSON.stringify({ code: 'FORBIDDEN', message: 'You are not permitted to access this conversation.' })]);
+KNOWN_ERRORS.set(403, [
+  ...KNOWN_ERRORS.get(403)!,
+  JSON.stringify({ code: 'FORBIDDEN', message: 'You are not permitted to access this conversation.' }),
+]);
 KNOWN_ERRORS.set(404, [JSON.stringify({ code: 'rest_no_route', message: 'No route was found matching the URL and request method.' })]);
-KNOWN_ERRORS.set(413, [JSON.stringify({ status: 'error', error: 'PAYLOAD_TOO_LARGE', code: '413', error_message: `The request body is larger than the limit of ${BODY_LIMIT} bytes.` })]);
-KNOWN_ERRORS.set(408, [JSON.stringify({ status: 'error', error: 'REQUEST_TIMEOUT', code: '408', error_message: 'The request was not received in time (headers within 5000 ms, the whole request within 5000 ms).' })]);
-KNOWN_ERRORS.set(431, [JSON.stringify({ status: 'error', error: 'REQUEST_HEADER_FIELDS_TOO_LARGE', code: '431', error_message: 'The request headers are larger than the limit of 16384 bytes.' })]);
+KNOWN_ERRORS.set(413, [
+  JSON.stringify({
+    status: 'error',
+    error: 'PAYLOAD_TOO_LARGE',
+    code: '413',
+    error_message: `The request body is larger than the limit of ${BODY_LIMIT} bytes.`,
+  }),
+]);
+KNOWN_ERRORS.set(408, [
+  JSON.stringify({
+    status: 'error',
+    error: 'REQUEST_TIMEOUT',
+    code: '408',
+    error_message: 'The request was not received in time (headers within 5000 ms, the whole request within 5000 ms).',
+  }),
+]);
+KNOWN_ERRORS.set(431, [
+  JSON.stringify({
+    status: 'error',
+    error: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
+    code: '431',
+    error_message: 'The request headers are larger than the limit of 16384 bytes.',
+  }),
+]);
 
 const CONVERSATION_KEYS = [
-  'con_id', 'listing', 'unread_count', 'sender', 'recipient', 'listing_id', 'sender_id', 'recipient_id', 'sender_delete',
-  'recipient_delete', 'last_message_id', 'sender_review', 'recipient_review', 'invert_review', 'created_at', 'updated_at',
-  'last_message', 'last_message_created_at', 'newMessage',
+  'con_id',
+  'listing',
+  'unread_count',
+  'sender',
+  'recipient',
+  'listing_id',
+  'sender_id',
+  'recipient_id',
+  'sender_delete',
+  'recipient_delete',
+  'last_message_id',
+  'sender_review',
+  'recipient_review',
+  'invert_review',
+  'created_at',
+  'updated_at',
+  'last_message',
+  'last_message_created_at',
+  'newMessage',
 ];
 
 interface Conversation {
@@ -214,8 +268,26 @@ function expectToggle(user: number, text: string): Expectation {
 // ---------------------------------------------------------------- generators
 
 const nasty = fc.constantFrom(
-  '', ' ', '\u0000', 'a\u0000b', '\t\r\n', '\u202e\u202d', '\ufeff', '\u200b', '\ud800', '\udc00x', '🙂', 'é', 'e\u0301',
-  '<script>alert(1)</script>', "'; drop table messages; --", '%00', '../../etc/passwd', '${jndi:ldap://x}', '{{7*7}}', '\\u0000',
+  '',
+  ' ',
+  '\u0000',
+  'a\u0000b',
+  '\t\r\n',
+  '\u202e\u202d',
+  '\ufeff',
+  '\u200b',
+  '\ud800',
+  '\udc00x',
+  '🙂',
+  'é',
+  'e\u0301',
+  '<script>alert(1)</script>',
+  "'; drop table messages; --",
+  '%00',
+  '../../etc/passwd',
+  '${jndi:ldap://x}',
+  '{{7*7}}',
+  '\\u0000',
 );
 const anyText = fc.oneof(
   { weight: 4, arbitrary: fc.string({ maxLength: 80 }) },
@@ -230,8 +302,30 @@ const listingIdValue = fc.oneof(
   {
     weight: 3,
     arbitrary: fc.constantFrom<unknown>(
-      0, -1, 1.5, 2 ** 53, 2 ** 53 - 1, 1e308, -1e308, '', ' 101', '101 ', '+101', '1e2', '0x65', '١٠١', '１０１', '9'.repeat(33),
-      '9007199254740993', '00000000000000000000000000000101', true, false, null, [101], { id: 101 }, '101\u0000',
+      0,
+      -1,
+      1.5,
+      2 ** 53,
+      2 ** 53 - 1,
+      1e308,
+      -1e308,
+      '',
+      ' 101',
+      '101 ',
+      '+101',
+      '1e2',
+      '0x65',
+      '١٠١',
+      '１０１',
+      '9'.repeat(33),
+      '9007199254740993',
+      '00000000000000000000000000000101',
+      true,
+      false,
+      null,
+      [101],
+      { id: 101 },
+      '101\u0000',
     ),
   },
   { weight: 1, arbitrary: fc.integer() },
@@ -258,7 +352,11 @@ const tempIdValue = fc.oneof(
   fc.constantFrom<unknown>(0, -7, '', '42', '-42', '4.2', 'abc', null, 1.5, 2 ** 60, true, [], {}),
   fc.stringMatching(/^-?[0-9]{1,34}$/),
 );
-const extraFields = fc.dictionary(fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('con_id', 'user_id', 'sender_id', 'is_read')), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 4 });
+const extraFields = fc.dictionary(
+  fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('con_id', 'user_id', 'sender_id', 'is_read')),
+  fc.jsonValue({ maxDepth: 2 }),
+  { maxKeys: 4 },
+);
 
 /** A body object with the operation's fields, each often valid, sometimes not, sometimes missing. */
 const structuredBody = fc
@@ -275,17 +373,21 @@ const structuredBody = fc
   .map(({ extra, ...fields }) => ({ ...extra, ...fields }));
 
 /** A body both operations should take (unless the text is blank or not plain, or the listing is the caller's). */
-const wellFormedBody = fc
-  .record(
-    {
-      listing_id: fc.constantFrom(101, 102, 103, 104, '101', '103'),
-      text: anyText,
-      temp_id: fc.integer({ min: 1, max: 2 ** 40 }),
-      files: fc.array(attachment.filter((a) => /^https?:\/\/\S+$/i.test(a.url)).map(({ url, name }) => ({ url, name: typeof name === 'string' ? name : 'f' })), { maxLength: 2 }),
-      con_id: fc.constant(0),
-    },
-    { requiredKeys: ['listing_id', 'text'] },
-  );
+const wellFormedBody = fc.record(
+  {
+    listing_id: fc.constantFrom(101, 102, 103, 104, '101', '103'),
+    text: anyText,
+    temp_id: fc.integer({ min: 1, max: 2 ** 40 }),
+    files: fc.array(
+      attachment
+        .filter((a) => /^https?:\/\/\S+$/i.test(a.url))
+        .map(({ url, name }) => ({ url, name: typeof name === 'string' ? name : 'f' })),
+      { maxLength: 2 },
+    ),
+    con_id: fc.constant(0),
+  },
+  { requiredKeys: ['listing_id', 'text'] },
+);
 
 /** JSON texts: structured bodies, any JSON, duplicate keys, broken JSON, deep nesting, huge values. */
 const jsonText = fc.oneof(
@@ -301,7 +403,26 @@ const jsonText = fc.oneof(
     }),
   },
   { weight: 2, arbitrary: fc.string({ maxLength: 60 }) },
-  { weight: 1, arbitrary: fc.constantFrom('', '{', '}', '[]', 'null', '"x"', '{"listing_id":101', '{"listing_id":101,}', "{'listing_id':101}", '{"listing_id":1e999}', '{"listing_id":-0}', '{"listing_id":101}{"listing_id":102}', '\ufeff{"listing_id":101}', '{"__proto__":{"listing_id":101}}', '{"constructor":{"prototype":{"x":1}},"listing_id":101}') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      '',
+      '{',
+      '}',
+      '[]',
+      'null',
+      '"x"',
+      '{"listing_id":101',
+      '{"listing_id":101,}',
+      "{'listing_id':101}",
+      '{"listing_id":1e999}',
+      '{"listing_id":-0}',
+      '{"listing_id":101}{"listing_id":102}',
+      '\ufeff{"listing_id":101}',
+      '{"__proto__":{"listing_id":101}}',
+      '{"constructor":{"prototype":{"x":1}},"listing_id":101}',
+    ),
+  },
   {
     weight: 1,
     arbitrary: fc.tuple(fc.integer({ min: 1, max: 120_000 }), fc.constantFrom('[', '{"a":'), fc.boolean()).map(([depth, open, listing]) => {
@@ -312,10 +433,12 @@ const jsonText = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc.tuple(fc.integer({ min: 1000, max: 300_000 }), fc.constantFrom('text', 'listing_id', 'extra', 'temp_id')).map(([n, field]) => {
-      const huge = field === 'listing_id' || field === 'temp_id' ? '9'.repeat(n) : `"${'é'.repeat(n / 2)}"`;
-      return field === 'extra' ? `{"listing_id":101,"text":"big","extra":${huge}}` : `{"listing_id":101,"text":"big","${field}":${huge}}`;
-    }),
+    arbitrary: fc
+      .tuple(fc.integer({ min: 1000, max: 300_000 }), fc.constantFrom('text', 'listing_id', 'extra', 'temp_id'))
+      .map(([n, field]) => {
+        const huge = field === 'listing_id' || field === 'temp_id' ? '9'.repeat(n) : `"${'é'.repeat(n / 2)}"`;
+        return field === 'extra' ? `{"listing_id":101,"text":"big","extra":${huge}}` : `{"listing_id":101,"text":"big","${field}":${huge}}`;
+      }),
   },
 );
 
@@ -341,11 +464,29 @@ function formEncode(value: string): string {
 }
 
 const formText = fc.oneof(
-  fc.array(fc.tuple(fc.oneof(fc.constantFrom('listing_id', 'text', 'temp_id', 'files', 'files[0][url]', 'con_id', 'listing_id[]'), fc.string({ maxLength: 10 })), anyText), { maxLength: 6 })
+  fc
+    .array(
+      fc.tuple(
+        fc.oneof(
+          fc.constantFrom('listing_id', 'text', 'temp_id', 'files', 'files[0][url]', 'con_id', 'listing_id[]'),
+          fc.string({ maxLength: 10 }),
+        ),
+        anyText,
+      ),
+      { maxLength: 6 },
+    )
     .map((pairs) => pairs.map(([k, v]) => `${formEncode(k)}=${formEncode(v)}`).join('&')),
   fc.tuple(listingIdValue, anyText).map(([id, text]) => `listing_id=${formEncode(formValue(id))}&text=${formEncode(text)}`),
   fc.string({ maxLength: 60 }),
-  fc.constantFrom('listing_id=101&listing_id=102', 'listing_id=%', 'listing_id=%zz', 'listing_id=101&text=%E0%A4%A', '=&&=', 'listing_id=101;text=x', '%00=%00'),
+  fc.constantFrom(
+    'listing_id=101&listing_id=102',
+    'listing_id=%',
+    'listing_id=%zz',
+    'listing_id=101&text=%E0%A4%A',
+    '=&&=',
+    'listing_id=101;text=x',
+    '%00=%00',
+  ),
 );
 
 const callerArb = fc.constantFrom(...CALLERS);
@@ -358,10 +499,17 @@ function authHeaders(user: number): [string, string][] {
   ];
 }
 
-async function send(op: Op | 'other', method: string, path: string, headers: [string, string | Buffer][], body: string | Buffer): Promise<RawResponse> {
+async function send(
+  op: Op | 'other',
+  method: string,
+  path: string,
+  headers: [string, string | Buffer][],
+  body: string | Buffer,
+): Promise<RawResponse> {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8');
   const head: [string, string | Buffer][] = [...headers];
-  if (!head.some(([k]) => k.toLowerCase() === 'content-length' || k.toLowerCase() === 'transfer-encoding')) head.push(['Content-Length', String(bytes.length)]);
+  if (!head.some(([k]) => k.toLowerCase() === 'content-length' || k.toLowerCase() === 'transfer-encoding'))
+    head.push(['Content-Length', String(bytes.length)]);
   const res = await rawRequest(port, httpRequest(method, path, head, bytes), { timeoutMs: 20_000, untilComplete: true });
   const context = `${method} ${path} ${JSON.stringify(head.map(([k, v]) => [k, String(v).slice(0, 200)]))} ${bytes.subarray(0, 300).toString('utf8')}`;
   assert.ok(res.complete || res.closedByServer, `hang: no answer within 20 s: ${context}`);
@@ -398,21 +546,28 @@ async function check<T extends unknown[]>(property: fc.IAsyncProperty<T>, numRun
 describe('hostile input', () => {
   it('JSON bodies: any JSON, broken JSON, duplicate keys, deep nesting, huge values, unicode and control characters', async () => {
     await check(
-      fc.asyncProperty(opArb, callerArb, jsonText, fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON'), async (op, user, text, type) => {
-        const expected = op === 'toggle' ? expectToggle(user, text) : undefined;
-        const res = await send(op, 'POST', pathOf(op), [...authHeaders(user), ['Content-Type', type]], text);
-        const where = `${op} as ${user}: ${text.slice(0, 300)}`;
-        const body = assertDocumented(op, res, where);
-        if (expected) {
-          assert.equal(res.status, expected.status, `${where}\n-> ${res.body.slice(0, 300)}`);
-          if (expected.status === 200) assert.deepEqual(body, expected.list, where);
-          if (expected.status === 400 && expected.message) assert.equal((body as { error_message: string }).error_message, expected.message, where);
-        }
-        if (op === 'start' && res.status === 403) {
-          assert.equal(LIVE_LISTINGS.get(sentFields(text).listing ?? 0), user, `403 only for the caller's own listing: ${where}`);
-        }
-        follow(op, user, res, body, sentFields(text));
-      }),
+      fc.asyncProperty(
+        opArb,
+        callerArb,
+        jsonText,
+        fc.constantFrom('application/json', 'application/json; charset=utf-8', 'Application/JSON'),
+        async (op, user, text, type) => {
+          const expected = op === 'toggle' ? expectToggle(user, text) : undefined;
+          const res = await send(op, 'POST', pathOf(op), [...authHeaders(user), ['Content-Type', type]], text);
+          const where = `${op} as ${user}: ${text.slice(0, 300)}`;
+          const body = assertDocumented(op, res, where);
+          if (expected) {
+            assert.equal(res.status, expected.status, `${where}\n-> ${res.body.slice(0, 300)}`);
+            if (expected.status === 200) assert.deepEqual(body, expected.list, where);
+            if (expected.status === 400 && expected.message)
+              assert.equal((body as { error_message: string }).error_message, expected.message, where);
+          }
+          if (op === 'start' && res.status === 403) {
+            assert.equal(LIVE_LISTINGS.get(sentFields(text).listing ?? 0), user, `403 only for the caller's own listing: ${where}`);
+          }
+          follow(op, user, res, body, sentFields(text));
+        },
+      ),
       runs(3000),
     );
   });
@@ -431,12 +586,29 @@ describe('hostile input', () => {
   it('wrong, odd and missing content types; raw bytes; lying lengths', async () => {
     const contentType = fc.option(
       fc.oneof(
-        fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data; boundary=x', 'application/json; charset=latin1', 'application/jsonx', 'application/x-www-form-urlencoded; charset=utf-16', 'application/*', '*/*', ';', '', 'application/json, text/plain', 'application/vnd.api+json'),
+        fc.constantFrom(
+          'text/plain',
+          'application/xml',
+          'multipart/form-data; boundary=x',
+          'application/json; charset=latin1',
+          'application/jsonx',
+          'application/x-www-form-urlencoded; charset=utf-16',
+          'application/*',
+          '*/*',
+          ';',
+          '',
+          'application/json, text/plain',
+          'application/vnd.api+json',
+        ),
         fc.string({ maxLength: 30 }).filter((s) => !/[\r\n]/.test(s)),
       ),
       { nil: undefined },
     );
-    const body = fc.oneof(jsonText.map((s) => Buffer.from(s)), fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)), formText.map((s) => Buffer.from(s)));
+    const body = fc.oneof(
+      jsonText.map((s) => Buffer.from(s)),
+      fc.uint8Array({ maxLength: 300 }).map((a) => Buffer.from(a)),
+      formText.map((s) => Buffer.from(s)),
+    );
     const framing = fc.constantFrom('exact', 'exact', 'exact', 'chunked', 'shorter', 'zero');
     await check(
       fc.asyncProperty(opArb, callerArb, contentType, body, framing, async (op, user, type, bytes, how) => {
@@ -470,7 +642,20 @@ describe('hostile input', () => {
       fc.constantFrom('', ' ', 'Bearer', 'Bearer ', 'bearer x.y.z', 'Basic YTpi', '\u0000', 'Bearer \u00ff\u00fe'),
     );
     const headerName = fc.oneof(
-      fc.constantFrom('X-API-KEY', 'x-api-key', 'Authorization', 'authorization', 'Content-Type', 'Content-Length', 'Transfer-Encoding', 'Expect', 'Host', 'Connection', 'X-Forwarded-For', 'Cookie'),
+      fc.constantFrom(
+        'X-API-KEY',
+        'x-api-key',
+        'Authorization',
+        'authorization',
+        'Content-Type',
+        'Content-Length',
+        'Transfer-Encoding',
+        'Expect',
+        'Host',
+        'Connection',
+        'X-Forwarded-For',
+        'Cookie',
+      ),
       fc.stringMatching(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,20}$/),
     );
     const extraHeaders = fc.array(fc.tuple(headerName, headerValue), { maxLength: 5 });
@@ -482,33 +667,59 @@ describe('hostile input', () => {
       { weight: 1, arbitrary: opArb.map((op) => ({ op: op as Op | 'other', path: `${pathOf(op)}/` })) },
       { weight: 1, arbitrary: opArb.map((op) => ({ op: op as Op | 'other', path: `${pathOf(op)}?listing_id=101&x=%00` })) },
       { weight: 1, arbitrary: fc.webPath().map((p) => ({ op: 'other' as const, path: `/wp-json/rtcl/v1/${p.replace(/^\//, '')}x` })) },
-      { weight: 1, arbitrary: fc.constantFrom('/wp-json/rtcl/v1/my//favourites', '/wp-json/rtcl/v1/MY/FAVOURITES', '/wp-json/rtcl/v2/my/favourites', '/wp-json/rtcl/v1/my/favourites%2f').map((path) => ({ op: 'other' as const, path })) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .constantFrom(
+            '/wp-json/rtcl/v1/my//favourites',
+            '/wp-json/rtcl/v1/MY/FAVOURITES',
+            '/wp-json/rtcl/v2/my/favourites',
+            '/wp-json/rtcl/v1/my/favourites%2f',
+          )
+          .map((path) => ({ op: 'other' as const, path })),
+      },
     );
     await check(
-      fc.asyncProperty(pathArb, method, callerArb, keyChoice, tokenChoice, headerValue, extraHeaders, jsonText, async ({ op, path }, verb, user, key, token, randomValue, extra, text) => {
-        const headers: [string, string | Buffer][] = [['Content-Type', 'application/json']];
-        if (key === 'valid') headers.push(['X-API-KEY', t.apiKey]);
-        if (key === 'random') headers.push(['X-API-KEY', randomValue]);
-        if (key === 'twice') headers.push(['X-API-KEY', t.apiKey], ['X-API-KEY', t.apiKey]);
-        const bearer = `Bearer ${t.token(token === 'disabled' ? USERS.disabled : user)}`;
-        if (token === 'valid' || token === 'disabled') headers.push(['Authorization', bearer]);
-        if (token === 'random') headers.push(['Authorization', randomValue]);
-        if (token === 'twice') headers.push(['Authorization', bearer], ['Authorization', 'Bearer x.y.z']);
-        headers.push(...extra);
-        const res = await send(op, verb, path, headers, text);
-        const effective = verb === 'POST' ? op : 'other';
-        const body = assertDocumented(effective, res, `${verb} ${path} key=${key} token=${token} extra=${JSON.stringify(extra.map(([k, v]) => [k, String(v)]))}: ${text.slice(0, 200)}`);
-        if (effective !== 'other' && res.status === 200) {
-          assert.ok(key === 'valid' || key === 'twice', 'a 2xx needs the API key');
-          follow(effective, user, res, body, sentFields(text));
-        }
-      }),
+      fc.asyncProperty(
+        pathArb,
+        method,
+        callerArb,
+        keyChoice,
+        tokenChoice,
+        headerValue,
+        extraHeaders,
+        jsonText,
+        async ({ op, path }, verb, user, key, token, randomValue, extra, text) => {
+          const headers: [string, string | Buffer][] = [['Content-Type', 'application/json']];
+          if (key === 'valid') headers.push(['X-API-KEY', t.apiKey]);
+          if (key === 'random') headers.push(['X-API-KEY', randomValue]);
+          if (key === 'twice') headers.push(['X-API-KEY', t.apiKey], ['X-API-KEY', t.apiKey]);
+          const bearer = `Bearer ${t.token(token === 'disabled' ? USERS.disabled : user)}`;
+          if (token === 'valid' || token === 'disabled') headers.push(['Authorization', bearer]);
+          if (token === 'random') headers.push(['Authorization', randomValue]);
+          if (token === 'twice') headers.push(['Authorization', bearer], ['Authorization', 'Bearer x.y.z']);
+          headers.push(...extra);
+          const res = await send(op, verb, path, headers, text);
+          const effective = verb === 'POST' ? op : 'other';
+          const body = assertDocumented(
+            effective,
+            res,
+            `${verb} ${path} key=${key} token=${token} extra=${JSON.stringify(extra.map(([k, v]) => [k, String(v)]))}: ${text.slice(0, 200)}`,
+          );
+          if (effective !== 'other' && res.status === 200) {
+            assert.ok(key === 'valid' || key === 'twice', 'a 2xx needs the API key');
+            follow(effective, user, res, body, sentFields(text));
+          }
+        },
+      ),
       runs(1000),
     );
   });
 
   it('the database holds exactly what the 2xx replies reported, and the server still serves', async (ctx) => {
-    ctx.diagnostic(`${answered} requests answered 2xx (${startsAnswered} starts); ${messages.size} messages, ${conversations.size} conversations, ${favourites.size} users with favourites`);
+    ctx.diagnostic(
+      `${answered} requests answered 2xx (${startsAnswered} starts); ${messages.size} messages, ${conversations.size} conversations, ${favourites.size} users with favourites`,
+    );
     const db = t.souk.store.db;
     const rows = await db.selectFrom('favourites').select(['user_id', 'listing_id']).orderBy('id').execute();
     const stored = new Map<number, number[]>();
@@ -524,7 +735,13 @@ describe('hostile input', () => {
     );
     const storedConversations = await db.selectFrom('conversations').select(['id', 'listing_id', 'sender_id']).execute();
     assert.deepEqual(new Map(storedConversations.map((c) => [c.id, { listing: c.listing_id, sender: c.sender_id }])), conversations);
-    const res = await send('toggle', 'POST', PATHS.toggle, [...authHeaders(USERS.sara), ['Content-Type', 'application/json']], '{"listing_id":101}');
+    const res = await send(
+      'toggle',
+      'POST',
+      PATHS.toggle,
+      [...authHeaders(USERS.sara), ['Content-Type', 'application/json']],
+      '{"listing_id":101}',
+    );
     assert.equal(res.status, 200);
   });
 });

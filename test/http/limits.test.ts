@@ -13,7 +13,11 @@ import { httpRequest, rawRequest } from '../helpers/raw-http.js';
 const B = (status: number, error: string, message: string) => ({ status: 'error', error, code: String(status), error_message: message });
 const TOO_LARGE = B(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the limit of 262144 bytes.');
 const TIMEOUTS = { HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '2000' };
-const TIMED_OUT = B(408, 'REQUEST_TIMEOUT', 'The request was not received in time (headers within 1000 ms, the whole request within 2000 ms).');
+const TIMED_OUT = B(
+  408,
+  'REQUEST_TIMEOUT',
+  'The request was not received in time (headers within 1000 ms, the whole request within 2000 ms).',
+);
 
 async function listening(env: Record<string, string> = {}): Promise<{ t: TestSouk; port: number }> {
   const t = await startTestSouk(env);
@@ -48,7 +52,10 @@ describe('limits', () => {
       ['application/json', big],
       ['application/x-www-form-urlencoded', `listing_id=101&text=${'x'.repeat(300 * 1024)}`],
     ] as const) {
-      const res = await rawRequest(port, httpRequest('POST', PATHS.start, [...auth, ['Content-Type', type], ['Content-Length', String(body.length)]], body));
+      const res = await rawRequest(
+        port,
+        httpRequest('POST', PATHS.start, [...auth, ['Content-Type', type], ['Content-Length', String(body.length)]], body),
+      );
       assert.equal(res.response?.status, 413, type);
       assert.deepEqual(json(res.response), TOO_LARGE);
     }
@@ -63,7 +70,12 @@ describe('limits', () => {
     // A declared length over the limit is refused before the body is read.
     const declared = await rawRequest(
       port,
-      httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', String(10 * 1024 * 1024)]], '{"listing_id":'),
+      httpRequest(
+        'POST',
+        PATHS.toggle,
+        [...auth, ['Content-Type', 'application/json'], ['Content-Length', String(10 * 1024 * 1024)]],
+        '{"listing_id":',
+      ),
     );
     assert.equal(declared.response?.status, 413);
     assert.deepEqual(json(declared.response), TOO_LARGE);
@@ -76,7 +88,12 @@ describe('limits', () => {
     assert.ok(Buffer.byteLength(body) > 220 * 1024, `the body is ${Buffer.byteLength(body)} bytes`);
     const res = await rawRequest(
       port,
-      httpRequest('POST', PATHS.start, [...Object.entries(t.auth(USERS.amina)), ['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(body))]], body),
+      httpRequest(
+        'POST',
+        PATHS.start,
+        [...Object.entries(t.auth(USERS.amina)), ['Content-Type', 'application/json'], ['Content-Length', String(Buffer.byteLength(body))]],
+        body,
+      ),
       { untilComplete: true },
     );
     assert.equal(res.response?.status, 200, res.response?.body.slice(0, 300));
@@ -135,7 +152,11 @@ describe('limits', () => {
   it('more than 10 files gets 400', async () => {
     const { t } = await listening();
     const file = (i: number) => ({ url: `https://cdn.example/f${i}.jpg`, name: `f${i}.jpg` });
-    const eleven = await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: '', files: Array.from({ length: 11 }, (_, i) => file(i)) });
+    const eleven = await t.start(USERS.amina, {
+      listing_id: LISTINGS.bike,
+      text: '',
+      files: Array.from({ length: 11 }, (_, i) => file(i)),
+    });
     assert.equal(eleven.statusCode, 400);
     assert.deepEqual(
       eleven.json(),
@@ -152,14 +173,26 @@ describe('limits', () => {
     const one = await rawRequest(port, httpRequest('POST', PATHS.toggle, [['X-Padding', 'p'.repeat(20_000)]]));
     assert.equal(one.response?.status, 431);
     assert.deepEqual(json(one.response), expected);
-    const many = await rawRequest(port, httpRequest('POST', PATHS.toggle, Array.from({ length: 1000 }, (_, i) => [`X-H${i}`, 'v'.repeat(20)] as [string, string])));
+    const many = await rawRequest(
+      port,
+      httpRequest(
+        'POST',
+        PATHS.toggle,
+        Array.from({ length: 1000 }, (_, i) => [`X-H${i}`, 'v'.repeat(20)] as [string, string]),
+      ),
+    );
     assert.equal(many.response?.status, 431);
     assert.deepEqual(json(many.response), expected);
     // Just under the limit is served.
     const auth = Object.entries(t.auth(USERS.amina));
     const fits = await rawRequest(
       port,
-      httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '19'], ['X-Padding', 'p'.repeat(14_000)]], '{"listing_id":101}\n'),
+      httpRequest(
+        'POST',
+        PATHS.toggle,
+        [...auth, ['Content-Type', 'application/json'], ['Content-Length', '19'], ['X-Padding', 'p'.repeat(14_000)]],
+        '{"listing_id":101}\n',
+      ),
     );
     assert.equal(fits.response?.status, 200);
   });
@@ -217,7 +250,9 @@ describe('connections', () => {
     // Once one closes, a new connection is served.
     const closing = open.pop() as Socket;
     closing.destroy();
-    while ((await new Promise<number>((resolve, reject) => t.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))))) >= 3) {
+    while (
+      (await new Promise<number>((resolve, reject) => t.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))))) >= 3
+    ) {
       await new Promise((resolve) => setImmediate(resolve));
     }
     const served = await rawRequest(port, healthz);
@@ -258,7 +293,14 @@ describe('slow clients', () => {
     const body = JSON.stringify({ listing_id: LISTINGS.bike, text: 'never finished' });
     const res = await rawRequest(
       port,
-      [httpRequest('POST', PATHS.start, [...auth, ['Content-Type', 'application/json'], ['Content-Length', String(body.length + 50)]], body)],
+      [
+        httpRequest(
+          'POST',
+          PATHS.start,
+          [...auth, ['Content-Type', 'application/json'], ['Content-Length', String(body.length + 50)]],
+          body,
+        ),
+      ],
       { timeoutMs: 15_000 },
     );
     assert.ok(res.closedByServer, 'the server closed the connection');
@@ -284,7 +326,17 @@ describe('slow clients', () => {
     const { port } = await listening(TIMEOUTS);
     const res = await rawRequest(
       port,
-      [httpRequest('POST', PATHS.toggle, [['Content-Type', 'application/json'], ['Content-Length', '100']], '{"listing_id":')],
+      [
+        httpRequest(
+          'POST',
+          PATHS.toggle,
+          [
+            ['Content-Type', 'application/json'],
+            ['Content-Length', '100'],
+          ],
+          '{"listing_id":',
+        ),
+      ],
       { timeoutMs: 15_000 },
     );
     assert.ok(res.closedByServer);
@@ -298,7 +350,12 @@ describe('framing', () => {
   it('a whole request followed by unreadable bytes is answered, then the connection closed: no write goes unreported', async () => {
     const { t, port } = await listening();
     const auth = Object.entries(t.auth(USERS.amina));
-    const request = httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18']], '{"listing_id":101}');
+    const request = httpRequest(
+      'POST',
+      PATHS.toggle,
+      [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18']],
+      '{"listing_id":101}',
+    );
     const res = await rawRequest(port, Buffer.concat([request, Buffer.from('GARBAGE \x00\x01 HTTP/9.9\r\n\r\n')]));
     assert.ok(res.closedByServer);
     assert.equal(res.response?.status, 200);
@@ -325,7 +382,12 @@ describe('framing', () => {
     const auth = Object.entries(t.auth(USERS.amina));
     const res = await rawRequest(
       port,
-      httpRequest('POST', PATHS.toggle, [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18'], ['Expect', 'teapot']], '{"listing_id":101}'),
+      httpRequest(
+        'POST',
+        PATHS.toggle,
+        [...auth, ['Content-Type', 'application/json'], ['Content-Length', '18'], ['Expect', 'teapot']],
+        '{"listing_id":101}',
+      ),
     );
     assert.equal(res.response?.status, 200);
     assert.equal(res.response?.body, '[101]');

@@ -82,7 +82,10 @@ describe('rate limit per user', () => {
   it('RATE_LIMIT_PER_USER=0 turns the limit off', async () => {
     const t = await startTestSouk({ RATE_LIMIT_PER_USER: '0' });
     const replies = await Promise.all(Array.from({ length: 30 }, () => t.toggle(USERS.amina, toggleBody)));
-    assert.deepEqual(replies.map((r) => r.statusCode), Array(30).fill(200));
+    assert.deepEqual(
+      replies.map((r) => r.statusCode),
+      Array(30).fill(200),
+    );
   });
 });
 
@@ -143,7 +146,13 @@ describe('rate limits shared through Redis', { skip: redisSkip }, () => {
   it('two instances share the per-key count, and Redis holds only a hash of the key', async () => {
     const keyPrefix = prefix();
     const apiKey = `test-api-key-${randomBytes(8).toString('hex')}`;
-    const [a, b] = await pair({ RATE_LIMIT_PER_KEY: '2', RATE_LIMIT_PER_USER: '0', REDIS_URL, RATE_LIMIT_REDIS_PREFIX: keyPrefix, API_KEY: apiKey });
+    const [a, b] = await pair({
+      RATE_LIMIT_PER_KEY: '2',
+      RATE_LIMIT_PER_USER: '0',
+      REDIS_URL,
+      RATE_LIMIT_REDIS_PREFIX: keyPrefix,
+      API_KEY: apiKey,
+    });
     assert.equal((await a.toggle(USERS.amina, toggleBody)).statusCode, 200);
     assert.equal((await b.toggle(USERS.sara, toggleBody)).statusCode, 200);
     const limited = await a.toggle(USERS.youssef, toggleBody);
@@ -165,7 +174,11 @@ describe('rate limits shared through Redis', { skip: redisSkip }, () => {
     const proxy = new TcpProxy(target.hostname, Number(target.port || 6379));
     await proxy.start();
     after(() => proxy.stop());
-    const t = await startTestSouk({ RATE_LIMIT_PER_USER: '2', REDIS_URL: `redis://127.0.0.1:${proxy.port}`, RATE_LIMIT_REDIS_PREFIX: prefix() });
+    const t = await startTestSouk({
+      RATE_LIMIT_PER_USER: '2',
+      REDIS_URL: `redis://127.0.0.1:${proxy.port}`,
+      RATE_LIMIT_REDIS_PREFIX: prefix(),
+    });
     assert.equal((await t.toggle(USERS.amina, toggleBody)).statusCode, 200);
 
     await proxy.stop();
@@ -186,7 +199,12 @@ describe('rate limits shared through Redis', { skip: redisSkip }, () => {
     await proxy.start();
     after(() => proxy.stop());
     const errors: string[] = [];
-    const counter = new RedisCounter({ url: `redis://127.0.0.1:${proxy.port}`, prefix: prefix(), commandTimeoutMs: 200, onDown: (e) => errors.push(e.message) });
+    const counter = new RedisCounter({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      prefix: prefix(),
+      commandTimeoutMs: 200,
+      onDown: (e) => errors.push(e.message),
+    });
     after(() => counter.close());
     assert.equal(await counter.connect(), true);
     assert.deepEqual(await counter.hit('user:1', 60_000), { count: 1, resetMs: 60_000 });

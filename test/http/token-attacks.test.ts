@@ -52,80 +52,146 @@ interface Forge {
 const CASES: [string, (f: Forge) => string, Expected][] = [
   // alg none and other algorithms
   ['alg none, empty signature', (f) => `${b64({ alg: 'none', typ: 'JWT' })}.${b64(f.claims())}.`, e401(BAD_SIGNATURE)],
-  ['alg none, keeping a valid HS256 signature', (f) => {
-    const [, payload, signature] = f.valid().split('.');
-    return `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.${signature}`;
-  }, e401(BAD_SIGNATURE)],
+  [
+    'alg none, keeping a valid HS256 signature',
+    (f) => {
+      const [, payload, signature] = f.valid().split('.');
+      return `${b64({ alg: 'none', typ: 'JWT' })}.${payload}.${signature}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
   ['alg "None"', (f) => `${b64({ alg: 'None', typ: 'JWT' })}.${b64(f.claims())}.`, e401(BAD_SIGNATURE)],
   ['alg "NONE"', (f) => `${b64({ alg: 'NONE', typ: 'JWT' })}.${b64(f.claims())}.`, e401(BAD_SIGNATURE)],
-  ['alg RS256 with an HMAC made with the HS secret', (f) => {
-    const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg RS256 signed with an RSA private key', (f) => {
-    const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${rs256(input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg ES256 signed with an EC private key', (f) => {
-    const input = `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${es256(input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg ES256 with an HMAC made with the HS secret', (f) => {
-    const input = `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg HS256 keyed with a public key (RS/HS confusion)', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', rsaPublicPem, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg RS256 with an HMAC keyed by the public key', (f) => {
-    const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', rsaPublicPem, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ...(['hs256', 'Hs256', 'hS256', 'HS256 ', ' HS256'] as const).map(
-    (alg): [string, (f: Forge) => string, Expected] => [`alg "${alg}" (odd case or spacing) with a correct HMAC`, (f) => {
+  [
+    'alg RS256 with an HMAC made with the HS secret',
+    (f) => {
+      const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg RS256 signed with an RSA private key',
+    (f) => {
+      const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${rs256(input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg ES256 signed with an EC private key',
+    (f) => {
+      const input = `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${es256(input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg ES256 with an HMAC made with the HS secret',
+    (f) => {
+      const input = `${b64({ alg: 'ES256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg HS256 keyed with a public key (RS/HS confusion)',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', rsaPublicPem, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg RS256 with an HMAC keyed by the public key',
+    (f) => {
+      const input = `${b64({ alg: 'RS256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', rsaPublicPem, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  ...(['hs256', 'Hs256', 'hS256', 'HS256 ', ' HS256'] as const).map((alg): [string, (f: Forge) => string, Expected] => [
+    `alg "${alg}" (odd case or spacing) with a correct HMAC`,
+    (f) => {
       const input = `${b64({ alg, typ: 'JWT' })}.${b64(f.claims())}`;
       return `${input}.${hmac('sha256', f.secret, input)}`;
-    }, e401(BAD_SIGNATURE)],
-  ),
-  ['alg HS512 with the right secret', (f) => {
-    const input = `${b64({ alg: 'HS512', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha512', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['alg HS384 with the right secret', (f) => {
-    const input = `${b64({ alg: 'HS384', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha384', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['a header without alg', (f) => {
-    const input = `${b64({ typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['duplicate alg keys, the last one "none"', (f) => {
-    const input = `${b64('{"alg":"HS256","typ":"JWT","alg":"none"}')}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(BAD_SIGNATURE)],
-  ['signed with another secret', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', `${f.secret}x`, input)}`;
-  }, e401(BAD_SIGNATURE)],
+    },
+    e401(BAD_SIGNATURE),
+  ]),
+  [
+    'alg HS512 with the right secret',
+    (f) => {
+      const input = `${b64({ alg: 'HS512', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha512', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'alg HS384 with the right secret',
+    (f) => {
+      const input = `${b64({ alg: 'HS384', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha384', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'a header without alg',
+    (f) => {
+      const input = `${b64({ typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'duplicate alg keys, the last one "none"',
+    (f) => {
+      const input = `${b64('{"alg":"HS256","typ":"JWT","alg":"none"}')}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'signed with another secret',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', `${f.secret}x`, input)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
   // tampering
-  ['a tampered payload (another sub) with the old signature', (f) => {
-    const [header, , signature] = f.valid().split('.');
-    return `${header}.${b64(f.claims({ sub: String(USERS.youssef) }))}.${signature}`;
-  }, e401(BAD_SIGNATURE)],
-  ['a tampered payload (later exp) with the old signature', (f) => {
-    const [header, , signature] = f.valid().split('.');
-    return `${header}.${b64(f.claims({ exp: now() + 10 * 365 * 86400 }))}.${signature}`;
-  }, e401(BAD_SIGNATURE)],
-  ['a tampered header (kid added) with the old signature', (f) => {
-    const [, payload, signature] = f.valid().split('.');
-    return `${b64({ alg: 'HS256', typ: 'JWT', kid: '../../etc/passwd' })}.${payload}.${signature}`;
-  }, e401(BAD_SIGNATURE)],
-  ['a signature with one character changed', (f) => {
-    const token = f.valid();
-    const last = token.at(-2) === 'A' ? 'B' : 'A';
-    return `${token.slice(0, -2)}${last}${token.at(-1)}`;
-  }, e401(BAD_SIGNATURE)],
+  [
+    'a tampered payload (another sub) with the old signature',
+    (f) => {
+      const [header, , signature] = f.valid().split('.');
+      return `${header}.${b64(f.claims({ sub: String(USERS.youssef) }))}.${signature}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'a tampered payload (later exp) with the old signature',
+    (f) => {
+      const [header, , signature] = f.valid().split('.');
+      return `${header}.${b64(f.claims({ exp: now() + 10 * 365 * 86400 }))}.${signature}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'a tampered header (kid added) with the old signature',
+    (f) => {
+      const [, payload, signature] = f.valid().split('.');
+      return `${b64({ alg: 'HS256', typ: 'JWT', kid: '../../etc/passwd' })}.${payload}.${signature}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
+  [
+    'a signature with one character changed',
+    (f) => {
+      const token = f.valid();
+      const last = token.at(-2) === 'A' ? 'B' : 'A';
+      return `${token.slice(0, -2)}${last}${token.at(-1)}`;
+    },
+    e401(BAD_SIGNATURE),
+  ],
   ['a truncated signature', (f) => f.valid().slice(0, -5), e401(BAD_SIGNATURE)],
   ['an empty signature (header.payload.)', (f) => `${f.valid().split('.').slice(0, 2).join('.')}.`, e401(BAD_SIGNATURE)],
   // form
@@ -134,47 +200,85 @@ const CASES: [string, (f: Forge) => string, Expected][] = [
   ['four segments', (f) => `${f.valid()}.${b64('x')}`, e401(SEGMENT_FAULT)],
   ['five empty segments', () => '....', e401(SEGMENT_FAULT)],
   ['an empty header segment', (f) => `.${f.valid().split('.').slice(1).join('.')}`, e401(SEGMENT_FAULT)],
-  ['base64 "=" padding on the header, signed over the padded form', (f) => {
-    const padded = Buffer.from('{"alg":"HS256","typ":"JW"}').toString('base64'); // 26 bytes: ends in "="
-    assert.ok(padded.endsWith('='));
-    const input = `${padded}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
-  ['"=" padding appended to the payload', (f) => {
-    const [header, payload, signature] = f.valid().split('.');
-    return `${header}.${payload}==.${signature}`;
-  }, e401(SEGMENT_FAULT)],
+  [
+    'base64 "=" padding on the header, signed over the padded form',
+    (f) => {
+      const padded = Buffer.from('{"alg":"HS256","typ":"JW"}').toString('base64'); // 26 bytes: ends in "="
+      assert.ok(padded.endsWith('='));
+      const input = `${padded}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
+  [
+    '"=" padding appended to the payload',
+    (f) => {
+      const [header, payload, signature] = f.valid().split('.');
+      return `${header}.${payload}==.${signature}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
   ['"=" padding appended to the signature', (f) => `${f.valid()}=`, e401(SEGMENT_FAULT)],
-  ['standard base64 characters (+ and /) in the payload', (f) => {
-    const [header, , signature] = f.valid().split('.');
-    return `${header}.${Buffer.from(JSON.stringify(f.claims({ pad: '\u00fb\u00ff\u00fe>>>???' }))).toString('base64').replace(/=+$/, '')}.${signature}`;
-  }, e401(SEGMENT_FAULT)],
+  [
+    'standard base64 characters (+ and /) in the payload',
+    (f) => {
+      const [header, , signature] = f.valid().split('.');
+      return `${header}.${Buffer.from(JSON.stringify(f.claims({ pad: '\u00fb\u00ff\u00fe>>>???' })))
+        .toString('base64')
+        .replace(/=+$/, '')}.${signature}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
   ['a space inside the token', (f) => f.valid().replace('.', ' .'), e401(SEGMENT_FAULT)],
   ['a control character inside the token', (f) => f.valid().replace('.', '\t.'), e401(SEGMENT_FAULT)],
   ['non-ASCII characters in the token', (f) => `${f.valid()}é`, e401(SEGMENT_FAULT)],
   ['a header that is not JSON', (f) => `${b64('alg=HS256')}.${f.valid().split('.').slice(1).join('.')}`, e401(SEGMENT_FAULT)],
-  ['a payload that is not JSON', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64('sub=1')}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
-  ['a header that is a JSON array', (f) => {
-    const input = `${b64(['HS256'])}.${b64(f.claims())}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
-  ['a payload that is a JSON array (validly signed)', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64([f.claims()])}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
-  ['a payload that is a JSON string (validly signed)', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(JSON.stringify('1'))}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
-  ['a payload that is JSON null (validly signed)', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64('null')}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(SEGMENT_FAULT)],
+  [
+    'a payload that is not JSON',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64('sub=1')}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
+  [
+    'a header that is a JSON array',
+    (f) => {
+      const input = `${b64(['HS256'])}.${b64(f.claims())}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
+  [
+    'a payload that is a JSON array (validly signed)',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64([f.claims()])}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
+  [
+    'a payload that is a JSON string (validly signed)',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(JSON.stringify('1'))}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
+  [
+    'a payload that is JSON null (validly signed)',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64('null')}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(SEGMENT_FAULT),
+  ],
   ['a header that is a JSON number', (f) => `${b64('256')}.${f.valid().split('.').slice(1).join('.')}`, e401(SEGMENT_FAULT)],
-  ['segments that are not UTF-8 JSON', (f) => `${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${f.valid().split('.').slice(1).join('.')}`, e401(SEGMENT_FAULT)],
+  [
+    'segments that are not UTF-8 JSON',
+    (f) => `${Buffer.from([0xff, 0xfe, 0x7b]).toString('base64url')}.${f.valid().split('.').slice(1).join('.')}`,
+    e401(SEGMENT_FAULT),
+  ],
   // claims
   ['an expired token', (f) => f.valid(f.claims({ iat: now() - 7200, exp: now() - 3600 })), e401(EXPIRED)],
   ['a token that expired a second ago', (f) => f.valid(f.claims({ iat: now() - 7200, exp: now() - 1 })), e401(EXPIRED)],
@@ -182,18 +286,34 @@ const CASES: [string, (f: Forge) => string, Expected][] = [
   ['no exp claim', (f) => f.valid(f.claims({ exp: undefined })), e401(NO_EXPIRY)],
   ['exp that is a string', (f) => f.valid(f.claims({ exp: String(now() + 3600) })), e401(TIME_NOT_NUMERIC)],
   ['exp that is null', (f) => f.valid(f.claims({ exp: null })), e401(TIME_NOT_NUMERIC)],
-  ['exp of 1e400 (Infinity once parsed)', (f) => {
-    const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(`{"sub":"${USERS.amina}","iat":${now()},"exp":1e400}`)}`;
-    return `${input}.${hmac('sha256', f.secret, input)}`;
-  }, e401(TIME_NOT_NUMERIC)],
+  [
+    'exp of 1e400 (Infinity once parsed)',
+    (f) => {
+      const input = `${b64({ alg: 'HS256', typ: 'JWT' })}.${b64(`{"sub":"${USERS.amina}","iat":${now()},"exp":1e400}`)}`;
+      return `${input}.${hmac('sha256', f.secret, input)}`;
+    },
+    e401(TIME_NOT_NUMERIC),
+  ],
   ['nbf that is a string', (f) => f.valid(f.claims({ nbf: String(now() + 3600) })), e401(TIME_NOT_NUMERIC)],
   ['nbf that is an object', (f) => f.valid(f.claims({ nbf: {} })), e401(TIME_NOT_NUMERIC)],
   ['iat that is a string', (f) => f.valid(f.claims({ iat: String(now()) })), e401(TIME_NOT_NUMERIC)],
   ['no iat claim', (f) => f.valid(f.claims({ iat: undefined })), e401(NO_ISSUE_TIME)],
   ['exp of 1e300', (f) => f.valid(f.claims({ exp: 1e300 })), e401(TOO_LONG_LIVED)],
-  ['exp - iat one second over TOKEN_MAX_TTL_S', (f) => f.valid(f.claims({ iat: now() - DAY, exp: now() - DAY + MAX_TTL + 1 })), e401(TOO_LONG_LIVED)],
-  ['exp further than TOKEN_MAX_TTL_S from now (iat in the future)', (f) => f.valid(f.claims({ iat: now() + DAY, exp: now() + DAY + MAX_TTL - 60 })), e401(TOO_LONG_LIVED)],
-  ['a lifetime of exactly TOKEN_MAX_TTL_S', (f) => f.valid(f.claims({ iat: now(), exp: now() + MAX_TTL })), { status: 200, body: undefined }],
+  [
+    'exp - iat one second over TOKEN_MAX_TTL_S',
+    (f) => f.valid(f.claims({ iat: now() - DAY, exp: now() - DAY + MAX_TTL + 1 })),
+    e401(TOO_LONG_LIVED),
+  ],
+  [
+    'exp further than TOKEN_MAX_TTL_S from now (iat in the future)',
+    (f) => f.valid(f.claims({ iat: now() + DAY, exp: now() + DAY + MAX_TTL - 60 })),
+    e401(TOO_LONG_LIVED),
+  ],
+  [
+    'a lifetime of exactly TOKEN_MAX_TTL_S',
+    (f) => f.valid(f.claims({ iat: now(), exp: now() + MAX_TTL })),
+    { status: 200, body: undefined },
+  ],
   ['a sub that is not a user', (f) => f.valid(f.claims({ sub: '999' })), e403(NOT_LOGGED_IN)],
   ['a sub that is a number, not a string', (f) => f.valid(f.claims({ sub: USERS.amina })), e403(NOT_LOGGED_IN)],
   ['a sub with a leading zero', (f) => f.valid(f.claims({ sub: `0${USERS.amina}` })), e403(NOT_LOGGED_IN)],
@@ -246,7 +366,10 @@ describe('token attacks', () => {
     assert.deepEqual((await call(PATHS.toggle, `Bearer ${forge.valid()}`)).json(), []);
   });
 
-  for (const [label, make, expected] of [...CASES.map(([l, m, e]): typeof CASES[number] => [l, (f) => `Bearer ${m(f)}`, e]), ...SCHEME_CASES]) {
+  for (const [label, make, expected] of [
+    ...CASES.map(([l, m, e]): (typeof CASES)[number] => [l, (f) => `Bearer ${m(f)}`, e]),
+    ...SCHEME_CASES,
+  ]) {
     it(`${label}: ${expected.status} ${JSON.stringify(expected.body ?? 'accepted')}`, async () => {
       const authorization = make(forge);
       for (const path of [PATHS.toggle, PATHS.start]) {
@@ -274,7 +397,10 @@ describe('token attacks', () => {
 });
 
 describe('long tokens', () => {
-  const filler = (n: number) => randomBytes(Math.ceil(n * 0.75)).toString('base64url').slice(0, n);
+  const filler = (n: number) =>
+    randomBytes(Math.ceil(n * 0.75))
+      .toString('base64url')
+      .slice(0, n);
 
   async function send(base: string, apiKey: string, authorization: string) {
     const res = await fetch(base + PATHS.start, {
@@ -311,7 +437,14 @@ describe('long tokens', () => {
     assert.deepEqual(await send(base, t.apiKey, `Bearer ${forged}`), { status: 401, body: SEGMENT_FAULT });
     const garbage = `${filler(5 * 1024)}.${filler(5 * 1024)}.${filler(43)}`;
     assert.deepEqual(await send(base, t.apiKey, `Bearer ${garbage}`), { status: 401, body: SEGMENT_FAULT });
-    assert.equal(await t.souk.store.db.selectFrom('messages').select('id').execute().then((rows) => rows.length), 1);
+    assert.equal(
+      await t.souk.store.db
+        .selectFrom('messages')
+        .select('id')
+        .execute()
+        .then((rows) => rows.length),
+      1,
+    );
     await t.souk.store.db.deleteFrom('messages').execute();
     await t.souk.store.db.deleteFrom('conversations').execute();
   });

@@ -5,23 +5,41 @@ import { readFileSync } from 'node:fs';
 import { ConfigError, declaredSettings, effectiveSettings, loadConfig, settingsTable } from '../../src/config.js';
 
 const ROOT = new URL('../../', import.meta.url);
-const SECRETS = { API_KEY: 'api-key-0123456789abcdef', JWT_SECRET: 'jwt-secret-0123456789abcdef', METRICS_TOKEN: 'metrics-0123456789abcdef' };
+const SECRETS = {
+  API_KEY: 'api-key-0123456789abcdef',
+  JWT_SECRET: 'jwt-secret-0123456789abcdef',
+  METRICS_TOKEN: 'metrics-0123456789abcdef',
+};
 
 /** Runs `souk config` from the sources (the same main() that bin/souk runs from dist/). */
 function soukConfig(env: Record<string, string>) {
   const script = "import('./src/cli/main.ts').then((cli) => cli.main(['config']))";
-  return spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+  });
 }
 
 describe('configuration', () => {
   it('new settings: LOG_PRETTY, METRICS_TOKEN, CORS_ORIGINS are validated', () => {
-    const config = loadConfig({ LOG_PRETTY: 'true', METRICS_TOKEN: SECRETS.METRICS_TOKEN, CORS_ORIGINS: 'https://a.example, http://localhost:3000' });
+    const config = loadConfig({
+      LOG_PRETTY: 'true',
+      METRICS_TOKEN: SECRETS.METRICS_TOKEN,
+      CORS_ORIGINS: 'https://a.example, http://localhost:3000',
+    });
     assert.equal(config.logPretty, true);
     assert.equal(config.metricsToken, SECRETS.METRICS_TOKEN);
     assert.deepEqual(config.corsOrigins, ['https://a.example', 'http://localhost:3000']);
     assert.deepEqual(loadConfig({}).corsOrigins, []);
     assert.equal(loadConfig({}).logPretty, false);
-    for (const env of [{ LOG_PRETTY: 'yes' }, { METRICS_TOKEN: 'short' }, { CORS_ORIGINS: '*' }, { CORS_ORIGINS: 'https://a.example/path' }, { CORS_ORIGINS: 'a.example' }]) {
+    for (const env of [
+      { LOG_PRETTY: 'yes' },
+      { METRICS_TOKEN: 'short' },
+      { CORS_ORIGINS: '*' },
+      { CORS_ORIGINS: 'https://a.example/path' },
+      { CORS_ORIGINS: 'a.example' },
+    ]) {
       assert.throws(() => loadConfig(env), ConfigError, JSON.stringify(env));
     }
   });
@@ -42,7 +60,10 @@ describe('configuration', () => {
   it('the README settings table is the one generated from the declarations', () => {
     const doc = readFileSync(new URL('README.md', ROOT), 'utf8');
     assert.ok(doc.includes(`\n${settingsTable()}\n`), 'README.md is stale: run npm run settings-table');
-    assert.deepEqual(declaredSettings().map((s) => s.name), effectiveSettings(loadConfig({})).map(([name]) => name));
+    assert.deepEqual(
+      declaredSettings().map((s) => s.name),
+      effectiveSettings(loadConfig({})).map(([name]) => name),
+    );
   });
 
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
@@ -58,7 +79,10 @@ describe('configuration', () => {
     for (const secret of ['pg-Pass', 'word-1', 'pg-ssl-pass-2', 'redis-pass-3', 'redis-param-pass-4', 'site-pass-5']) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
-    assert.ok(res.stdout.includes('DATABASE_URL="postgres://souk:****@db.example:5432/souk?sslmode=verify-full&sslpassword=****"'), res.stdout);
+    assert.ok(
+      res.stdout.includes('DATABASE_URL="postgres://souk:****@db.example:5432/souk?sslmode=verify-full&sslpassword=****"'),
+      res.stdout,
+    );
     assert.ok(res.stdout.includes('REDIS_URL="rediss://default:****@cache.example:6380/0?password=****"'), res.stdout);
   });
 
@@ -80,7 +104,10 @@ describe('configuration', () => {
     const res = soukConfig({ ...SECRETS, DATABASE_URL: 'postgres://souk:db-password-123@db.example:5432/souk', PORT: '9090' });
     assert.equal(res.status, 0, res.stderr);
     const lines = res.stdout.trim().split('\n');
-    assert.deepEqual(lines.map((l) => l.split('=')[0]), effectiveSettings(loadConfig({})).map(([name]) => name));
+    assert.deepEqual(
+      lines.map((l) => l.split('=')[0]),
+      effectiveSettings(loadConfig({})).map(([name]) => name),
+    );
     assert.ok(lines.includes('PORT=9090'));
     assert.ok(lines.includes('DATABASE_URL=postgres://souk:****@db.example:5432/souk'));
     assert.ok(lines.includes('API_KEY=****'));
@@ -95,7 +122,10 @@ describe('configuration', () => {
   });
 
   it('souk help lists the config command', () => {
-    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then((cli) => cli.main(['help']))"], { cwd: ROOT, encoding: 'utf8' });
+    const out = execFileSync(process.execPath, ['--import', 'tsx', '-e', "import('./src/cli/main.ts').then((cli) => cli.main(['help']))"], {
+      cwd: ROOT,
+      encoding: 'utf8',
+    });
     assert.match(out, /^ {2}config +print the effective configuration/m);
   });
 });

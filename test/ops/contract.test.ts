@@ -15,7 +15,10 @@ import { PATHS, startTestSouk, type TestSouk } from '../helpers/souk.js';
 const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 
 interface Doc {
-  paths: Record<string, { post: { responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }>;
+  paths: Record<
+    string,
+    { post: { responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }
+  >;
   components: { schemas: Record<string, { properties: Record<string, unknown> }> };
 }
 
@@ -57,7 +60,10 @@ describe('replies match the OpenAPI document', () => {
   const headers = (userId: number, over: Record<string, string | undefined> = {}) => ({ ...t.auth(userId), ...over });
   const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
-  for (const [name, path] of [['toggle', PATHS.toggle], ['start conversation', PATHS.start]] as const) {
+  for (const [name, path] of [
+    ['toggle', PATHS.toggle],
+    ['start conversation', PATHS.start],
+  ] as const) {
     const body = path === PATHS.toggle ? { listing_id: LISTINGS.bike } : { listing_id: LISTINGS.bike, text: 'Hello' };
 
     it(`${name}: 200`, async () => {
@@ -87,7 +93,8 @@ describe('replies match the OpenAPI document', () => {
     it(`${name}: 403 FORBIDDEN`, async () => {
       if (path === PATHS.toggle) assertDocumented(path, await t.post(path, body, headers(USERS.amina, { authorization: undefined })), 403);
       assertDocumented(path, await t.post(path, body, headers(USERS.disabled)), 403);
-      if (path === PATHS.start) assertDocumented(path, await t.post(path, { listing_id: LISTINGS.aminasOwn, text: 'Hi' }, headers(USERS.amina)), 403);
+      if (path === PATHS.start)
+        assertDocumented(path, await t.post(path, { listing_id: LISTINGS.aminasOwn, text: 'Hi' }, headers(USERS.amina)), 403);
     });
 
     it(`${name}: 404 rest_no_route (an address under {api_base} with no operation)`, async () => {

@@ -17,12 +17,20 @@ describe('request logs', () => {
     const t = await startTestSouk({ LOG_LEVEL: 'info' }, marketplace(), { logDestination: log.destination });
     const replies = [
       await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { ...t.auth(USERS.amina), 'x-request-id': 'client-req.42' }),
-      await t.post(`${PATHS.start}?debug=1`, { listing_id: LISTINGS.bike, text: 'Hi' }, { ...t.auth(USERS.amina), 'x-request-id': 'not acceptable!' }),
+      await t.post(
+        `${PATHS.start}?debug=1`,
+        { listing_id: LISTINGS.bike, text: 'Hi' },
+        { ...t.auth(USERS.amina), 'x-request-id': 'not acceptable!' },
+      ),
       await t.post(PATHS.toggle, { listing_id: 1 }, { 'x-api-key': 'wrong' }),
       await t.app.inject({ url: '/nowhere?x=1', headers: { 'x-request-id': 'x'.repeat(129) } }),
       await t.app.inject({ url: '/healthz' }),
     ];
-    const lines = log.chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = log.chunks
+      .join('')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.equal(lines.length, replies.length, log.chunks.join(''));
     const ids = replies.map((r) => r.headers['x-request-id']);
     assert.equal(ids[0], 'client-req.42', 'an acceptable incoming id is kept and echoed');
@@ -55,7 +63,13 @@ describe('request logs', () => {
     assert.equal(res.status, 404);
     const served = await fetch(`${base}/healthz`);
     assert.equal(served.status, 200);
-    const requestLines = () => log.chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request');
+    const requestLines = () =>
+      log.chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .filter((l) => l.msg === 'request');
     // A line is written once its reply has been sent, which the client may see first.
     while (requestLines().length < 2) await new Promise((resolve) => setImmediate(resolve));
     const lines = requestLines();
@@ -63,17 +77,28 @@ describe('request logs', () => {
     const [cut, short] = lines as [Record<string, unknown>, Record<string, unknown>];
     assert.equal(cut.path, `${long.slice(0, 512)}…[${long.length - 512} more characters]`);
     assert.equal(cut.reqId, res.headers.get('x-request-id'));
-    assert.ok(log.chunks.every((chunk) => chunk.length < 2000), 'no log line holds the whole address');
+    assert.ok(
+      log.chunks.every((chunk) => chunk.length < 2000),
+      'no log line holds the whole address',
+    );
     assert.equal(short.path, '/healthz');
     for (const line of lines) assert.equal(line.client, '127.0.0.1');
   });
 
   it('write no request line at LOG_LEVEL=warn, and one at debug', async () => {
-    for (const [level, expected] of [['warn', 0], ['debug', 1]] as const) {
+    for (const [level, expected] of [
+      ['warn', 0],
+      ['debug', 1],
+    ] as const) {
       const log = capture();
       const t = await startTestSouk({ LOG_LEVEL: level }, marketplace(), { logDestination: log.destination });
       assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, t.auth(USERS.amina))).statusCode, 200);
-      const lines = log.chunks.join('').trim().split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as { msg: string });
+      const lines = log.chunks
+        .join('')
+        .trim()
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as { msg: string });
       assert.equal(lines.filter((l) => l.msg === 'request').length, expected, `LOG_LEVEL=${level}: ${log.chunks.join('')}`);
     }
   });
@@ -85,9 +110,20 @@ describe('request logs', () => {
     const token = t.token(USERS.amina);
     const headers = { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey };
     assert.equal((await t.post(PATHS.start, { listing_id: LISTINGS.bike, text }, headers)).statusCode, 200);
-    assert.equal((await t.post(PATHS.start, `listing_id=${LISTINGS.bike}&text=${encodeURIComponent(text)}`, { ...headers, 'content-type': 'application/x-www-form-urlencoded' })).statusCode, 200);
+    assert.equal(
+      (
+        await t.post(PATHS.start, `listing_id=${LISTINGS.bike}&text=${encodeURIComponent(text)}`, {
+          ...headers,
+          'content-type': 'application/x-www-form-urlencoded',
+        })
+      ).statusCode,
+      200,
+    );
     assert.equal((await t.post(PATHS.start, { listing_id: 'bad', text }, headers)).statusCode, 400);
-    assert.equal((await t.post(PATHS.start, { listing_id: LISTINGS.bike, text }, { ...headers, authorization: `Bearer ${token}x` })).statusCode, 401);
+    assert.equal(
+      (await t.post(PATHS.start, { listing_id: LISTINGS.bike, text }, { ...headers, authorization: `Bearer ${token}x` })).statusCode,
+      401,
+    );
     assert.equal((await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, headers)).statusCode, 200);
     const all = log.chunks.join('');
     assert.ok(all.length > 0);
@@ -99,12 +135,20 @@ describe('request logs', () => {
 
   it('are readable lines, not JSON, with LOG_PRETTY=true', async () => {
     const chunks: string[] = [];
-    const sink = new Writable({ write: (chunk, _enc, done) => { chunks.push(String(chunk)); done(); } });
+    const sink = new Writable({
+      write: (chunk, _enc, done) => {
+        chunks.push(String(chunk));
+        done();
+      },
+    });
     const t = await startTestSouk({ LOG_LEVEL: 'info', LOG_PRETTY: 'true' }, marketplace(), { logDestination: sink });
     await t.app.inject({ url: '/healthz', headers: { 'x-request-id': 'pretty-1' } });
     await new Promise((resolve) => setImmediate(resolve));
     const out = chunks.join('');
     assert.equal(out.trim().split('\n').length, 1, out);
-    assert.match(out, /^\[[\d:.]+\] INFO: request \{"reqId":"pretty-1","client":"127.0.0.1","method":"GET","route":"\/healthz","path":"\/healthz","statusCode":200,"durationMs":[\d.]+\}$/m);
+    assert.match(
+      out,
+      /^\[[\d:.]+\] INFO: request \{"reqId":"pretty-1","client":"127.0.0.1","method":"GET","route":"\/healthz","path":"\/healthz","statusCode":200,"durationMs":[\d.]+\}$/m,
+    );
   });
 });

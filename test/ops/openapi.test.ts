@@ -10,7 +10,14 @@ interface Operation {
   security: Array<Record<string, string[]>>;
   parameters?: Array<{ in: string; name: string }>;
   requestBody: { content: Record<string, unknown> };
-  responses: Record<string, { description: string; headers?: Record<string, unknown>; content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      headers?: Record<string, unknown>;
+      content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }>;
+    }
+  >;
 }
 
 const generated = await generateOpenApi();
@@ -66,7 +73,11 @@ describe('OpenAPI document', () => {
       const op = doc.paths[path]!.post;
       assert.deepEqual(op.security, [{ bearerAuth: [], apiKey: [] }], path);
       assert.deepEqual(Object.keys(op.requestBody.content), ['application/json', 'application/x-www-form-urlencoded'], path);
-      assert.deepEqual(op.parameters?.map((p) => `${p.in}:${p.name}`), ['header:x-request-id'], path);
+      assert.deepEqual(
+        op.parameters?.map((p) => `${p.in}:${p.name}`),
+        ['header:x-request-id'],
+        path,
+      );
       assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', '500', '503'], path);
       for (const [status, response] of Object.entries(op.responses)) {
         assert.ok(response.headers?.['x-request-id'], `${path} ${status} documents X-Request-Id`);
@@ -78,12 +89,22 @@ describe('OpenAPI document', () => {
   it('lists every error code of the interface under its status, with its message', () => {
     const toggle = doc.paths[PATHS.toggle]!.post;
     const start = doc.paths[PATHS.start]!.post;
-    assert.deepEqual([...new Set(errorCodes(toggle, '401'))], ['MISSING_X_API_KEY_HEADER', 'INVALID_API_KEY', 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'SEGMENT_FAULT', 'INVALID_TOKEN']);
+    assert.deepEqual(
+      [...new Set(errorCodes(toggle, '401'))],
+      ['MISSING_X_API_KEY_HEADER', 'INVALID_API_KEY', 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'SEGMENT_FAULT', 'INVALID_TOKEN'],
+    );
     assert.deepEqual(errorCodes(toggle, '403'), ['FORBIDDEN']);
     assert.deepEqual([...new Set(errorCodes(toggle, '400'))], ['BADREQUEST']);
     assert.deepEqual(
       [...new Set(errorCodes(start, '401'))],
-      ['MISSING_X_API_KEY_HEADER', 'INVALID_API_KEY', 'MISSING_AUTHORIZATION_HEADER', 'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE', 'SEGMENT_FAULT', 'INVALID_TOKEN'],
+      [
+        'MISSING_X_API_KEY_HEADER',
+        'INVALID_API_KEY',
+        'MISSING_AUTHORIZATION_HEADER',
+        'INVALID_AUTHORIZATION_HEADER_TOKEN_TYPE',
+        'SEGMENT_FAULT',
+        'INVALID_TOKEN',
+      ],
     );
     assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN']);
     for (const op of [toggle, start]) {

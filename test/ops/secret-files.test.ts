@@ -24,17 +24,23 @@ const METRICS_TOKEN = 'file-metrics-token-0123456789';
 function files(t: TestContext, contents: Record<string, string>): Record<string, string> {
   const dir = mkdtempSync(join(tmpdir(), 'souk-secret-files-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return Object.fromEntries(Object.entries(contents).map(([name, content]) => {
-    const path = join(dir, name);
-    writeFileSync(path, content, { mode: 0o600 });
-    return [name, path];
-  }));
+  return Object.fromEntries(
+    Object.entries(contents).map(([name, content]) => {
+      const path = join(dir, name);
+      writeFileSync(path, content, { mode: 0o600 });
+      return [name, path];
+    }),
+  );
 }
 
 /** Runs `souk config` from the sources (the same main() that bin/souk runs from dist/). */
 function soukConfig(env: Record<string, string>) {
   const script = "import('./src/cli/main.ts').then((cli) => cli.main(['config']))";
-  return spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, encoding: 'utf8' });
+  return spawnSync(process.execPath, ['--import', 'tsx', '-e', script], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, ...env },
+    encoding: 'utf8',
+  });
 }
 
 describe('secrets from files', () => {
@@ -45,7 +51,11 @@ describe('secrets from files', () => {
     const toggle = (apiKey: string) =>
       fetch(`${base}${PATHS.toggle}`, {
         method: 'POST',
-        headers: { 'x-api-key': apiKey, authorization: `Bearer ${signToken(JWT_SECRET, USERS.amina, 'amina', 600)}`, 'content-type': 'application/json' },
+        headers: {
+          'x-api-key': apiKey,
+          authorization: `Bearer ${signToken(JWT_SECRET, USERS.amina, 'amina', 600)}`,
+          'content-type': 'application/json',
+        },
         body: JSON.stringify({ listing_id: LISTINGS.bike }),
       });
     const accepted = await toggle(API_KEY);

@@ -8,7 +8,7 @@ const wrap = (inner: string) => `<span class="rtcl-price-amount amount">${inner}
 const symbol = (s: string) => `<span class="rtcl-price-currencySymbol">${s}</span>`;
 
 describe('listing amount (D7)', () => {
-  it('renders the interface\'s example', () => {
+  it("renders the interface's example", () => {
     assert.equal(formatAmount('1200', dollars), wrap(`${symbol('&#36;')}1,200.00`));
   });
 
@@ -31,7 +31,13 @@ describe('listing amount (D7)', () => {
   }
 
   it('follows the currency settings: symbol, position, decimals and separators', () => {
-    const euros: PriceFormat = { currencySymbol: '&euro;', position: 'right_space', decimals: 0, thousandsSeparator: '.', decimalSeparator: ',' };
+    const euros: PriceFormat = {
+      currencySymbol: '&euro;',
+      position: 'right_space',
+      decimals: 0,
+      thousandsSeparator: '.',
+      decimalSeparator: ',',
+    };
     assert.equal(formatAmount('1234567.5', euros), wrap(`1.234.568&nbsp;${symbol('&euro;')}`));
     assert.equal(formatAmount('12.5', { ...euros, position: 'left_space', decimals: 1 }), wrap(`${symbol('&euro;')}&nbsp;12,5`));
     assert.equal(formatAmount('12.5', { ...dollars, position: 'right' }), wrap(`12.50${symbol('&#36;')}`));

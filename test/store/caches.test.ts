@@ -18,7 +18,9 @@ it('a re-imported listing is shown as imported in the next conversation reply', 
   }
   const first = replies[0];
 
-  const parsed = parseImportDocument({ listings: [{ id: LISTINGS.bike, owner_id: USERS.youssef, title: 'Road bike, new tyres', slug: 'road-bike', price: '1100' }] });
+  const parsed = parseImportDocument({
+    listings: [{ id: LISTINGS.bike, owner_id: USERS.youssef, title: 'Road bike, new tyres', slug: 'road-bike', price: '1100' }],
+  });
   assert.ok(parsed.ok);
   assert.deepEqual(await importCatalog(t.souk.store, parsed.catalog), { ok: true, users: 0, listings: 1 });
 
@@ -48,7 +50,9 @@ it("the listing owner's profile changed by an import shows in conversation repli
   assert.equal(before.recipient.name, 'Youssef B.');
   assert.equal(before.recipient.profile_picture, 'https://cdn.example/y.png');
   // No profile picture in the new document: the reply shows the Gravatar of the new address.
-  const parsed = parseImportDocument({ users: [{ id: USERS.youssef, login: 'youssef', name: 'Youssef Benali', email: 'youssef@new.example' }] });
+  const parsed = parseImportDocument({
+    users: [{ id: USERS.youssef, login: 'youssef', name: 'Youssef Benali', email: 'youssef@new.example' }],
+  });
   assert.ok(parsed.ok);
   await importCatalog(t.souk.store, parsed.catalog);
   await t.souk.settings.refresh(); // the poll SETTINGS_REFRESH_MS runs, awaited rather than slept for

@@ -33,12 +33,23 @@ describe('chat indexes (migrations 006, 007)', () => {
   });
 
   const message = (tempId: string | null, isRead = 0) => ({
-    con_id: conId, source_id: USERS.sara, message: 'hi', type: 'text', attachments: null, meta: null, temp_id: tempId, created_at: 1, is_read: isRead,
+    con_id: conId,
+    source_id: USERS.sara,
+    message: 'hi',
+    type: 'text',
+    attachments: null,
+    meta: null,
+    temp_id: tempId,
+    created_at: 1,
+    is_read: isRead,
   });
   const indexesOf = async (table: string) => {
-    const names = store.dialect === 'sqlite'
-      ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
-      : sql<{ name: string }>`select indexname as name from pg_indexes where tablename = ${table} and schemaname = current_schema() and indexname <> ${table + '_pkey'}`;
+    const names =
+      store.dialect === 'sqlite'
+        ? sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = ${table} and sql is not null`
+        : sql<{
+            name: string;
+          }>`select indexname as name from pg_indexes where tablename = ${table} and schemaname = current_schema() and indexname <> ${table + '_pkey'}`;
     return (await names.execute(store.db)).rows.map((r) => r.name).sort();
   };
   const messageIndexes = () => indexesOf('messages');
@@ -49,7 +60,10 @@ describe('chat indexes (migrations 006, 007)', () => {
 
   it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
     assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
-    await store.db.insertInto('messages').values([message('1'), message(null), message(null, 1)]).execute();
+    await store.db
+      .insertInto('messages')
+      .values([message('1'), message(null), message(null, 1)])
+      .execute();
     const migration = (store.dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS)['006-messages-by-sender']!;
     await migration.down!(store.db);
     assert.deepEqual(await messageIndexes(), ['messages_retry_unique', 'messages_unread']);
@@ -60,13 +74,19 @@ describe('chat indexes (migrations 006, 007)', () => {
 
   it('refuses a second unread message with the same sender and temp_id; messages without one never collide', async () => {
     await assert.rejects(store.db.insertInto('messages').values(message('1')).execute(), /unique|duplicate/i);
-    await store.db.insertInto('messages').values([message(null), message(null)]).execute();
+    await store.db
+      .insertInto('messages')
+      .values([message(null), message(null)])
+      .execute();
   });
 
   it('finds a message by temp_id whether read or not, and counts only the unread', async () => {
     await store.db.insertInto('messages').values(message('2', 1)).execute();
     const found = await Promise.all(['1', '2', '3'].map((t) => store.repos.messages.findByTempId(conId, USERS.sara, t)));
-    assert.deepEqual(found.map((m) => m?.isRead), [false, true, undefined]);
+    assert.deepEqual(
+      found.map((m) => m?.isRead),
+      [false, true, undefined],
+    );
     assert.equal(await store.repos.conversations.unreadFrom(conId, USERS.sara), 4);
   });
 
@@ -77,7 +97,10 @@ describe('chat indexes (migrations 006, 007)', () => {
       sql`explain query plan select * from messages where con_id = 1 and source_id = 2 and is_read = 1 and temp_id = '3'`,
     ]) {
       const plan = (await lookup.execute(store.db)).rows as { detail: string }[];
-      assert.match(plan.map((r) => r.detail).join('; '), /USING (COVERING )?INDEX messages_by_sender \(con_id=\? AND source_id=\? AND is_read=\?/);
+      assert.match(
+        plan.map((r) => r.detail).join('; '),
+        /USING (COVERING )?INDEX messages_by_sender \(con_id=\? AND source_id=\? AND is_read=\?/,
+      );
     }
   });
 });

@@ -27,7 +27,11 @@ it('cross conversation starts and toggles by two users, concurrently, all answer
   assert.deepEqual(
     replies.map((r) => r.statusCode),
     Array(120).fill(200),
-    replies.filter((r) => r.statusCode !== 200).map((r) => r.body).slice(0, 3).join('\n'),
+    replies
+      .filter((r) => r.statusCode !== 200)
+      .map((r) => r.body)
+      .slice(0, 3)
+      .join('\n'),
   );
   const conversations = await t.souk.store.db.selectFrom('conversations').selectAll().execute();
   assert.equal(conversations.length, 2);

@@ -18,7 +18,11 @@ async function twoInstances(): Promise<{ t: TestSouk; servers: ServerProcess[] }
 }
 
 function post(server: ServerProcess, path: string, headers: Record<string, string>, body: unknown) {
-  return fetch(server.base + path, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return fetch(server.base + path, {
+    method: 'POST',
+    headers: { ...headers, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 }
 
 describe('two instances on one PostgreSQL', { skip: TEST_POSTGRES_URL ? false : 'needs TEST_DATABASE_URL=postgres://...' }, () => {
@@ -30,7 +34,10 @@ describe('two instances on one PostgreSQL', { skip: TEST_POSTGRES_URL ? false : 
       Array.from({ length: 200 }, (_, i) => post(servers[i % 2]!, PATHS.toggle, headers, { listing_id: LISTINGS.bike })),
     );
     const ms = performance.now() - started;
-    assert.deepEqual(replies.map((r) => r.status), Array(200).fill(200));
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      Array(200).fill(200),
+    );
     const lists = (await Promise.all(replies.map((r) => r.json()))) as number[][];
     assert.equal(lists.filter((l) => l.includes(LISTINGS.bike)).length, 100, 'serialised toggles alternate add and remove');
     const rows = await t.souk.store.db.selectFrom('favourites').selectAll().execute();
@@ -43,10 +50,15 @@ describe('two instances on one PostgreSQL', { skip: TEST_POSTGRES_URL ? false : 
     const headers = t.auth(USERS.sara);
     const started = performance.now();
     const replies = await Promise.all(
-      Array.from({ length: 50 }, (_, i) => post(servers[i % 2]!, PATHS.start, headers, { listing_id: LISTINGS.bike, text: `message ${i}` })),
+      Array.from({ length: 50 }, (_, i) =>
+        post(servers[i % 2]!, PATHS.start, headers, { listing_id: LISTINGS.bike, text: `message ${i}` }),
+      ),
     );
     const ms = performance.now() - started;
-    assert.deepEqual(replies.map((r) => r.status), Array(50).fill(200));
+    assert.deepEqual(
+      replies.map((r) => r.status),
+      Array(50).fill(200),
+    );
     const bodies = (await Promise.all(replies.map((r) => r.json()))) as { con_id: number; newMessage: { message_id: number } }[];
     assert.equal(new Set(bodies.map((b) => b.con_id)).size, 1);
     assert.equal(new Set(bodies.map((b) => b.newMessage.message_id)).size, 50);

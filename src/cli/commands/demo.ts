@@ -15,9 +15,11 @@ export async function demo(ctx: CliContext): Promise<void> {
   ctx.out('');
   ctx.out('Demo marketplace ready. Start the server (npm start), then as amina (user 1, token valid for a day):');
   ctx.out('');
-  ctx.out('# Toggle listing 101 in amina\'s favourites (run it twice to add, then remove):');
+  ctx.out("# Toggle listing 101 in amina's favourites (run it twice to add, then remove):");
   ctx.out(`curl -s -X POST '${base}/my/favourites' ${headers} -d '{"listing_id":101}'`);
   ctx.out('');
   ctx.out('# Start a conversation with the owner of listing 101:');
-  ctx.out(`curl -s -X POST '${base}/my/chat/conversation' ${headers} -d '{"listing_id":101,"text":"Hello, is the bike still available?","temp_id":1}'`);
+  ctx.out(
+    `curl -s -X POST '${base}/my/chat/conversation' ${headers} -d '{"listing_id":101,"text":"Hello, is the bike still available?","temp_id":1}'`,
+  );
 }

@@ -20,7 +20,8 @@ export async function listSettings(ctx: CliContext): Promise<void> {
     ctx.out(`${key}=${shown(key, value)}`);
   }
   ctx.err('note: secrets are masked; souk settings get KEY prints one value');
-  if (ctx.config.apiKey) ctx.err('note: API_KEY (or API_KEY_FILE) is set in the environment and overrides api_key in servers started with it');
+  if (ctx.config.apiKey)
+    ctx.err('note: API_KEY (or API_KEY_FILE) is set in the environment and overrides api_key in servers started with it');
   if (ctx.config.jwtSecret) ctx.err('note: JWT_SECRET (or JWT_SECRET_FILE) is set in the environment and overrides jwt_secret');
 }
 

@@ -19,7 +19,8 @@ export async function token(ctx: CliContext, userIdArg: string | undefined, ttlA
   const userId = positiveInteger(userIdArg, 'USER_ID');
   const maxTtl = ctx.config.tokenMaxTtlS;
   const ttl = ttlArg === undefined ? Math.min(DAY, maxTtl) : positiveInteger(ttlArg, '--ttl');
-  if (ttl > maxTtl) throw new CliError(`--ttl must be at most ${maxTtl} seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got ${ttl}`);
+  if (ttl > maxTtl)
+    throw new CliError(`--ttl must be at most ${maxTtl} seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got ${ttl}`);
   const user = await ctx.store.repos.users.findById(userId);
   if (!user) throw new CliError(`no user with id ${userId}`);
   if (user.disabled) throw new CliError(`user ${userId} is disabled; a token for it would be refused`);

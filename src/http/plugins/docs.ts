@@ -22,10 +22,13 @@ const CSP = [
   "style-src 'self' 'unsafe-inline'",
 ].join('; ');
 
-export const docs = fp(async (app: FastifyInstance) => {
-  await app.register(swaggerUi, {
-    routePrefix: '/docs',
-    staticCSP: CSP,
-    uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true, defaultModelsExpandDepth: 0 },
-  });
-}, { name: 'souk-docs', dependencies: ['souk-openapi'] });
+export const docs = fp(
+  async (app: FastifyInstance) => {
+    await app.register(swaggerUi, {
+      routePrefix: '/docs',
+      staticCSP: CSP,
+      uiConfig: { docExpansion: 'list', deepLinking: true, displayRequestDuration: true, defaultModelsExpandDepth: 0 },
+    });
+  },
+  { name: 'souk-docs', dependencies: ['souk-openapi'] },
+);

@@ -108,10 +108,13 @@ export function logRequest(error: Error | null | undefined, request: FastifyRequ
 }
 
 /** Echoes the request id on every reply, errors and 404s included, and adds the client address to its log lines. */
-export const requestIdHeader = fp(async (app: FastifyInstance) => {
-  // Callback hooks, not async ones: on every request a promise and a microtask less each.
-  app.addHook('onRequest', (request, reply, done) => {
-    tagRequest(request, reply);
-    done();
-  });
-}, { name: 'souk-request-id' });
+export const requestIdHeader = fp(
+  async (app: FastifyInstance) => {
+    // Callback hooks, not async ones: on every request a promise and a microtask less each.
+    app.addHook('onRequest', (request, reply, done) => {
+      tagRequest(request, reply);
+      done();
+    });
+  },
+  { name: 'souk-request-id' },
+);

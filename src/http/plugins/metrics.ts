@@ -36,79 +36,82 @@ function processMetrics(): Registry {
 // Seconds, as Prometheus names want; from 1 ms (SQLite answers in about that) to 10 s (past every timeout).
 const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
-export const metrics = fp(async (app: FastifyInstance, opts: MetricsOptions) => {
-  const registry = new Registry();
-  const labelNames = ['method', 'route', 'status_code'] as const;
-  const requests = new Counter({ name: 'souk_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
-  const latency = new Histogram({
-    name: 'souk_http_request_duration_seconds',
-    help: 'Time from receiving a request to sending its reply',
-    labelNames,
-    buckets: LATENCY_BUCKETS,
-    registers: [registry],
-  });
-  const pool = (name: string, help: string, pick: (s: PoolStats) => number) =>
-    new Gauge({
-      name,
-      help,
+export const metrics = fp(
+  async (app: FastifyInstance, opts: MetricsOptions) => {
+    const registry = new Registry();
+    const labelNames = ['method', 'route', 'status_code'] as const;
+    const requests = new Counter({ name: 'souk_http_requests_total', help: 'HTTP requests answered', labelNames, registers: [registry] });
+    const latency = new Histogram({
+      name: 'souk_http_request_duration_seconds',
+      help: 'Time from receiving a request to sending its reply',
+      labelNames,
+      buckets: LATENCY_BUCKETS,
       registers: [registry],
-      collect() {
-        const stats = opts.poolStats();
-        if (stats) this.set(pick(stats));
-      },
     });
-  const dropped = new Counter({
-    name: 'souk_http_connections_dropped_total',
-    help: 'Connections closed unanswered because MAX_CONNECTIONS were open',
-    registers: [registry],
-  });
-  app.server.on('drop', () => dropped.inc());
-  // SQLite has one connection and no pool: no pool gauges then, rather than misleading zeros.
-  if (opts.poolStats()) {
-    pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
-    pool('souk_db_pool_idle_connections', 'Idle PostgreSQL connections', (s) => s.idle);
-    pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
-  }
-  const storeUp = opts.rateLimitStoreUp;
-  if (storeUp) {
-    new Gauge({
-      name: 'souk_rate_limit_store_up',
-      help: 'Whether the Redis of the rate limits answers (1) or not (0, RATE_LIMIT_REDIS_FAILURE applies)',
+    const pool = (name: string, help: string, pick: (s: PoolStats) => number) =>
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        collect() {
+          const stats = opts.poolStats();
+          if (stats) this.set(pick(stats));
+        },
+      });
+    const dropped = new Counter({
+      name: 'souk_http_connections_dropped_total',
+      help: 'Connections closed unanswered because MAX_CONNECTIONS were open',
       registers: [registry],
-      collect() {
-        this.set(storeUp() === false ? 0 : 1);
-      },
     });
-  }
-
-  // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
-  // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
-  const series = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
-  const seriesOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${route} ${status}`;
-    let found = series.get(key);
-    if (!found) {
-      const labels = { method, route, status_code: String(status) };
-      series.set(key, (found = { count: requests.labels(labels), seconds: latency.labels(labels) }));
+    app.server.on('drop', () => dropped.inc());
+    // SQLite has one connection and no pool: no pool gauges then, rather than misleading zeros.
+    if (opts.poolStats()) {
+      pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
+      pool('souk_db_pool_idle_connections', 'Idle PostgreSQL connections', (s) => s.idle);
+      pool('souk_db_pool_waiting_requests', 'Queries waiting for a PostgreSQL connection', (s) => s.waiting);
     }
-    return found;
-  };
+    const storeUp = opts.rateLimitStoreUp;
+    if (storeUp) {
+      new Gauge({
+        name: 'souk_rate_limit_store_up',
+        help: 'Whether the Redis of the rate limits answers (1) or not (0, RATE_LIMIT_REDIS_FAILURE applies)',
+        registers: [registry],
+        collect() {
+          this.set(storeUp() === false ? 0 : 1);
+        },
+      });
+    }
 
-  // A callback hook (see logging.ts): it runs on every request.
-  app.addHook('onResponse', (request, reply, done) => {
-    const { count, seconds } = seriesOf(request.method, routeLabel(request), reply.statusCode);
-    count.inc();
-    seconds.observe(reply.elapsedTime / 1000);
-    done();
-  });
+    // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
+    // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
+    const series = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
+    const seriesOf = (method: string, route: string, status: number) => {
+      const key = `${method} ${route} ${status}`;
+      let found = series.get(key);
+      if (!found) {
+        const labels = { method, route, status_code: String(status) };
+        series.set(key, (found = { count: requests.labels(labels), seconds: latency.labels(labels) }));
+      }
+      return found;
+    };
 
-  const render = async (): Promise<MetricsText> => {
-    const all = Registry.merge([processMetrics(), registry]);
-    return { contentType: all.contentType, text: await all.metrics() };
-  };
-  if (opts.token !== undefined) serveOnApiPort(app, opts.token, render);
-  if (opts.port > 0) serveOnMetricsPort(app, { ...opts, render });
-}, { name: 'souk-metrics' });
+    // A callback hook (see logging.ts): it runs on every request.
+    app.addHook('onResponse', (request, reply, done) => {
+      const { count, seconds } = seriesOf(request.method, routeLabel(request), reply.statusCode);
+      count.inc();
+      seconds.observe(reply.elapsedTime / 1000);
+      done();
+    });
+
+    const render = async (): Promise<MetricsText> => {
+      const all = Registry.merge([processMetrics(), registry]);
+      return { contentType: all.contentType, text: await all.metrics() };
+    };
+    if (opts.token !== undefined) serveOnApiPort(app, opts.token, render);
+    if (opts.port > 0) serveOnMetricsPort(app, { ...opts, render });
+  },
+  { name: 'souk-metrics' },
+);
 
 function serveOnApiPort(app: FastifyInstance, token: string, render: () => Promise<MetricsText>): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

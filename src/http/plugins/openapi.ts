@@ -18,35 +18,38 @@ Both operations need two credentials: a JWT as \`Authorization: Bearer <JWT>\` a
 
 Every reply carries \`X-Request-Id\` (the incoming one when acceptable, else generated), which also appears in the logs.`;
 
-export const openapi = fp(async (app: FastifyInstance, opts: { apiBase: string }) => {
-  await app.register(swagger, {
-    // Shared schemas appear under components.schemas by their $id (ErrorShapeA...), not as def-0, def-1.
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Souk listing marketplace REST interface', version: '1.0.0', description: DESCRIPTION },
-      tags: [
-        { name: 'favourites', description: 'The caller\'s favourite listings' },
-        { name: 'chat', description: 'Conversations between a user and a listing owner' },
-      ],
-      components: {
-        securitySchemes: {
-          bearerAuth: {
-            type: 'http',
-            scheme: 'bearer',
-            bearerFormat: 'JWT',
-            description: 'An HS256 JWT whose `sub` is the user id (`souk token USER_ID` prints one).',
-          },
-          apiKey: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'X-API-KEY',
-            description: 'The installation\'s API key (`souk settings get api_key`).',
+export const openapi = fp(
+  async (app: FastifyInstance, opts: { apiBase: string }) => {
+    await app.register(swagger, {
+      // Shared schemas appear under components.schemas by their $id (ErrorShapeA...), not as def-0, def-1.
+      refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`) },
+      openapi: {
+        openapi: '3.1.0',
+        info: { title: 'Souk listing marketplace REST interface', version: '1.0.0', description: DESCRIPTION },
+        tags: [
+          { name: 'favourites', description: "The caller's favourite listings" },
+          { name: 'chat', description: 'Conversations between a user and a listing owner' },
+        ],
+        components: {
+          securitySchemes: {
+            bearerAuth: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'JWT',
+              description: 'An HS256 JWT whose `sub` is the user id (`souk token USER_ID` prints one).',
+            },
+            apiKey: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'X-API-KEY',
+              description: "The installation's API key (`souk settings get api_key`).",
+            },
           },
         },
       },
-    },
-  });
+    });
 
-  app.get(`${opts.apiBase}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
-}, { name: 'souk-openapi' });
+    app.get(`${opts.apiBase}/openapi.json`, { schema: { hide: true } }, async () => app.swagger());
+  },
+  { name: 'souk-openapi' },
+);

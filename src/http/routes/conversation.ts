@@ -11,7 +11,10 @@ import { startConversationSchema } from './conversation.schema.js';
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   app.post(
     '/my/chat/conversation',
-    { schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }), onRequest: requireCaller('startConversation', deps.auth) },
+    {
+      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }),
+      onRequest: requireCaller('startConversation', deps.auth),
+    },
     async (request, reply) => {
       const body = request.body;
       const input = {

@@ -32,7 +32,12 @@ export const ErrorShapeB = Type.Object(
     code: Type.String({ pattern: '^[1-5][0-9]{2}$', description: 'The HTTP status as a string.' }),
     error_message: Type.String(),
   },
-  { $id: 'ErrorShapeB', additionalProperties: false, title: 'Error shape B', description: '`{status: "error", error, code, error_message}`' },
+  {
+    $id: 'ErrorShapeB',
+    additionalProperties: false,
+    title: 'Error shape B',
+    description: '`{status: "error", error, code, error_message}`',
+  },
 );
 
 export const ErrorShapeC = Type.Object(
@@ -100,7 +105,13 @@ const TOKEN_FAILURES: AuthFailure[] = [
   'token_lifetime_too_long',
 ];
 
-const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.emptyBody, MESSAGES.invalidJson, forbiddenKeyMessage('__proto__'), MESSAGES.notAnObject].map(badRequest);
+const BODY_ERRORS = [
+  MESSAGES.contentType,
+  MESSAGES.emptyBody,
+  MESSAGES.invalidJson,
+  forbiddenKeyMessage('__proto__'),
+  MESSAGES.notAnObject,
+].map(badRequest);
 
 /** Replies every operation can give whatever its rules: no route, body too large, server trouble. */
 function commonErrors(bodyLimit: number) {
@@ -125,7 +136,7 @@ export function toggleFavouriteErrors(limits: { bodyLimit: number }) {
       ...auth(['api_key_missing', 'api_key_invalid']),
       ...auth(TOKEN_FAILURES),
     ]),
-    403: errorResponse('No Authorization header, or the token\'s user does not exist or is disabled (shape A).', auth(['not_logged_in'])),
+    403: errorResponse("No Authorization header, or the token's user does not exist or is disabled (shape A).", auth(['not_logged_in'])),
     ...commonErrors(limits.bodyLimit),
   };
 }
@@ -149,7 +160,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       ...auth(TOKEN_FAILURES),
     ]),
     403: errorResponse(
-      'The REST interface is disabled (shape C, `data.status` 403), the token\'s user does not exist or is disabled, ' +
+      "The REST interface is disabled (shape C, `data.status` 403), the token's user does not exist or is disabled, " +
         'or the caller owns the listing (shape A).',
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
     ),

@@ -10,5 +10,7 @@ export function isPostgresUnavailable(err: unknown): boolean {
   // disk full), 40001/40P01 a transaction the server rolled back (serialization, deadlock): all
   // worth a retry a moment later.
   if (/^(08|53|57P)/.test(code) || code === '57014' || code === '40001' || code === '40P01') return true;
-  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(message);
+  return /Connection terminated|timeout exceeded when trying to connect|Query read timeout|Client has encountered a connection error/i.test(
+    message,
+  );
 }

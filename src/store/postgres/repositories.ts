@@ -7,7 +7,14 @@ import { sql } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
 import type { ListingCache } from '../shared/listing-cache.js';
 import { prepare, type QueryRunner } from '../shared/prepared.js';
-import { conversationInsert, insertedId, messageArguments, messageInsert, repositories, type DatabaseStatements } from '../shared/repositories.js';
+import {
+  conversationInsert,
+  insertedId,
+  messageArguments,
+  messageInsert,
+  repositories,
+  type DatabaseStatements,
+} from '../shared/repositories.js';
 
 const q = {
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
@@ -17,7 +24,9 @@ const q = {
   // last in id order).
   toggleFavourite: prepare((db, userId: number, listingId: number, at: number) =>
     db
-      .with('removed', (qc) => qc.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId).returning('id'))
+      .with('removed', (qc) =>
+        qc.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId).returning('id'),
+      )
       .with('added', (qc) =>
         qc
           .insertInto('favourites')
@@ -55,7 +64,15 @@ const q = {
     (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
       db
         .with('appended', (cte) =>
-          messageInsert(cte, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }).returning('id'),
+          messageInsert(cte, {
+            con_id: conId,
+            source_id: sourceId,
+            message: text,
+            type,
+            attachments,
+            temp_id: tempId,
+            created_at: at,
+          }).returning('id'),
         )
         .updateTable('conversations')
         .set((eb) => ({ last_message_id: eb.selectFrom('appended').select('appended.id'), updated_at: at }))
@@ -66,7 +83,8 @@ const q = {
 
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
-  toggleFavourite: async (run, userId, listingId, at) => (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id),
+  toggleFavourite: async (run, userId, listingId, at) =>
+    (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id),
   insertConversation: async (run, listingId, senderId, recipientId, at) =>
     insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),

@@ -47,7 +47,11 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
     async existingUserIds(ids) {
       const found = new Set<number>();
       for (let i = 0; i < ids.length; i += CHUNK) {
-        const rows = await db.selectFrom('users').select('id').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
+        const rows = await db
+          .selectFrom('users')
+          .select('id')
+          .where('id', 'in', ids.slice(i, i + CHUNK))
+          .execute();
         for (const r of rows) found.add(r.id);
       }
       return found;
@@ -56,7 +60,11 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
     async deleteListings(ids) {
       const deleted: number[] = [];
       for (let i = 0; i < ids.length; i += CHUNK) {
-        const rows = await db.deleteFrom('listings').where('id', 'in', ids.slice(i, i + CHUNK)).returning('id').execute();
+        const rows = await db
+          .deleteFrom('listings')
+          .where('id', 'in', ids.slice(i, i + CHUNK))
+          .returning('id')
+          .execute();
         deleted.push(...rows.map((r) => r.id));
       }
       return deleted;

@@ -64,7 +64,9 @@ export function insertedId(result: QueryResult<InsertResult | { id: number | nul
 const q = {
   userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
   listingById: prepare((db, id: number) => db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id)),
-  favouriteIds: prepare((db, userId: number) => db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id')),
+  favouriteIds: prepare((db, userId: number) =>
+    db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
+  ),
   openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
     db
       .selectFrom('conversations')

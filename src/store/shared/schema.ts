@@ -96,7 +96,17 @@ function allColumns<T>() {
     columns;
 }
 
-export const USER_COLUMNS = allColumns<UsersTable>()(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture', 'disabled']);
+export const USER_COLUMNS = allColumns<UsersTable>()([
+  'id',
+  'login',
+  'name',
+  'email',
+  'phone',
+  'whatsapp',
+  'website',
+  'profile_picture',
+  'disabled',
+]);
 export const LISTING_COLUMNS = allColumns<ListingsTable>()([
   'id',
   'owner_id',

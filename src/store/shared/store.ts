@@ -5,7 +5,14 @@
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
-import { CATALOG_VERSION, type CatalogUnitOfWork, type Repositories, type SettingsRepository, type StoreHealth, type UnitOfWork } from '../../domain/ports.js';
+import {
+  CATALOG_VERSION,
+  type CatalogUnitOfWork,
+  type Repositories,
+  type SettingsRepository,
+  type StoreHealth,
+  type UnitOfWork,
+} from '../../domain/ports.js';
 import { catalogRepository } from './catalog.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';

@@ -37,7 +37,8 @@ interface NodeSqliteDatabase {
 
 function loadNodeSqlite(): (new (path: string, options: { timeout: number }) => NodeSqliteDatabase) | undefined {
   try {
-    return (require('node:sqlite') as { DatabaseSync: new (path: string, options: { timeout: number }) => NodeSqliteDatabase }).DatabaseSync;
+    return (require('node:sqlite') as { DatabaseSync: new (path: string, options: { timeout: number }) => NodeSqliteDatabase })
+      .DatabaseSync;
   } catch {
     return undefined; // Node.js 20, or 22 before 22.13 without --experimental-sqlite
   }

@@ -23,7 +23,9 @@ const q = {
   listingVersion: prepare((db, id: number) =>
     rawQuery(db, sql<{ version: number }>`select version from listings indexed by listings_state where id = ${id}`),
   ),
-  listingStatus: prepare((db, id: number) => rawQuery(db, sql<{ status: string }>`select status from listings indexed by listings_state where id = ${id}`)),
+  listingStatus: prepare((db, id: number) =>
+    rawQuery(db, sql<{ status: string }>`select status from listings indexed by listings_state where id = ${id}`),
+  ),
   removeFavourite: prepare((db, userId: number, listingId: number) =>
     db.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId),
   ),

@@ -48,7 +48,10 @@ describe('PostgreSQL named statements', { skip: TEST_POSTGRES_URL ? false : 'Pos
       const first = await readThroughRequestPath(store);
       const prepared = await preparedNames(store);
       assert.ok(prepared.length >= 2, `prepared: ${prepared.join(', ')}`);
-      assert.ok(prepared.every((name) => name.startsWith('souk_')), prepared.join(', '));
+      assert.ok(
+        prepared.every((name) => name.startsWith('souk_')),
+        prepared.join(', '),
+      );
       assert.equal(first.listing?.id, LISTINGS.bike);
       assert.equal(first.user?.id, USERS.amina);
 

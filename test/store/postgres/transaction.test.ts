@@ -93,7 +93,10 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     try {
       await other.query('select id from users where id = $1 for no key update', [USERS.sara]);
       // The store's statement timeout (OPTIONS) ends the wait.
-      await assert.rejects(store.transaction(async () => 'never', USERS.sara), /statement timeout/i);
+      await assert.rejects(
+        store.transaction(async () => 'never', USERS.sara),
+        /statement timeout/i,
+      );
     } finally {
       await other.query('rollback');
     }

@@ -32,9 +32,15 @@ describe('SQLite favourites: listing triggers (migration 005)', () => {
   });
 
   const rows = async () =>
-    (await sql<{ id: number; user_id: number; listing_id: number; added_at: number }>`select * from favourites order by id`.execute(store.db)).rows;
+    (
+      await sql<{ id: number; user_id: number; listing_id: number; added_at: number }>`select * from favourites order by id`.execute(
+        store.db,
+      )
+    ).rows;
   const listingReferences = async () =>
-    (await sql<{ table: string }>`select "table" from pragma_foreign_key_list('favourites')`.execute(store.db)).rows.map((r) => r.table).sort();
+    (await sql<{ table: string }>`select "table" from pragma_foreign_key_list('favourites')`.execute(store.db)).rows
+      .map((r) => r.table)
+      .sort();
   const insert = (userId: number, listingId: number) =>
     sql`insert into favourites (user_id, listing_id, added_at) values (${userId}, ${listingId}, 1)`.execute(store.db);
 

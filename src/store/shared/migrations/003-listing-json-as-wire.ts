@@ -19,7 +19,7 @@ function asWire(text: string, serialise: (value: never) => string): string {
  */
 export const listingJsonAsWireMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    for (let after = Number.MIN_SAFE_INTEGER; ; ) {
+    for (let after = Number.MIN_SAFE_INTEGER; ;) {
       const rows = await db
         .selectFrom('listings')
         .select(['id', 'images', 'category', 'location'])
