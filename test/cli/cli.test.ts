@@ -4,14 +4,14 @@
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openSqlite } from '../../src/store/sqlite/driver.js';
+import { SOUK_READY, startProcess, type ServerProcess } from '../../tools/processes.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -469,53 +469,18 @@ describe('souk serve', PARALLEL, () => {
 
 // ---- live settings: a real server process and the CLI changing its settings ----
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
+/** Starts `souk serve` on a free port (tools/processes.ts) with only the variables Souk reads; stopped after the test. */
+async function startServer(t: TestContext, db: string, env: Record<string, string> = {}): Promise<{ server: ServerProcess; base: string }> {
+  const server = await startProcess('souk serve', {
+    args: [BIN, 'serve'],
+    env: envFor(db, env) as Record<string, string>,
+    ready: SOUK_READY,
+    cwd: ROOT,
   });
-}
-
-/** Starts `souk serve` and resolves with the address it prints once it is serving. */
-function startServer(
-  db: string,
-  port: number,
-  env: Record<string, string> = {},
-): { child: ChildProcess; ready: Promise<string>; output: () => string } {
-  const child = spawn(process.execPath, [BIN, 'serve'], { cwd: ROOT, env: envFor(db, { PORT: String(port), HOST: '127.0.0.1', ...env }) });
-  let stdout = '';
-  let stderr = '';
-  const ready = new Promise<string>((resolve, reject) => {
-    const guard = setTimeout(() => reject(new Error(`server did not start: ${stdout} ${stderr}`)), 30_000);
-    child.stdout!.setEncoding('utf8').on('data', (d: string) => {
-      stdout += d;
-      const line = /serving the interface at (\S+)/.exec(stdout);
-      if (line) {
-        clearTimeout(guard);
-        resolve(line[1]!);
-      }
-    });
-    child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.once('exit', (code) => {
-      clearTimeout(guard);
-      reject(new Error(`server exited with ${code}: ${stdout} ${stderr}`));
-    });
-  });
-  return { child, ready, output: () => `${stdout}\n${stderr}` };
-}
-
-async function stopServer(child: ChildProcess): Promise<number | null> {
-  if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  child.kill('SIGTERM');
-  const force = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  const code = await exited;
-  clearTimeout(force);
-  return code;
+  t.after(() => server.stop());
+  const base = /serving the interface at (\S+)/.exec(server.output())![1]!;
+  assert.equal(base, `${server.url}/wp-json/rtcl/v1`);
+  return { server, base };
 }
 
 /** Calls `probe` every 100 ms until `done` holds for its result; returns the result and the time it took. */
@@ -534,11 +499,7 @@ describe('live settings (server process + CLI)', () => {
     const { db } = fixture(t);
     const token = (await ok(db, ['token', '3'])).trimEnd();
     const oldKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
-    const port = await freePort();
-    const server = startServer(db, port);
-    t.after(() => stopServer(server.child));
-    const base = await server.ready;
-    assert.equal(base, `http://127.0.0.1:${port}/wp-json/rtcl/v1`);
+    const { server, base } = await startServer(t, db);
 
     const post = async (path: string, key: string, body: unknown) => {
       const res = await fetch(base + path, {
@@ -586,7 +547,7 @@ describe('live settings (server process + CLI)', () => {
     });
 
     // SIGTERM closes the server cleanly.
-    assert.equal(await stopServer(server.child), 0, server.output());
+    assert.equal(await server.stop(), 0, server.output());
     assert.equal(count(db, 'messages'), 1);
   });
 });
@@ -596,9 +557,7 @@ describe('jwt-secret rotate on a running server', () => {
     const { db } = fixture(t);
     const oldToken = (await ok(db, ['token', '3'])).trimEnd();
     const apiKey = (await ok(db, ['settings', 'get', 'api_key'])).trimEnd();
-    const server = startServer(db, await freePort(), { SETTINGS_REFRESH_MS: '200' });
-    t.after(() => stopServer(server.child));
-    const base = await server.ready;
+    const { server, base } = await startServer(t, db, { SETTINGS_REFRESH_MS: '200' });
     // A missing listing: 400 once the token is let in, so probing stores nothing.
     const probe = async (token: string) => {
       const res = await fetch(`${base}/my/favourites`, {
@@ -646,6 +605,6 @@ describe('jwt-secret rotate on a running server', () => {
       400,
     );
     assert.deepEqual(await probe(newToken), refused);
-    assert.equal(await stopServer(server.child), 0, server.output());
+    assert.equal(await server.stop(), 0, server.output());
   });
 });
