@@ -382,6 +382,10 @@ const SETTINGS = {
     meaning:
       'Longest token lifetime, in seconds: a token whose `exp - iat`, or whose `exp` minus now, is longer is refused (401 `INVALID_TOKEN`), and `souk token --ttl` refuses to issue one. 60 to 315360000.',
   }),
+  loginTokenTtlS: integer('LOGIN_TOKEN_TTL_S', 86_400, 60, 10 * 365 * 86_400, {
+    shownDefault: '`86400` (1 day)',
+    meaning: 'Lifetime of a token issued by `POST login`, in seconds; `TOKEN_MAX_TTL_S` when that is shorter.',
+  }),
   logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS, {
     meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. At `info`, one line per request.',
   }),
@@ -450,6 +454,18 @@ const SETTINGS = {
     authFailures: integer('RATE_LIMIT_AUTH_FAILURES', 100, 0, 1_000_000_000, {
       meaning:
         'Failed authentications (missing or wrong API key, bad or expired token) per window per client address (IPv6: per /64); over it, 429 `TOO_MANY_REQUESTS` before any credential is read. 0 turns it off.',
+    }),
+    loginFailuresPerUsername: integer('LOGIN_FAILURES_PER_USERNAME', 5, 0, 1_000_000_000, {
+      meaning:
+        'Failed sign-ins (`POST login`) per username per `LOGIN_FAILURE_WINDOW_MS`; beyond them every attempt with that username, right ones too, gets 429 `TOO_MANY_REQUESTS` until the window ends. A success clears the count. 0 turns it off.',
+    }),
+    loginFailuresPerAddress: integer('LOGIN_FAILURES_PER_ADDRESS', 20, 0, 1_000_000_000, {
+      meaning:
+        'Failed sign-ins per client address (IPv6: per /64) per `LOGIN_FAILURE_WINDOW_MS`; beyond them, 429 as above. 0 turns it off.',
+    }),
+    loginFailureWindowMs: integer('LOGIN_FAILURE_WINDOW_MS', 900_000, 1000, 86_400_000, {
+      shownDefault: '`900000` (15 min)',
+      meaning: 'The window of the two sign-in limits (fixed windows, shared through Redis with `REDIS_URL`).',
     }),
     trackedAddresses: integer('RATE_LIMIT_TRACKED_ADDRESSES', 50_000, 1, 100_000_000, {
       meaning:

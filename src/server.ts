@@ -2,6 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { apiBase, type Config } from './config.js';
 import { TokenVerifier } from './auth/jwt.js';
+import { passwordHasher } from './auth/passwords.js';
+import { RevokedTokens } from './auth/revoked-tokens.js';
 import { buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
@@ -16,10 +18,11 @@ export interface Souk {
   store: Store;
   settings: LiveSettings;
   tokens: TokenVerifier;
+  revoked: RevokedTokens;
   close(): Promise<void>;
 }
 
-export function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens: TokenVerifier): RouteDeps {
+function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens: TokenVerifier, revoked: RevokedTokens): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   return {
     uow: store,
@@ -33,6 +36,12 @@ export function routeDeps(config: Config, store: Store, settings: LiveSettings, 
       listingUrlTemplate: config.listingUrlTemplate,
       price: config.price,
       formatTime: timeFormatter(config.siteTimezone),
+    },
+    accounts: {
+      accounts: store.accounts,
+      passwords: passwordHasher,
+      revoked,
+      tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },
   };
 }
@@ -62,13 +71,21 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
     settings.watch(config.settingsRefreshMs);
+    const revoked = new RevokedTokens(store.revocations);
+    await revoked.refresh();
+    revoked.watch(config.settingsRefreshMs);
     let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
+      isRevoked: revoked.has,
       onUnusableSecret: (problem) =>
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
     });
-    const app = await buildApp({ config, deps: routeDeps(config, store, settings, tokens), logDestination: options.logDestination });
+    const app = await buildApp({
+      config,
+      deps: routeDeps(config, store, settings, tokens, revoked),
+      logDestination: options.logDestination,
+    });
     log = app.log;
     warnOfLoosePermissions(app.log, store);
     return {
@@ -76,8 +93,10 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       store,
       settings,
       tokens,
+      revoked,
       async close() {
         settings.stop();
+        revoked.stop();
         await app.close();
         await store.close();
       },

@@ -1,13 +1,17 @@
 /**
- * The one auth pipeline both operations go through, in the order of D4:
- * REST switch (conversation only), API key, Authorization header, JWT, the token's user.
+ * The one auth pipeline every route but sign-in goes through, in the order of D4:
+ * REST switch (not the toggle), API key, Authorization header, JWT, the token's user.
  */
 import type { User } from '../domain/model.js';
 import { checkApiKey } from './api-key.js';
 import type { AuthFailure } from './failures.js';
 import type { SigningKeys, TokenVerifier } from './jwt.js';
 
-export type Operation = 'toggleFavourite' | 'startConversation';
+/**
+ * Which of D4's variants: the toggle skips the REST switch and takes a missing Authorization for
+ * "not logged in"; every other route (N1) runs it as the conversation start does.
+ */
+export type Operation = 'toggleFavourite' | 'startConversation' | 'memberRoute';
 
 export interface Credentials {
   apiKey: string | undefined;
@@ -28,7 +32,13 @@ export interface AuthDeps {
   findUser: (id: number) => Promise<User | undefined>;
 }
 
-export type AuthResult = { ok: true; user: User } | { ok: false; failure: AuthFailure };
+/** The verified token: the SHA-256 digest of its text, and when it expires (epoch ms). */
+export interface VerifiedToken {
+  digest: string;
+  expiresAt: number;
+}
+
+export type AuthResult = { ok: true; user: User; token: VerifiedToken } | { ok: false; failure: AuthFailure };
 
 /** Called between the steps of D4; a hook that throws stops the pipeline with its error. */
 export interface AuthHooks {
@@ -59,10 +69,8 @@ export async function authenticate(
   hooks: AuthHooks = {},
 ): Promise<AuthResult> {
   const settings = deps.settings();
-  if (operation === 'startConversation' && !settings.restApiEnabled) return { ok: false, failure: 'rest_api_disabled' };
-
-  const keyFailure = checkApiKey(credentials.apiKey, settings.apiKey);
-  if (keyFailure) return { ok: false, failure: keyFailure };
+  const appFailure = checkApp(credentials.apiKey, settings, operation !== 'toggleFavourite');
+  if (appFailure) return { ok: false, failure: appFailure };
 
   const bearer = bearerToken(credentials.authorization, operation);
   if ('failure' in bearer) return { ok: false, failure: bearer.failure };
@@ -74,5 +82,11 @@ export async function authenticate(
   const sub = token.claims.sub;
   const user = typeof sub === 'string' && USER_ID.test(sub) ? await deps.findUser(Number(sub)) : undefined;
   if (!user || user.disabled) return { ok: false, failure: 'not_logged_in' };
-  return { ok: true, user };
+  return { ok: true, user, token: { digest: token.digest, expiresAt: token.claims.exp * 1000 } };
+}
+
+/** D4's first two steps, which sign-in runs too: the REST switch (when `restSwitch`), then the API key. */
+export function checkApp(apiKey: string | undefined, settings: AuthSettings, restSwitch: boolean): AuthFailure | null {
+  if (restSwitch && !settings.restApiEnabled) return 'rest_api_disabled';
+  return checkApiKey(apiKey, settings.apiKey);
 }

@@ -21,6 +21,8 @@ export interface Counter {
   hit(key: string, windowMs: number): Promise<Hit | undefined>;
   /** The count so far without counting (0 when the key has no live window); undefined when unknown. */
   peek(key: string): Promise<Hit | undefined>;
+  /** Ends the key's window: its count starts again from 0. */
+  forget(key: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -69,6 +71,10 @@ export class MemoryCounter implements Counter {
     const now = this.now();
     const w = this.windows.get(key);
     return w && w.resetAt > now ? { count: w.count, resetMs: w.resetAt - now } : NONE;
+  }
+
+  async forget(key: string): Promise<void> {
+    this.windows.delete(key);
   }
 
   /** Keys with a live window (for tests). */
@@ -170,6 +176,15 @@ export class RedisCounter implements Counter {
 
   async peek(key: string): Promise<Hit | undefined> {
     return this.ask(() => this.redis.soukRatePeek(this.opts.prefix + key));
+  }
+
+  async forget(key: string): Promise<void> {
+    try {
+      await this.redis.del(this.opts.prefix + key);
+      this.answered();
+    } catch (err) {
+      this.down(err as Error);
+    }
   }
 
   private async ask(command: () => Promise<[number, number]>): Promise<Hit | undefined> {

@@ -13,6 +13,7 @@ export type AuthFailure =
   | 'token_without_issue_time'
   | 'token_time_not_numeric'
   | 'token_lifetime_too_long'
+  | 'token_revoked'
   | 'not_logged_in';
 
 /**

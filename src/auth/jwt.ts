@@ -2,6 +2,7 @@
  * JWT checks (D4 step 3, D9): the token's length and form first, then fast-jwt with HS256 pinned
  * for the signature, then the time claims here. Only tokens that pass are cached (verified-tokens.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { AuthFailure } from './failures.js';
 import { tokenDigest, VerifiedTokens } from './verified-tokens.js';
@@ -14,7 +15,8 @@ export interface TokenClaims {
   nbf?: number;
 }
 
-export type TokenCheck = { ok: true; claims: TokenClaims } | { ok: false; failure: AuthFailure };
+/** A verified token's claims, and the SHA-256 digest of its text (revocations name tokens by it). */
+export type TokenCheck = { ok: true; claims: TokenClaims; digest: string } | { ok: false; failure: AuthFailure };
 
 /**
  * The longest token looked at, in characters. A Souk token is about 190 characters; a longer one
@@ -32,6 +34,8 @@ export interface SigningKeys {
 export interface TokenVerifierOptions {
   /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
   maxTtlS: number;
+  /** Whether the token with this digest was signed out (auth/revoked-tokens.ts); checked on every request. */
+  isRevoked?: (digest: string) => boolean;
   /** Told once each time the configured secrets become unusable; every token is refused until they change. */
   onUnusableSecret?: (problem: string) => void;
 }
@@ -107,8 +111,9 @@ export class TokenVerifier {
     const verifiers = this.use(keys);
     if (!verifiers) return refused('token_bad_signature');
     const digest = tokenDigest(token);
+    if (this.options.isRevoked?.(digest)) return refused('token_revoked');
     const cached = this.verified.get(digest, nowMs);
-    if (cached) return { ok: true, claims: cached };
+    if (cached) return { ok: true, claims: cached, digest };
 
     const signed = this.verifySignature(verifiers, token, nowMs);
     if ('failure' in signed) return refused(signed.failure);
@@ -116,7 +121,7 @@ export class TokenVerifier {
     if (failure) return refused(failure);
     const claims = signed.claims as unknown as TokenClaims;
     this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
-    return { ok: true, claims };
+    return { ok: true, claims, digest };
   }
 
   /**
@@ -163,7 +168,20 @@ export class TokenVerifier {
 }
 
 export function signToken(secret: string, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): string {
+  return issueToken(secret, userId, login, ttlSeconds, nowMs).token;
+}
+
+export interface IssuedToken {
+  token: string;
+  /** Seconds since 1970-01-01, as in the claims. */
+  iat: number;
+  exp: number;
+}
+
+/** A token of D9's claims plus a random `jti`, so that no two tokens are the same text (a revocation names one). */
+export function issueToken(secret: string, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): IssuedToken {
   const iat = Math.floor(nowMs / 1000);
+  const exp = iat + ttlSeconds;
   const sign = createSigner({ key: secret, algorithm: 'HS256' });
-  return sign({ sub: String(userId), name: login, iat, exp: iat + ttlSeconds });
+  return { token: sign({ sub: String(userId), name: login, iat, exp, jti: randomUUID() }), iat, exp };
 }

@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Catalog } from '../domain/catalog.js';
-import { LISTING_STATUSES, type ListingRecord, type User } from '../domain/model.js';
+import { LISTING_STATUSES, type ListingRecord, type UserRecord } from '../domain/model.js';
 import { ImageObject, TermObject } from '../domain/media.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
@@ -23,6 +23,24 @@ export const ImportUser = Type.Object(
     website: OptText,
     profile_picture: OptText,
     disabled: Type.Optional(Type.Boolean()),
+    first_name: OptText,
+    last_name: OptText,
+    description: OptText,
+    is_admin: Type.Optional(Type.Boolean()),
+    address: OptText,
+    zipcode: OptText,
+    latitude: OptText,
+    longitude: OptText,
+    locations: Type.Optional(Type.Array(TermObject)),
+    /** Never printed, nor echoed by an import error (which names the path only). */
+    password_hash: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1000,
+        description:
+          "The user's password hash as WordPress stores it: phpass ($P$, $H$), WordPress 6.8+ ($wp$2y$...), bcrypt ($2y$, $2a$, $2b$) or argon2id. Absent: the stored password stays.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -85,7 +103,7 @@ export function slugify(title: string, id: number): string {
   return slug || String(id);
 }
 
-function toUser(u: Static<typeof ImportUser>): User {
+function toUser(u: Static<typeof ImportUser>): UserRecord {
   return {
     id: u.id,
     login: u.login,
@@ -96,6 +114,16 @@ function toUser(u: Static<typeof ImportUser>): User {
     website: u.website ?? '',
     profilePicture: u.profile_picture ?? '',
     disabled: u.disabled ?? false,
+    firstName: u.first_name ?? '',
+    lastName: u.last_name ?? '',
+    description: u.description ?? '',
+    isAdmin: u.is_admin ?? false,
+    address: u.address ?? '',
+    zipcode: u.zipcode ?? '',
+    latitude: u.latitude ?? '',
+    longitude: u.longitude ?? '',
+    locations: u.locations ?? [],
+    passwordHash: u.password_hash,
   };
 }
 

@@ -1,4 +1,4 @@
-/** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, jwt-secret, listings, demo. */
+/** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, jwt-secret, listings, users, demo. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
 import { serve } from '../server.js';
@@ -10,6 +10,7 @@ import { rotateJwtSecret } from './commands/jwt-secret.js';
 import { deleteListingsCommand } from './commands/listings.js';
 import { getSetting, listSettings, rotateApiKey, setSetting } from './commands/settings.js';
 import { token } from './commands/token.js';
+import { setPassword } from './commands/users.js';
 
 const USAGE = `usage: souk COMMAND
 
@@ -25,6 +26,7 @@ const USAGE = `usage: souk COMMAND
   jwt-secret rotate [--grace SECONDS]
                                  replace the JWT secret; old tokens are refused, or accepted for SECONDS
   listings delete ID...          remove listings (they leave every favourite list)
+  users set-password ID          set a user's password, read from standard input
   demo                           import a demo marketplace and print curl commands
 
 Every command uses DATABASE_URL (default sqlite:./data/souk.db).
@@ -66,6 +68,9 @@ async function run(argv: string[]): Promise<void> {
     case 'listings':
       if (rest[0] === 'delete') return withStore((ctx) => deleteListingsCommand(ctx, rest.slice(1)));
       throw new CliError('usage: souk listings delete ID...');
+    case 'users':
+      if (rest[0] === 'set-password' && rest.length === 2) return withStore((ctx) => setPassword(ctx, rest[1]));
+      throw new CliError('usage: souk users set-password ID (the password on standard input)');
     case 'demo':
       return withStore(demo);
     case undefined:

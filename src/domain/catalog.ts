@@ -1,9 +1,9 @@
 /** The catalog import (users and listings upserted by id) and listing removal. */
-import type { ListingRecord, User } from './model.js';
+import type { ListingRecord, UserRecord } from './model.js';
 import type { CatalogUnitOfWork } from './ports.js';
 
 export interface Catalog {
-  users: User[];
+  users: UserRecord[];
   listings: ListingRecord[];
 }
 

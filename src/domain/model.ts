@@ -16,6 +16,21 @@ export interface User {
   website: string;
   profilePicture: string;
   disabled: boolean;
+  firstName: string;
+  lastName: string;
+  description: string;
+  isAdmin: boolean;
+  address: string;
+  zipcode: string;
+  latitude: string;
+  longitude: string;
+  locations: TermObject[];
+}
+
+/** A user as the import writes it: the profile, and a password hash when the import brings one. */
+export interface UserRecord extends User {
+  /** A hash in any form sign-in verifies; absent keeps the stored one. Never printed. */
+  passwordHash?: string | undefined;
 }
 
 /** A listing as the import writes it. */

@@ -1,5 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
-import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, User } from './model.js';
+import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, User, UserRecord } from './model.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -62,7 +62,8 @@ export interface UnitOfWork {
 
 /** Admin writes: the catalog import and listing removal. */
 export interface CatalogRepository {
-  upsertUser(user: User): Promise<void>;
+  /** Writes the user's profile, and their password hash when the record has one (else keeps the stored one). */
+  upsertUser(user: UserRecord): Promise<void>;
   upsertListing(listing: ListingRecord): Promise<void>;
   existingUserIds(ids: number[]): Promise<Set<number>>;
   /** Removes listings; they leave every favourite list, their conversations stay. Returns the ids removed. */
@@ -102,4 +103,34 @@ export interface StoreHealth {
   poolStats(): PoolStats | undefined;
   /** True when err means the database is unavailable for now (answered 503), not a bug. */
   isUnavailable(err: unknown): boolean;
+}
+
+/** Sign-in's view of the users: who a login or e-mail names, and their password. */
+export interface AccountRepository {
+  /**
+   * The user whose login, else whose e-mail, is `identifier` compared case-insensitively, with
+   * their password hash ('' when they have none); disabled users too (sign-in refuses them).
+   */
+  findForSignIn(identifier: string): Promise<{ user: User; passwordHash: string } | undefined>;
+  /** Replaces the user's password hash; false when there is no such user. */
+  setPasswordHash(userId: number, passwordHash: string): Promise<boolean>;
+}
+
+/** A token signed out before its expiry, by the SHA-256 digest of its text. */
+export interface Revocation {
+  digest: string;
+  /** When the token would have expired (epoch ms): after that it is refused anyway and forgotten. */
+  expiresAt: number;
+  /** When it was revoked (epoch ms), by the clock of the instance that revoked it. */
+  revokedAt: number;
+}
+
+/** Revoked tokens, shared by every instance on the database. */
+export interface RevocationRepository {
+  /** Records a revocation; revoking a token twice keeps the first. */
+  revoke(revocation: Revocation): Promise<void>;
+  /** The revocations recorded at or after `since` (epoch ms) whose token has not expired by `now`. */
+  revokedSince(since: number, now: number): Promise<Revocation[]>;
+  /** Forgets the revocations of tokens expired before `now`; how many. */
+  forgetExpired(now: number): Promise<number>;
 }

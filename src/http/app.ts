@@ -9,6 +9,7 @@ import { apiBase, type Config } from '../config.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
+import { accountRoutes } from './routes/account.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { favouriteRoutes } from './routes/favourites.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
@@ -44,6 +45,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.decorateRequest('caller', null);
+  app.decorateRequest('callerToken', null);
   // JSON and form bodies only (D2); every other type is refused with 400.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
@@ -77,6 +79,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   await app.register(
     async (api) => {
+      await api.register(accountRoutes, deps);
       await api.register(favouriteRoutes, deps);
       await api.register(conversationRoutes, deps);
     },

@@ -1,6 +1,6 @@
 /** Runs the auth pipeline before the body is read, as D4 orders, and attaches the caller. */
 import type { onRequestAsyncHookHandler } from 'fastify';
-import { authenticate, type AuthDeps, type Operation } from '../auth/authenticate.js';
+import { authenticate, checkApp, type AuthDeps, type Operation, type VerifiedToken } from '../auth/authenticate.js';
 import { isFailedAuthentication } from '../auth/failures.js';
 import type { User } from '../domain/model.js';
 import { authError } from './errors.js';
@@ -8,6 +8,8 @@ import { authError } from './errors.js';
 declare module 'fastify' {
   interface FastifyRequest {
     caller: User | null;
+    /** The caller's token, as verified: a sign-out revokes it. */
+    callerToken: VerifiedToken | null;
   }
 }
 
@@ -36,5 +38,22 @@ export function requireCaller(operation: Operation, deps: AuthDeps): onRequestAs
     }
     await limits.checkUser(result.user.id);
     request.caller = result.user;
+    request.callerToken = result.token;
+  };
+}
+
+/**
+ * Sign-in's part of D4: the REST switch and the API key, nothing else (there is no token yet).
+ * A client address over its budget of failed authentications is refused first, as on every route.
+ */
+export function requireApp(deps: AuthDeps): onRequestAsyncHookHandler {
+  return async (request) => {
+    const limits = request.server.rateLimits;
+    await limits.checkAddress(request.ip);
+    const failure = checkApp(header(request.headers['x-api-key']), deps.settings(), true);
+    if (failure) {
+      if (isFailedAuthentication(failure)) await limits.authFailed(request.ip);
+      throw authError(failure);
+    }
   };
 }

@@ -1,4 +1,6 @@
 import type { AuthDeps } from '../auth/authenticate.js';
+import type { RevokedTokens } from '../auth/revoked-tokens.js';
+import type { SignInDeps } from '../domain/accounts.js';
 import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat.js';
 import type { StoreHealth, UnitOfWork } from '../domain/ports.js';
@@ -17,4 +19,6 @@ export interface RouteDeps {
   /** Largest accepted request body in bytes (documented in the 413 response). */
   bodyLimit: number;
   presentation: Presentation;
+  /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */
+  accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
 }

@@ -15,6 +15,13 @@ export interface ShapeB {
   code: string;
   error_message: string;
 }
+/** Shape B with `message` in place of `error_message`: sign-in's refusal, as the original's login errors. */
+export interface ShapeBMessage {
+  status: 'error';
+  error: string;
+  code: string;
+  message: string;
+}
 export interface ShapeC {
   code: string;
   message: string;
@@ -25,7 +32,7 @@ export interface ShapeC {
 export class ApiError extends Error {
   constructor(
     readonly statusCode: number,
-    readonly body: ShapeA | ShapeB | ShapeC,
+    readonly body: ShapeA | ShapeB | ShapeBMessage | ShapeC,
     readonly headers: Record<string, string> = {},
   ) {
     super(`${statusCode} ${'error' in body ? body.error : body.code}`);
@@ -59,6 +66,7 @@ export const MESSAGES = {
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
   tempId: 'temp_id must be an integer or a string of digits.',
   textHasNul: 'text must not contain the NUL character (U+0000).',
+  credentialsRequired: 'username and password are required.',
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
 } as const;
 
@@ -89,6 +97,7 @@ const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
   token_time_not_numeric: () => shapeB(401, 'INVALID_TOKEN', 'JWT exp, iat and nbf must be numbers (seconds since 1970-01-01).'),
   token_lifetime_too_long: () =>
     shapeB(401, 'INVALID_TOKEN', 'JWT lifetime is longer than this server allows (exp too far after iat or from now).'),
+  token_revoked: () => shapeB(401, 'INVALID_TOKEN', 'JWT has been revoked.'),
   not_logged_in: () => shapeA(403, 'FORBIDDEN', MESSAGES.notLoggedIn),
 };
 
@@ -131,7 +140,17 @@ export const RATE_LIMIT_MESSAGES = {
   key: 'Too many requests with this API key. Retry after the number of seconds in the Retry-After header.',
   user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
   address: 'Too many failed authentication attempts from this address. Retry after the number of seconds in the Retry-After header.',
+  signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>
   shapeB(429, 'TOO_MANY_REQUESTS', RATE_LIMIT_MESSAGES[scope], { 'retry-after': String(retryAfterSeconds) });
+
+/** Every refused sign-in alike: an unknown user cannot be told from a wrong password (neighbours.md). */
+export const invalidCredentials = () =>
+  new ApiError(400, {
+    status: 'error',
+    error: 'invalid_credentials',
+    code: '400',
+    message: 'The username or password you entered is incorrect.',
+  });

@@ -3,10 +3,12 @@ import { createHash } from 'node:crypto';
 import type { User } from '../domain/model.js';
 import type { UserSummary } from './wire-schemas.js';
 
+/** Gravatar's name for an e-mail address: the MD5 of it trimmed and lower-cased. */
+export const gravatarHash = (email: string): string => createHash('md5').update(email.trim().toLowerCase()).digest('hex');
+
 /** The Gravatar address WordPress shows for a user without a picture. */
 export function gravatarUrl(email: string): string {
-  const hash = createHash('md5').update(email.trim().toLowerCase()).digest('hex');
-  return `https://secure.gravatar.com/avatar/${hash}?s=96&d=mm&r=g`;
+  return `https://secure.gravatar.com/avatar/${gravatarHash(email)}?s=96&d=mm&r=g`;
 }
 
 // The user cache (auth/user-cache.ts) hands out the same User object until the catalog changes,

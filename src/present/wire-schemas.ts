@@ -72,3 +72,35 @@ export const ConversationReply = Type.Object({
 export type ConversationReply = Static<typeof ConversationReply>;
 
 export const FavouriteIds = Type.Array(Int);
+
+/** The user object of sign-in, sign-out and GET my (neighbours.md N4), in the original's key order. */
+export const UserObject = Type.Object({
+  first_name: Str,
+  last_name: Str,
+  description: Str,
+  id: Int,
+  isAdmin: Type.Boolean(),
+  email: Str,
+  username: Str,
+  phone: Str,
+  whatsapp_number: Str,
+  website: Str,
+  locations: Type.Array(TermObject),
+  zipcode: Str,
+  address: Str,
+  latitude: Str,
+  longitude: Str,
+  pp_thumb_url: Str,
+});
+export type UserObject = Static<typeof UserObject>;
+
+export const SignInReply = Type.Object({
+  token_type: Type.Literal('Bearer'),
+  iat: Type.Integer({ description: 'When the token was issued, seconds since 1970-01-01.' }),
+  expires_in: Type.Integer({ description: 'When the token expires, seconds since 1970-01-01 (an absolute time, as the original sends).' }),
+  jwt_token: Str,
+  user: UserObject,
+});
+export type SignInReply = Static<typeof SignInReply>;
+
+export const SignOutReply = Type.Object({ user: UserObject });

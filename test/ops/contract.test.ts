@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import type { LightMyRequestResponse } from 'fastify';
 import { signToken } from '../../src/auth/jwt.js';
+import { hashPassword } from '../../src/auth/passwords.js';
 import { generateOpenApi } from '../../scripts/openapi.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { PATHS, startTestSouk, type TestSouk } from '../helpers/souk.js';
@@ -17,7 +18,7 @@ const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 interface Doc {
   paths: Record<
     string,
-    { post: { responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }> } }
+    Record<'get' | 'post', { responses: Record<string, { content: Record<string, { examples?: Record<string, { value: unknown }> }> }> }>
   >;
   components: { schemas: Record<string, { properties: Record<string, unknown> }> };
 }
@@ -29,14 +30,14 @@ ajv.addSchema(doc, 'openapi.json');
 const pointer = (path: string) => path.replaceAll('~', '~0').replaceAll('/', '~1');
 
 /** Checks one reply against its operation's documented response for that status. */
-function assertDocumented(path: string, res: LightMyRequestResponse, expectedStatus: number): void {
+function assertDocumented(path: string, res: LightMyRequestResponse, expectedStatus: number, method: 'get' | 'post' = 'post'): void {
   assert.equal(res.statusCode, expectedStatus, res.body);
   const status = String(res.statusCode);
-  const response = doc.paths[path]?.post.responses[status];
+  const response = doc.paths[path]?.[method].responses[status];
   assert.ok(response, `${path} documents status ${status}`);
   assert.match(String(res.headers['content-type']), /^application\/json/);
   assert.ok(res.headers['x-request-id'], 'the reply carries X-Request-Id, as documented');
-  const validate = ajv.getSchema(`openapi.json#/paths/${pointer(path)}/post/responses/${status}/content/application~1json/schema`);
+  const validate = ajv.getSchema(`openapi.json#/paths/${pointer(path)}/${method}/responses/${status}/content/application~1json/schema`);
   assert.ok(validate, `schema of ${path} ${status}`);
   const body: unknown = res.json();
   assert.ok(validate(body), `${path} ${status}: ${res.body}\n${ajv.errorsText(validate.errors)}`);
@@ -117,5 +118,30 @@ describe('replies match the OpenAPI document', () => {
       await t.souk.store.settings.set('rest_api', 'true');
       await t.souk.settings.refresh();
     }
+  });
+});
+
+describe('sign-in, sign-out and GET my replies match the OpenAPI document', () => {
+  const LOGIN = '/wp-json/rtcl/v1/login';
+  const LOGOUT = '/wp-json/rtcl/v1/logout';
+  const MY = '/wp-json/rtcl/v1/my';
+  const signIn = (body: object, headers: Record<string, string> = { 'x-api-key': t.apiKey }) =>
+    t.app.inject({ method: 'POST', url: LOGIN, payload: body, headers, remoteAddress: '192.0.2.77' });
+
+  it('documents every reply of POST login, GET my and POST logout', async (t0) => {
+    const password = 'contract-pass-1';
+    t0.after(() => t.souk.store.db.deleteFrom('user_credentials').execute());
+    await t.souk.store.accounts.setPasswordHash(USERS.sara, await hashPassword(password));
+    const ok = await signIn({ username: 'sara', password });
+    assertDocumented(LOGIN, ok, 200);
+    assertDocumented(LOGIN, await signIn({ username: 'sara', password: 'wrong' }), 400);
+    assertDocumented(LOGIN, await signIn({ username: 'sara' }), 400);
+    assertDocumented(LOGIN, await signIn({ username: 'sara', password }, {}), 401);
+    const token = ok.json().jwt_token as string;
+    const member = { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey };
+    assertDocumented(MY, await t.app.inject({ method: 'GET', url: MY, headers: member }), 200, 'get');
+    assertDocumented(MY, await t.app.inject({ method: 'GET', url: MY, headers: { 'x-api-key': t.apiKey } }), 401, 'get');
+    assertDocumented(LOGOUT, await t.app.inject({ method: 'POST', url: LOGOUT, headers: member }), 200);
+    assertDocumented(LOGOUT, await t.app.inject({ method: 'POST', url: LOGOUT, headers: member }), 401);
   });
 });

@@ -23,9 +23,13 @@ interface Operation {
 const generated = await generateOpenApi();
 const doc = JSON.parse(generated) as {
   openapi: string;
-  paths: Record<string, { post: Operation }>;
+  paths: Record<string, { post: Operation; get?: Operation }>;
   components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, unknown> };
 };
+
+const LOGIN = '/wp-json/rtcl/v1/login';
+const LOGOUT = '/wp-json/rtcl/v1/logout';
+const MY = '/wp-json/rtcl/v1/my';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -55,11 +59,24 @@ describe('OpenAPI document', () => {
   it('follows API_PREFIX', async () => {
     const t = await startTestSouk({ API_PREFIX: '/api' });
     const res = await t.app.inject({ url: '/api/v1/openapi.json' });
-    assert.deepEqual(Object.keys(res.json().paths).sort(), ['/api/v1/my/chat/conversation', '/api/v1/my/favourites']);
+    assert.deepEqual(Object.keys(res.json().paths).sort(), [
+      '/api/v1/login',
+      '/api/v1/logout',
+      '/api/v1/my',
+      '/api/v1/my/chat/conversation',
+      '/api/v1/my/favourites',
+    ]);
   });
 
-  it('documents exactly the two operations, with both credentials as security schemes', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [PATHS.start, PATHS.toggle]);
+  it('documents the two operations and sign-in, sign-out and GET my, with their credentials as security schemes', () => {
+    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, PATHS.start, PATHS.toggle]);
+    assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
+    for (const [path, method] of [
+      [LOGOUT, 'post'],
+      [MY, 'get'],
+    ] as const) {
+      assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
+    }
     assert.deepEqual(doc.components.securitySchemes.bearerAuth, {
       type: 'http',
       scheme: 'bearer',
@@ -83,7 +100,7 @@ describe('OpenAPI document', () => {
         assert.ok(response.headers?.['x-request-id'], `${path} ${status} documents X-Request-Id`);
       }
     }
-    assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['ErrorShapeA', 'ErrorShapeB', 'ErrorShapeC']);
+    assert.deepEqual(Object.keys(doc.components.schemas).sort(), ['ErrorShapeA', 'ErrorShapeB', 'ErrorShapeBMessage', 'ErrorShapeC']);
   });
 
   it('lists every error code of the interface under its status, with its message', () => {

@@ -4,11 +4,22 @@ import { importCatalog } from '../../domain/catalog.js';
 import { CliError, type CliContext } from '../context.js';
 import { parseImportDocument } from '../import-document.js';
 
-async function readSource(source: string): Promise<string> {
-  if (source !== '-') return readFile(source, 'utf8');
+/** All of standard input, as text. */
+export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+const readSource = (source: string): Promise<string> => (source === '-' ? readStdin() : readFile(source, 'utf8'));
+
+/**
+ * Where JSON.parse stopped, without its message: V8 quotes the text around the fault, and the
+ * document may hold password hashes, which are never printed.
+ */
+function parsePosition(err: unknown): string {
+  const position = /position (\d+)/.exec((err as Error).message)?.[1];
+  return position === undefined ? '' : ` (at character ${position})`;
 }
 
 export async function importFile(ctx: CliContext, source: string | undefined): Promise<void> {
@@ -23,7 +34,7 @@ export async function importFile(ctx: CliContext, source: string | undefined): P
   try {
     document = JSON.parse(text);
   } catch (err) {
-    throw new CliError(`${source === '-' ? 'standard input' : source} is not valid JSON: ${(err as Error).message}`);
+    throw new CliError(`${source === '-' ? 'standard input' : source} is not valid JSON${parsePosition(err)}`);
   }
   await importDocument(ctx, document);
 }

@@ -27,6 +27,7 @@ export const openapi = fp(
         openapi: '3.1.0',
         info: { title: 'Souk listing marketplace REST interface', version: '1.0.0', description: DESCRIPTION },
         tags: [
+          { name: 'account', description: 'Sign-in, sign-out and the signed-in user' },
           { name: 'favourites', description: "The caller's favourite listings" },
           { name: 'chat', description: 'Conversations between a user and a listing owner' },
         ],

@@ -24,6 +24,12 @@ export interface RateLimits {
   checkKey(apiKey: string): Promise<void>;
   /** Counts a request by this (authenticated) user; throws 429 when over the limit. */
   checkUser(userId: number): Promise<void>;
+  /** Refuses (429) a sign-in whose username or client address is over its budget of failed sign-ins. */
+  checkSignIn(ip: string | undefined, username: string): Promise<void>;
+  /** Counts a failed sign-in against the username and the address; never throws. */
+  signInFailed(ip: string | undefined, username: string): Promise<void>;
+  /** A sign-in succeeded: the username's failures are forgotten. */
+  signInSucceeded(username: string): Promise<void>;
   /** Whether the Redis of the counters answers; undefined without REDIS_URL. */
   storeUp(): boolean | undefined;
 }
@@ -49,9 +55,10 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
     const perRequest = config.perKey > 0 || config.perUser > 0;
     const perAddress = config.authFailures > 0;
+    const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAddress > 0;
 
     let redis: RedisCounter | undefined;
-    if (config.redisUrl && (perRequest || perAddress)) {
+    if (config.redisUrl && (perRequest || perAddress || perSignIn)) {
       const whileDown = config.redisFailure === 'open' ? 'let through uncounted' : 'refused with 503';
       redis = new RedisCounter({
         url: config.redisUrl,
@@ -71,8 +78,12 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     const addresses: Counter | undefined = perAddress
       ? (redis ?? new MemoryCounter(config.windowMs, { capacity: config.trackedAddresses }))
       : undefined;
+    // Usernames are the client's choice too: bounded like the addresses.
+    const signIns: Counter | undefined = perSignIn
+      ? (redis ?? new MemoryCounter(config.loginFailureWindowMs, { capacity: config.trackedAddresses }))
+      : undefined;
     app.addHook('onClose', async () => {
-      await Promise.all([...new Set([requests, addresses])].map((c) => c?.close()));
+      await Promise.all([...new Set([requests, addresses, signIns])].map((c) => c?.close()));
     });
 
     /** An unknown count (Redis did not answer): let through, or 503 when configured closed. */
@@ -88,6 +99,14 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     };
 
     const addressKey = (ip: string | undefined) => `address:${addressGroup(ip ?? '')}`;
+    // Hashed: a key holds no username, and is short whatever the client sent.
+    const usernameKey = (username: string) => `login-user:${keyId(username.trim().toLowerCase())}`;
+    const signInAddressKey = (ip: string | undefined) => `login-address:${addressGroup(ip ?? '')}`;
+    const signInBudgets = (ip: string | undefined, username: string) =>
+      [
+        [usernameKey(username), config.loginFailuresPerUsername],
+        [signInAddressKey(ip), config.loginFailuresPerAddress],
+      ] as const;
 
     app.decorate<RateLimits>('rateLimits', {
       async checkAddress(ip) {
@@ -99,6 +118,21 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
       async authFailed(ip) {
         // The failure is answered as such whatever happens here: an unknown count is not counted.
         await addresses?.hit(addressKey(ip), config.windowMs);
+      },
+      async checkSignIn(ip, username) {
+        if (!signIns) return;
+        for (const [key, max] of signInBudgets(ip, username)) {
+          if (max === 0) continue;
+          const hit = await signIns.peek(key);
+          if (!hit) return unknown();
+          if (hit.count >= max) throw tooManyRequests('signIn', retryAfterS(hit));
+        }
+      },
+      async signInFailed(ip, username) {
+        for (const [key, max] of signInBudgets(ip, username)) if (max > 0) await signIns?.hit(key, config.loginFailureWindowMs);
+      },
+      async signInSucceeded(username) {
+        await signIns?.forget(usernameKey(username));
       },
       checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),

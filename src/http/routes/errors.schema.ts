@@ -12,11 +12,13 @@ import {
   chatError,
   forbiddenKeyMessage,
   internalError,
+  invalidCredentials,
   MESSAGES,
   noRoute,
   payloadTooLarge,
   serviceUnavailable,
   textTooLongMessage,
+  tooManyRequests,
   type ApiError,
 } from '../errors.js';
 
@@ -40,15 +42,25 @@ export const ErrorShapeB = Type.Object(
   },
 );
 
+export const ErrorShapeBMessage = Type.Object(
+  { status: Type.Literal('error'), error: Type.String(), code: Type.String({ pattern: '^[1-5][0-9]{2}$' }), message: Type.String() },
+  {
+    $id: 'ErrorShapeBMessage',
+    additionalProperties: false,
+    title: 'Error shape B (sign-in)',
+    description: '`{status: "error", error, code, message}`: shape B with `message`, as the original sign-in answers',
+  },
+);
+
 export const ErrorShapeC = Type.Object(
   { code: Type.String(), message: Type.String(), data: Type.Object({ status: Type.Integer() }, { additionalProperties: false }) },
   { $id: 'ErrorShapeC', additionalProperties: false, title: 'Error shape C', description: '`{code, message, data: {status}}`' },
 );
 
 /** Shared schemas (app.addSchema): the responses refer to them, and the OpenAPI document lists them once. */
-export const ERROR_SHAPES = [ErrorShapeA, ErrorShapeB, ErrorShapeC];
+export const ERROR_SHAPES = [ErrorShapeA, ErrorShapeB, ErrorShapeBMessage, ErrorShapeC];
 
-type ErrorBody = Static<typeof ErrorShapeA> | Static<typeof ErrorShapeB> | Static<typeof ErrorShapeC>;
+type ErrorBody = Static<typeof ErrorShapeA> | Static<typeof ErrorShapeB> | Static<typeof ErrorShapeBMessage> | Static<typeof ErrorShapeC>;
 
 export const RequestIdReplyHeader = {
   type: 'string',
@@ -57,7 +69,8 @@ export const RequestIdReplyHeader = {
 
 function shapeOf(error: ApiError): string {
   if ('data' in error.body) return ErrorShapeC.$id as string;
-  return ('status' in error.body ? ErrorShapeB.$id : ErrorShapeA.$id) as string;
+  if ('status' in error.body) return ('message' in error.body ? ErrorShapeBMessage.$id : ErrorShapeB.$id) as string;
+  return ErrorShapeA.$id as string;
 }
 
 const codeOf = (error: ApiError) => ('error' in error.body ? error.body.error : error.body.code);
@@ -164,6 +177,43 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
         'or the caller owns the listing (shape A).',
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
     ),
+    ...commonErrors(limits.bodyLimit),
+  };
+}
+
+const tooManySignIns = () => tooManyRequests('signIn', 60);
+
+/** POST login: the app's checks (REST switch, API key), then its own. */
+export function signInErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse(
+      'A field is missing (shape B, `BADREQUEST`), or the username and password do not match an enabled account ' +
+        '(`invalid_credentials`, with `message`: the same for an unknown user, a wrong password, a disabled user).',
+      [badRequest(MESSAGES.credentialsRequired), invalidCredentials(), ...BODY_ERRORS],
+    ),
+    401: errorResponse('The API key was refused (shape B).', auth(['api_key_missing', 'api_key_invalid'])),
+    403: errorResponse('The REST interface is disabled (shape C).', [authError('rest_api_disabled')]),
+    429: errorResponse(
+      'Too many failed sign-ins for this username or from this address, or failed authentications from this address (shape B).',
+      [tooManySignIns(), tooManyRequests('address', 60)],
+      { 'retry-after': { type: 'string', description: 'Seconds until the window ends.' } },
+    ),
+    ...commonErrors(limits.bodyLimit),
+  };
+}
+
+/** Routes for a signed-in member (N1): D4 as the conversation start runs it. */
+export function memberRouteErrors(limits: { bodyLimit: number }) {
+  return {
+    401: errorResponse('The API key, the Authorization header or the bearer token was refused, or the token was signed out (shape B).', [
+      ...auth(['api_key_missing', 'api_key_invalid', 'authorization_missing']),
+      ...auth(TOKEN_FAILURES),
+      authError('token_revoked'),
+    ]),
+    403: errorResponse("The REST interface is disabled (shape C), or the token's user does not exist or is disabled (shape A).", [
+      authError('rest_api_disabled'),
+      authError('not_logged_in'),
+    ]),
     ...commonErrors(limits.bodyLimit),
   };
 }

@@ -10,6 +10,7 @@ import { dropMessagesConMigration } from '../shared/migrations/002-drop-messages
 import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-json-as-wire.js';
 import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
+import { accountsMigration } from '../shared/migrations/008-accounts.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -21,4 +22,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '005-favourite-listing-trigger': SQLITE_ONLY,
   '006-messages-by-sender': messagesBySenderMigration,
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
+  '008-accounts': accountsMigration('bigint'),
 };

@@ -18,12 +18,22 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
         website: u.website,
         profile_picture: u.profilePicture,
         disabled: u.disabled ? 1 : 0,
+        first_name: u.firstName,
+        last_name: u.lastName,
+        description: u.description,
+        is_admin: u.isAdmin ? 1 : 0,
+        address: u.address,
+        zipcode: u.zipcode,
+        latitude: u.latitude,
+        longitude: u.longitude,
+        locations: termsJson(u.locations),
       };
       await db
         .insertInto('users')
         .values({ id: u.id, ...row })
         .onConflict((oc) => oc.column('id').doUpdateSet(row))
         .execute();
+      if (u.passwordHash !== undefined) await setPasswordHash(db, u.id, u.passwordHash);
     },
     async upsertListing(l) {
       const row = {
@@ -70,4 +80,13 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
       return deleted;
     },
   };
+}
+
+/** Stores a user's password hash in place of the one before, if any. */
+export async function setPasswordHash(db: Kysely<Database>, userId: number, passwordHash: string): Promise<void> {
+  await db
+    .insertInto('user_credentials')
+    .values({ user_id: userId, password_hash: passwordHash })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ password_hash: passwordHash }))
+    .execute();
 }

@@ -1,6 +1,6 @@
 /** Row <-> record mapping shared by the repositories. */
 import type { Selectable } from 'kysely';
-import type { Conversation, Listing, ListingStatus, Message, MessageType, User } from '../../domain/model.js';
+import type { Conversation, Listing, ListingStatus, Message, MessageType, TermObject, User } from '../../domain/model.js';
 import type { ConversationsTable, ListingsTable, MessagesTable, UsersTable } from './schema.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
@@ -14,6 +14,15 @@ export function toUser(row: Selectable<UsersTable>): User {
     website: row.website,
     profilePicture: row.profile_picture,
     disabled: row.disabled !== 0,
+    firstName: row.first_name,
+    lastName: row.last_name,
+    description: row.description,
+    isAdmin: row.is_admin !== 0,
+    address: row.address,
+    zipcode: row.zipcode,
+    latitude: row.latitude,
+    longitude: row.longitude,
+    locations: JSON.parse(row.locations) as TermObject[],
   };
 }
 

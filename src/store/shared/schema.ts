@@ -20,6 +20,30 @@ export interface UsersTable {
   website: string;
   profile_picture: string;
   disabled: number;
+  first_name: string;
+  last_name: string;
+  description: string;
+  is_admin: number;
+  address: string;
+  zipcode: string;
+  latitude: string;
+  longitude: string;
+  /** JSON text of the user's location terms, as the user object carries them (media-json.ts). */
+  locations: string;
+}
+
+/** A user's password, apart from the profile: only sign-in reads it. */
+export interface UserCredentialsTable {
+  user_id: number;
+  /** Any form sign-in verifies (auth/passwords.ts): WordPress's, bcrypt, argon2id. */
+  password_hash: string;
+}
+
+/** A token signed out before it expired, by the SHA-256 digest of its text; kept until it expires. */
+export interface RevokedTokensTable {
+  digest: string;
+  expires_at: number;
+  revoked_at: number;
 }
 
 export interface ListingsTable {
@@ -82,6 +106,8 @@ export interface Database {
   favourites: FavouritesTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
+  user_credentials: UserCredentialsTable;
+  revoked_tokens: RevokedTokensTable;
 }
 
 /**
@@ -106,6 +132,15 @@ export const USER_COLUMNS = allColumns<UsersTable>()([
   'website',
   'profile_picture',
   'disabled',
+  'first_name',
+  'last_name',
+  'description',
+  'is_admin',
+  'address',
+  'zipcode',
+  'latitude',
+  'longitude',
+  'locations',
 ]);
 export const LISTING_COLUMNS = allColumns<ListingsTable>()([
   'id',

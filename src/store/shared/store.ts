@@ -7,12 +7,15 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import {
   CATALOG_VERSION,
+  type AccountRepository,
   type CatalogUnitOfWork,
   type Repositories,
+  type RevocationRepository,
   type SettingsRepository,
   type StoreHealth,
   type UnitOfWork,
 } from '../../domain/ports.js';
+import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
@@ -42,6 +45,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   /** Repositories outside any transaction, for reads. */
   readonly repos: Repositories;
   readonly settings: SettingsRepository;
+  readonly accounts: AccountRepository;
+  readonly revocations: RevocationRepository;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */
@@ -78,6 +83,8 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
   return {
     db,
     settings: settingsRepository(db),
+    accounts: accountRepository(db),
+    revocations: revocationRepository(db),
     catalogTransaction,
     readiness,
     async ready() {

@@ -6,6 +6,7 @@ import { dropMessagesConMigration } from '../shared/migrations/002-drop-messages
 import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-json-as-wire.js';
 import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
+import { accountsMigration } from '../shared/migrations/008-accounts.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -25,4 +26,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '005-favourite-listing-trigger': favouriteListingTriggerMigration,
   '006-messages-by-sender': atomically(messagesBySenderMigration),
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
+  '008-accounts': atomically(accountsMigration('integer')),
 };

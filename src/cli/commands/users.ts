@@ -1,0 +1,20 @@
+/**
+ * souk users set-password ID : reads a password from standard input (one trailing newline is not
+ * part of it) and stores it in WordPress 6.8+'s form, which sign-in and WordPress itself verify.
+ * Prints neither the password nor its hash.
+ */
+import { hashPassword, MAX_PASSWORD_BYTES } from '../../auth/passwords.js';
+import { CliError, type CliContext } from '../context.js';
+import { readStdin } from './import.js';
+import { positiveInteger } from './token.js';
+
+export async function setPassword(ctx: CliContext, userIdArg: string | undefined): Promise<void> {
+  if (userIdArg === undefined) throw new CliError('usage: souk users set-password ID (the password on standard input)');
+  const userId = positiveInteger(userIdArg, 'ID');
+  const password = (await readStdin()).replace(/\r?\n$/, '');
+  if (password === '') throw new CliError('the password is empty: send it on standard input');
+  if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES)
+    throw new CliError(`the password is longer than ${MAX_PASSWORD_BYTES} bytes`);
+  if (!(await ctx.store.accounts.setPasswordHash(userId, await hashPassword(password)))) throw new CliError(`no user with id ${userId}`);
+  ctx.out(`password set for user ${userId}`);
+}

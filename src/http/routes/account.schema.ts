@@ -1,0 +1,53 @@
+import { Type } from '@sinclair/typebox';
+import { SignInReply, SignOutReply, UserObject } from '../../present/wire-schemas.js';
+import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
+import { memberRouteErrors, signInErrors } from './errors.schema.js';
+
+/** A sign-in field: a string; another type, null or "" counts as missing (N2). */
+const Credential = (description: string) => Type.Optional(Type.Unsafe<unknown>({ description, examples: ['alice'] }));
+
+export function signInSchema(limits: { bodyLimit: number }) {
+  return {
+    operationId: 'signIn',
+    summary: 'Sign in with a login or e-mail address and a password',
+    description:
+      'Answers a bearer token for the other routes and the user. `username` is a login or an e-mail address (trimmed, ' +
+      'either case). Needs `X-API-KEY`, no token. Every refusal gives the same answer, so that the reply does not tell ' +
+      'which accounts exist; failed sign-ins are limited per username and per address (429). The fields may come in a ' +
+      'JSON or form body, or in the query string (the body wins).',
+    tags: ['account'],
+    security: [{ apiKey: [] }],
+    consumes: CONSUMES,
+    headers: RequestHeaders,
+    body: Type.Object(
+      { username: Credential('A login or an e-mail address.'), password: Credential('The password.') },
+      { additionalProperties: true, examples: [{ username: 'alice', password: 'secret' }] },
+    ),
+    response: { 200: success(SignInReply, 'The token and the signed-in user.'), ...signInErrors(limits) },
+  };
+}
+
+export function signOutSchema(limits: { bodyLimit: number }) {
+  return {
+    operationId: 'signOut',
+    summary: 'Sign out: the token used stops working everywhere',
+    description:
+      'Revokes the bearer token sent with this request until it would have expired: every instance refuses it within ' +
+      '`SETTINGS_REFRESH_MS`, this one at once. Other tokens of the user stay valid.',
+    tags: ['account'],
+    security: SECURITY,
+    headers: RequestHeaders,
+    response: { 200: success(SignOutReply, 'The user whose token was revoked.'), ...memberRouteErrors(limits) },
+  };
+}
+
+export function myAccountSchema(limits: { bodyLimit: number }) {
+  return {
+    operationId: 'myAccount',
+    summary: "The caller's user object",
+    tags: ['account'],
+    security: SECURITY,
+    headers: RequestHeaders,
+    response: { 200: success(UserObject, 'The signed-in user.'), ...memberRouteErrors(limits) },
+  };
+}
