@@ -6,11 +6,15 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Catalog } from '../domain/catalog.js';
-import { LISTING_STATUSES, type ListingRecord, type UserRecord } from '../domain/model.js';
-import { ImageObject, TermObject } from '../domain/media.js';
+import { DEFAULT_LISTING_DETAILS, LISTING_STATUSES, PRICING_TYPES, type ListingRecord, type UserRecord } from '../domain/model.js';
+import { ImageObject, ListingContact, ListingStore, TermObject } from '../domain/media.js';
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const OptText = Type.Optional(Type.String({ maxLength: 10_000 }));
+const Decimal = Type.String({ pattern: '^([0-9]{1,15}(\\.[0-9]{1,8})?)?$' });
+const Words = Type.Optional(Type.Array(Type.String({ maxLength: 1000 })));
+/** RFC 3339 with its offset (or Z); a space may stand for the T, as WordPress writes dates. */
+const DATE_TIME = /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(\.\d{1,3})?(Z|[+-]\d{2}:\d{2})$/;
 
 export const ImportUser = Type.Object(
   {
@@ -52,10 +56,29 @@ export const ImportListing = Type.Object(
     title: Type.String({ maxLength: 10_000 }),
     slug: Type.Optional(Type.String({ maxLength: 1000 })),
     status: Type.Optional(Type.Union(LISTING_STATUSES.map((s) => Type.Literal(s)))),
-    price: Type.Optional(Type.String({ pattern: '^([0-9]{1,15}(\\.[0-9]{1,8})?)?$' })),
+    price: Type.Optional(Decimal),
     images: Type.Optional(Type.Array(ImageObject)),
     category: Type.Optional(Type.Array(TermObject)),
     location: Type.Optional(Type.Array(TermObject)),
+    pricing_type: Type.Optional(Type.Union(PRICING_TYPES.map((s) => Type.Literal(s)))),
+    max_price: Type.Optional(Decimal),
+    price_type: OptText,
+    price_units: Words,
+    price_unit: OptText,
+    ad_type: OptText,
+    tags: Type.Optional(Type.Array(TermObject)),
+    created_at: Type.Optional(
+      Type.String({
+        pattern: DATE_TIME.source,
+        description:
+          "The listing's date, with its offset: 2026-11-23T18:05:55Z or 2026-11-23 19:05:55+01:00. Absent: the stored one, else the import's time.",
+      }),
+    ),
+    view_count: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),
+    promotions: Words,
+    badges: Words,
+    contact: Type.Optional(Type.Partial(ListingContact)),
+    store: Type.Optional(Type.Union([ListingStore, Type.Null()])),
   },
   { additionalProperties: false },
 );
@@ -138,7 +161,47 @@ function toListing(l: Static<typeof ImportListing>): ListingRecord {
     images: l.images ?? [],
     category: l.category ?? [],
     location: l.location ?? [],
+    details: toListingDetails(l),
   };
+}
+
+function toListingDetails(l: Static<typeof ImportListing>): ListingRecord['details'] {
+  const d = DEFAULT_LISTING_DETAILS;
+  return {
+    pricingType: l.pricing_type ?? d.pricingType,
+    maxPrice: l.max_price ?? d.maxPrice,
+    priceType: l.price_type ?? d.priceType,
+    priceUnits: l.price_units ?? d.priceUnits,
+    priceUnit: l.price_unit ?? d.priceUnit,
+    adType: l.ad_type ?? d.adType,
+    tags: l.tags ?? d.tags,
+    createdAt: l.created_at === undefined ? undefined : listingDate(l.created_at),
+    viewCount: l.view_count ?? d.viewCount,
+    promotions: l.promotions ?? d.promotions,
+    badges: l.badges ?? d.badges,
+    contact: { ...d.contact, ...l.contact },
+    store: l.store ?? d.store,
+  };
+}
+
+/** A date the pattern let through, in epoch ms; NaN when the calendar has no such day or time (2026-02-30, 24:00:00). */
+function listingDate(text: string): number {
+  const [year, month, day, hour, minute, second] = (text.match(/\d+/g) ?? []).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  const asUtc = new Date(Date.UTC(year, month - 1, day));
+  const exists = asUtc.getUTCMonth() === month - 1 && asUtc.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return exists ? Date.parse(text.replace(' ', 'T')) : NaN;
+}
+
+function firstImpossibleDate(doc: ImportDocument): string | undefined {
+  const at = (doc.listings ?? []).findIndex((l) => l.created_at !== undefined && Number.isNaN(listingDate(l.created_at)));
+  return at < 0 ? undefined : `listings[${at}].created_at`;
 }
 
 export type ParsedDocument = { ok: true; catalog: Catalog } | { ok: false; path: string; problem: string };
@@ -160,5 +223,7 @@ export function parseImportDocument(value: unknown): ParsedDocument {
   const nul = firstNul(value);
   if (nul !== undefined) return { ok: false, path: nul, problem: 'must not contain the NUL character (U+0000)' };
   const doc = value as ImportDocument;
+  const date = firstImpossibleDate(doc);
+  if (date !== undefined) return { ok: false, path: date, problem: 'not a date and time that exists' };
   return { ok: true, catalog: { users: (doc.users ?? []).map(toUser), listings: (doc.listings ?? []).map(toListing) } };
 }

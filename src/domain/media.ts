@@ -56,3 +56,26 @@ export const Attachment = Type.Object(
   { additionalProperties: false },
 );
 export type Attachment = Static<typeof Attachment>;
+
+/** A listing's contact block, as the favourites list carries it (original/02-favourites.txt [016]). */
+export const ListingContact = Type.Object(
+  {
+    locations: Type.Array(TermObject),
+    latitude: Str,
+    longitude: Str,
+    hide_map: Type.Boolean(),
+    zipcode: Str,
+    address: Str,
+    phone: Str,
+    whatsapp_number: Str,
+    email: Str,
+    website: Str,
+    geo_address: Str,
+  },
+  { additionalProperties: false },
+);
+export type ListingContact = Static<typeof ListingContact>;
+
+/** The store (shop) a listing belongs to, in the classic list item (neighbours.md N4). */
+export const ListingStore = Type.Object({ id: Int, title: Str }, { additionalProperties: false });
+export type ListingStore = Static<typeof ListingStore>;

@@ -1,10 +1,14 @@
 /** The marketplace's records as the use cases see them: no SQL, no HTTP. */
-import type { Attachment, ImageObject, TermObject } from './media.js';
+import type { Attachment, ImageObject, ListingContact, ListingStore, TermObject } from './media.js';
 
-export type { Attachment, ImageObject, TermObject };
+export type { Attachment, ImageObject, ListingContact, ListingStore, TermObject };
 
 export const LISTING_STATUSES = ['publish', 'pending', 'draft', 'expired', 'trash'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
+
+/** How a listing is priced: one price, a range (price to max price), or no price shown. */
+export const PRICING_TYPES = ['price', 'range', 'disabled'] as const;
+export type PricingType = (typeof PRICING_TYPES)[number];
 
 export interface User {
   id: number;
@@ -45,13 +49,80 @@ export interface ListingRecord {
   images: ImageObject[];
   category: TermObject[];
   location: TermObject[];
+  details: ListingDetailsRecord;
+}
+
+/** What the favourites list shows of a listing beyond what the toggle and the chat read. */
+export interface ListingDetailsRecord {
+  pricingType: PricingType;
+  /** The top of a range, a decimal string; "" when there is none. */
+  maxPrice: string;
+  priceType: string;
+  priceUnits: string[];
+  priceUnit: string;
+  adType: string;
+  tags: TermObject[];
+  /** The listing's date (epoch ms); undefined keeps the stored one, or takes the import's time. */
+  createdAt: number | undefined;
+  viewCount: number;
+  promotions: string[];
+  badges: string[];
+  contact: ListingContact;
+  store: ListingStore | null;
+}
+
+/** The details of a listing the import says nothing more of: what the original shows for empty fields. */
+export const DEFAULT_LISTING_DETAILS: Readonly<ListingDetailsRecord> = {
+  pricingType: 'price',
+  maxPrice: '',
+  priceType: '',
+  priceUnits: [],
+  priceUnit: '',
+  adType: '',
+  tags: [],
+  createdAt: undefined,
+  viewCount: 0,
+  promotions: [],
+  badges: [],
+  contact: {
+    locations: [],
+    latitude: '',
+    longitude: '',
+    hide_map: false,
+    zipcode: '',
+    address: '',
+    phone: '',
+    whatsapp_number: '',
+    email: '',
+    website: '',
+    geo_address: '',
+  },
+  store: null,
+};
+
+/**
+ * A listing's details as read back: the arrays and objects stay the JSON text the store keeps
+ * (store/shared/media-json.ts), which replies carry as they are.
+ */
+export interface ListingDetails extends Omit<
+  ListingDetailsRecord,
+  'priceUnits' | 'tags' | 'promotions' | 'badges' | 'contact' | 'createdAt'
+> {
+  createdAt: number;
+  json: { priceUnits: string; tags: string; promotions: string; badges: string; contact: string };
+}
+
+/** A listing as the favourites list shows it. */
+export interface ShownListing {
+  listing: Listing;
+  details: ListingDetails;
 }
 
 /**
  * A listing as read back. Only replies look inside its images and terms, so they stay the
  * interface's JSON text, as stored (store/shared/media-json.ts): no parsing and re-serialising per reply.
  */
-export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location'> {
+export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location' | 'details'> {
   media: ListingMediaJson;
 }
 

@@ -11,6 +11,7 @@ import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-jso
 import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
+import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -23,4 +24,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '006-messages-by-sender': messagesBySenderMigration,
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
   '008-accounts': accountsMigration('bigint'),
+  '009-listing-details': listingDetailsMigration('bigint'),
 };

@@ -1,8 +1,9 @@
 /** Admin writes to users and listings: the import and listing removal. */
 import type { Kysely } from 'kysely';
+import type { ListingDetailsRecord } from '../../domain/model.js';
 import type { CatalogRepository } from '../../domain/ports.js';
 import type { Database } from './schema.js';
-import { imagesJson, termsJson } from './media-json.js';
+import { contactJson, imagesJson, storeJson, stringsJson, termsJson } from './media-json.js';
 
 const CHUNK = 500;
 
@@ -53,6 +54,7 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
         .values({ id: l.id, ...row })
         .onConflict((oc) => oc.column('id').doUpdateSet((eb) => ({ ...row, version: eb('listings.version', '+', 1) })))
         .execute();
+      await upsertDetails(db, l.id, l.details, row.updated_at);
     },
     async existingUserIds(ids) {
       const found = new Set<number>();
@@ -80,6 +82,36 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
       return deleted;
     },
   };
+}
+
+/** A listing's details as stored, but its key and date. */
+export function listingDetailsRow(d: ListingDetailsRecord) {
+  return {
+    pricing_type: d.pricingType,
+    max_price: d.maxPrice,
+    price_type: d.priceType,
+    // The reply's own JSON, as for images and terms: the favourites list carries these as they are.
+    price_units: stringsJson(d.priceUnits),
+    price_unit: d.priceUnit,
+    ad_type: d.adType,
+    tags: termsJson(d.tags),
+    view_count: d.viewCount,
+    promotions: stringsJson(d.promotions),
+    badges: stringsJson(d.badges),
+    contact: contactJson(d.contact),
+    store: d.store === null ? null : storeJson(d.store),
+  };
+}
+
+/** Writes a listing's details; without a date in the record the stored one stays (a new listing is dated `now`). */
+async function upsertDetails(db: Kysely<Database>, listingId: number, d: ListingDetailsRecord, now: number): Promise<void> {
+  const row = listingDetailsRow(d);
+  const dated = d.createdAt === undefined ? {} : { created_at: d.createdAt };
+  await db
+    .insertInto('listing_details')
+    .values({ listing_id: listingId, created_at: now, ...row, ...dated })
+    .onConflict((oc) => oc.column('listing_id').doUpdateSet({ ...row, ...dated }))
+    .execute();
 }
 
 /** Stores a user's password hash in place of the one before, if any. */

@@ -6,7 +6,10 @@
  */
 import fastJson from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
-import { ImageObject, TermObject } from '../../domain/media.js';
+import { ImageObject, ListingContact, ListingStore, TermObject } from '../../domain/media.js';
 
 export const imagesJson: (images: ImageObject[]) => string = fastJson(Type.Array(ImageObject));
 export const termsJson: (terms: TermObject[]) => string = fastJson(Type.Array(TermObject));
+export const stringsJson: (items: string[]) => string = fastJson(Type.Array(Type.String()));
+export const contactJson: (contact: ListingContact) => string = fastJson(ListingContact);
+export const storeJson: (store: ListingStore) => string = fastJson(ListingStore);

@@ -62,6 +62,35 @@ export interface ListingsTable {
   updated_at: number;
 }
 
+/**
+ * What the favourites list shows of a listing beyond the listings row (migration 009). A table of
+ * its own: the toggle and the conversation start read listings on every request, and on SQLite a
+ * listing's row is read whole; this stays out of those rows, and out of the listing cache.
+ */
+export interface ListingDetailsTable {
+  listing_id: number;
+  /** price, range or disabled. */
+  pricing_type: string;
+  max_price: string;
+  price_type: string;
+  /** JSON text of a string array. */
+  price_units: string;
+  price_unit: string;
+  ad_type: string;
+  /** JSON text of term objects. */
+  tags: string;
+  /** The listing's date, epoch ms. */
+  created_at: number;
+  view_count: number;
+  /** JSON text of string arrays. */
+  promotions: string;
+  badges: string;
+  /** JSON text of the contact block, in the reply's key order. */
+  contact: string;
+  /** JSON text of `{id, title}`, or null when the listing belongs to no store. */
+  store: string | null;
+}
+
 export interface FavouritesTable {
   /** Insertion order: the reply lists the oldest addition first (D5). */
   id: Generated<number>;
@@ -103,6 +132,7 @@ export interface Database {
   settings: SettingsTable;
   users: UsersTable;
   listings: ListingsTable;
+  listing_details: ListingDetailsTable;
   favourites: FavouritesTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
@@ -154,6 +184,22 @@ export const LISTING_COLUMNS = allColumns<ListingsTable>()([
   'location',
   'version',
   'updated_at',
+]);
+export const LISTING_DETAIL_COLUMNS = allColumns<ListingDetailsTable>()([
+  'listing_id',
+  'pricing_type',
+  'max_price',
+  'price_type',
+  'price_units',
+  'price_unit',
+  'ad_type',
+  'tags',
+  'created_at',
+  'view_count',
+  'promotions',
+  'badges',
+  'contact',
+  'store',
 ]);
 export const CONVERSATION_COLUMNS = allColumns<ConversationsTable>()([
   'id',

@@ -7,6 +7,7 @@ import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-jso
 import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
+import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -27,4 +28,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '006-messages-by-sender': atomically(messagesBySenderMigration),
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
   '008-accounts': atomically(accountsMigration('integer')),
+  '009-listing-details': listingDetailsMigration('integer'),
 };
