@@ -36,7 +36,9 @@ function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens:
       listingUrlTemplate: config.listingUrlTemplate,
       price: config.price,
       formatTime: timeFormatter(config.siteTimezone),
+      replyFormat: config.chatReplyFormat,
     },
+    favouriteLists: store.favouriteLists,
     accounts: {
       accounts: store.accounts,
       passwords: passwordHasher,

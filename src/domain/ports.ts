@@ -1,5 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
-import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, User, UserRecord } from './model.js';
+import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, ShownListing, User, UserRecord } from './model.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -19,6 +19,18 @@ export interface FavouriteRepository {
   toggle(userId: number, listingId: number, at: number): Promise<number[]>;
   /** The user's favourite listing ids, oldest addition first. */
   listIds(userId: number): Promise<number[]>;
+}
+
+/**
+ * The favourites list (GET my/favourites): the favourites whose listing is published, most
+ * recently added first (added_at, then insertion order, both descending). A read of its own,
+ * apart from the toggle's repositories: the toggle's path never reads a listing's details.
+ */
+export interface FavouriteListRepository {
+  /** The shown favourites from `offset` on, at most `limit` of them. */
+  shownPage(userId: number, offset: number, limit: number): Promise<ShownListing[]>;
+  /** How many favourites are shown in all. */
+  countShown(userId: number): Promise<number>;
 }
 
 export interface ConversationRepository {

@@ -17,6 +17,8 @@ const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   text: (keyword) => (keyword === 'maxLength' ? 'text is too long.' : MESSAGES.textNotString),
   files: () => MESSAGES.files,
   temp_id: () => MESSAGES.tempId,
+  page: () => MESSAGES.page,
+  per_page: () => MESSAGES.perPage,
 };
 
 interface ValidationIssue {

@@ -67,6 +67,9 @@ export const MESSAGES = {
   tempId: 'temp_id must be an integer or a string of digits.',
   textHasNul: 'text must not contain the NUL character (U+0000).',
   credentialsRequired: 'username and password are required.',
+  page: 'page must be a positive integer.',
+  perPage: 'per_page must be a positive integer.',
+  perPageRange: 'per_page must be between 1 and 100.',
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
 } as const;
 

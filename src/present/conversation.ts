@@ -3,12 +3,13 @@ import fastJson from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
 import type { StartedConversation } from '../domain/chat.js';
 import type { Message } from '../domain/model.js';
+import type { FavouritesPresentation } from './favourites.js';
 import { listingSummaryJson, type ListingPresentation } from './listing.js';
 import type { TimeFormatter } from './time.js';
 import { userSummary } from './user.js';
 import { ConversationReply, type ChatMessage } from './wire-schemas.js';
 
-export interface Presentation extends ListingPresentation {
+export interface Presentation extends ListingPresentation, FavouritesPresentation {
   formatTime: TimeFormatter;
 }
 

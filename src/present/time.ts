@@ -41,3 +41,18 @@ function zonedSecond(timeZone: string): (second: number) => string {
     return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
   };
 }
+
+/** A time as `YYYY-MM-DD HH:MM:SS` in UTC, as WordPress's `_gmt` dates. */
+export const utcTime: TimeFormatter = (ms) => utcSecond(Math.floor(ms / 1000));
+
+const twoDigits = (n: number) => String(n).padStart(2, '0');
+
+/**
+ * The offset from UTC of a time formatted in the site time zone, as PHP writes a DateTime's
+ * offset (`+01:00`): derived from that formatted time, so the two always agree.
+ */
+export function utcOffsetOf(localTime: string, epochMs: number): string {
+  const minutes = Math.round((Date.parse(`${localTime.replace(' ', 'T')}Z`) - Math.floor(epochMs / 1000) * 1000) / 60_000);
+  const abs = Math.abs(minutes);
+  return `${minutes < 0 ? '-' : '+'}${twoDigits(Math.floor(abs / 60))}:${twoDigits(abs % 60)}`;
+}

@@ -4,7 +4,7 @@
  * domain's own shapes (domain/media.ts), carried as they are.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { Attachment, ImageObject, TermObject } from '../domain/media.js';
+import { Attachment, ImageObject, ListingContact, ListingStore, TermObject } from '../domain/media.js';
 
 export { Attachment };
 
@@ -104,3 +104,63 @@ export const SignInReply = Type.Object({
 export type SignInReply = Static<typeof SignInReply>;
 
 export const SignOutReply = Type.Object({ user: UserObject });
+
+/** A PHP DateTime as json_encode writes it (original/02-favourites.txt [016] `date_created`). */
+const PhpDateTime = Type.Object({
+  date: Type.String({ description: '`YYYY-MM-DD HH:MM:SS.000000` in the site time zone.' }),
+  timezone_type: Type.Literal(1),
+  timezone: Type.String({ description: 'The offset from UTC, e.g. `+00:00`.' }),
+});
+
+// The list item's parts, in the original's key order; both generations put them together (N4).
+const itemHead = { listing_id: Int, author_id: Int };
+const itemPricing = {
+  title: Str,
+  pricing_type: Type.Union([Type.Literal('price'), Type.Literal('range'), Type.Literal('disabled')]),
+  raw_price: Str,
+  raw_max_price: Str,
+  price: Str,
+  max_price: Type.String({ description: 'The top of a range; "0" when there is none.' }),
+  price_type: Str,
+  price_units: Type.Array(Str),
+  price_unit: Str,
+  categories: Type.Array(TermObject),
+};
+const itemState = { ad_type: Str, status: Str, images: Type.Array(ImageObject), date_created: PhpDateTime, created_at: Str };
+const itemTail = { view_count: Int, promotions: Type.Array(Str), badges: Type.Array(Str), contact: ListingContact };
+
+/** A listing in GET my/favourites, current generation (original/02-favourites.txt). */
+export const ListingListItem = Type.Object(
+  {
+    ...itemHead,
+    author: UserObject,
+    ...itemPricing,
+    tags: Type.Union([Type.Literal(false), Type.Array(TermObject, { minItems: 1 })], { description: '`false` when the listing has none.' }),
+    ...itemState,
+    ...itemTail,
+  },
+  { additionalProperties: false, title: 'Listing list item (current)' },
+);
+
+/** The same in the classic generation (original-2x/02-favourites.txt), with `created_at_gmt` and `store` (N4's Fix). */
+export const ClassicListingListItem = Type.Object(
+  {
+    ...itemHead,
+    ...itemPricing,
+    ...itemState,
+    created_at_gmt: Type.String({ description: 'created_at in UTC.' }),
+    ...itemTail,
+    store: Type.Object(ListingStore.properties, { description: '`{"id":0,"title":""}` when the listing belongs to no store.' }),
+  },
+  { additionalProperties: false, title: 'Listing list item (classic)' },
+);
+
+export const Pagination = Type.Object({ total: Int, count: Int, per_page: Int, current_page: Int, total_pages: Int });
+
+export const FavouritesReply = Type.Object({
+  data: Type.Array(Type.Union([ListingListItem, ClassicListingListItem]), {
+    description: 'Current or classic items, as `CHAT_REPLY_FORMAT` says; most recently added first.',
+  }),
+  pagination: Type.Union([Pagination, Type.Null()], { description: 'null when the caller has no favourite to show.' }),
+});
+export type Pagination = Static<typeof Pagination>;

@@ -145,3 +145,24 @@ describe('sign-in, sign-out and GET my replies match the OpenAPI document', () =
     assertDocumented(LOGOUT, await t.app.inject({ method: 'POST', url: LOGOUT, headers: member }), 401);
   });
 });
+
+describe('GET my/favourites replies match the OpenAPI document', () => {
+  const get = (souk: TestSouk, query = '', headers: Record<string, string> = souk.auth(USERS.sara)) =>
+    souk.app.inject({ method: 'GET', url: `${PATHS.toggle}${query}`, headers });
+
+  it('documents the list in both generations, the empty list and every refusal', async () => {
+    const classic = await startTestSouk({ CHAT_REPLY_FORMAT: 'classic' });
+    for (const souk of [t, classic]) {
+      assertDocumented(PATHS.toggle, await get(souk), 200, 'get');
+      await souk.toggle(USERS.sara, { listing_id: LISTINGS.bike });
+      const listed = await get(souk);
+      assertDocumented(PATHS.toggle, listed, 200, 'get');
+      assert.equal(listed.json().data.length, 1);
+    }
+    assertDocumented(PATHS.toggle, await get(t, '?page=0'), 400, 'get');
+    assertDocumented(PATHS.toggle, await get(t, '?per_page=x'), 400, 'get');
+    assertDocumented(PATHS.toggle, await get(t, '?per_page=101'), 400, 'get');
+    assertDocumented(PATHS.toggle, await get(t, '', { 'x-api-key': t.apiKey }), 401, 'get');
+    assertDocumented(PATHS.toggle, await get(t, '', t.auth(USERS.disabled)), 403, 'get');
+  });
+});

@@ -68,12 +68,13 @@ describe('OpenAPI document', () => {
     ]);
   });
 
-  it('documents the two operations and sign-in, sign-out and GET my, with their credentials as security schemes', () => {
+  it('documents the two operations, sign-in, sign-out, GET my and the favourites list, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, PATHS.start, PATHS.toggle]);
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
     for (const [path, method] of [
       [LOGOUT, 'post'],
       [MY, 'get'],
+      [PATHS.toggle, 'get'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
@@ -131,5 +132,22 @@ describe('OpenAPI document', () => {
       assert.match(op.responses['400']!.description, /- `BADREQUEST`: Listing not found\./);
     }
     assert.match(start.responses['403']!.description, /- `DENIED_REST_API`: Denied api call/);
+  });
+
+  it('documents GET my/favourites: page and per_page in the query, the N2 refusals under 400', () => {
+    const list = doc.paths[PATHS.toggle]!.get!;
+    assert.equal(list.operationId, 'listFavourites');
+    assert.deepEqual(
+      list.parameters?.map((p) => `${p.in}:${p.name}`),
+      ['query:page', 'query:per_page', 'header:x-request-id'],
+    );
+    assert.deepEqual(Object.keys(list.responses), ['200', '400', '401', '403', '404', '413', '500', '503']);
+    for (const message of [
+      'page must be a positive integer.',
+      'per_page must be a positive integer.',
+      'per_page must be between 1 and 100.',
+    ]) {
+      assert.ok(list.responses['400']!.description.includes(`- \`BADREQUEST\`: ${message}`), message);
+    }
   });
 });

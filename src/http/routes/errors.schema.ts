@@ -217,3 +217,15 @@ export function memberRouteErrors(limits: { bodyLimit: number }) {
     ...commonErrors(limits.bodyLimit),
   };
 }
+
+/** GET my/favourites: a member route whose page and per_page may be refused (N2). */
+export function favouritesListErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`page` or `per_page` is not valid (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.page),
+      badRequest(MESSAGES.perPage),
+      badRequest(MESSAGES.perPageRange),
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}

@@ -1,8 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { ListingIdField } from '../body.js';
-import { FavouriteIds } from '../../present/wire-schemas.js';
+import { ListingIdField, MAX_PER_PAGE, PageField } from '../body.js';
+import { FavouriteIds, FavouritesReply } from '../../present/wire-schemas.js';
 import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
-import { toggleFavouriteErrors } from './errors.schema.js';
+import { favouritesListErrors, toggleFavouriteErrors } from './errors.schema.js';
+
+/** GET my/favourites' page size when the request names none (neighbours.md). */
+export const FAVOURITES_PER_PAGE = 20;
 
 export function toggleFavouriteSchema(limits: { bodyLimit: number }) {
   return {
@@ -21,5 +24,24 @@ export function toggleFavouriteSchema(limits: { bodyLimit: number }) {
       200: success(FavouriteIds, "The caller's favourite listing ids after the change, oldest addition first."),
       ...toggleFavouriteErrors(limits),
     },
+  };
+}
+
+export function favouritesListSchema(limits: { bodyLimit: number }) {
+  return {
+    operationId: 'listFavourites',
+    summary: "The caller's favourites, a page at a time",
+    description:
+      "The caller's favourite listings that are published, most recently added first; the others stay in the list the " +
+      'toggle replies with but are not shown. `{"data":[],"pagination":null}` when there is none to show. The items ' +
+      'take the shape `CHAT_REPLY_FORMAT` names: current, or classic (no `author` nor `tags`; `created_at_gmt` and `store`).',
+    tags: ['favourites'],
+    security: SECURITY,
+    headers: RequestHeaders,
+    querystring: Type.Object({
+      page: PageField('The page, from 1 (default 1).'),
+      per_page: PageField(`Listings per page, 1 to ${MAX_PER_PAGE} (default ${FAVOURITES_PER_PAGE}).`),
+    }),
+    response: { 200: success(FavouritesReply, 'A page of favourites and where it stands.'), ...favouritesListErrors(limits) },
   };
 }

@@ -9,6 +9,7 @@ import {
   CATALOG_VERSION,
   type AccountRepository,
   type CatalogUnitOfWork,
+  type FavouriteListRepository,
   type Repositories,
   type RevocationRepository,
   type SettingsRepository,
@@ -17,6 +18,7 @@ import {
 } from '../../domain/ports.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
+import { favouriteListRepository } from './favourite-list.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
@@ -47,6 +49,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly settings: SettingsRepository;
   readonly accounts: AccountRepository;
   readonly revocations: RevocationRepository;
+  /** The favourites list's reads. */
+  readonly favouriteLists: FavouriteListRepository;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */
@@ -85,6 +89,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     settings: settingsRepository(db),
     accounts: accountRepository(db),
     revocations: revocationRepository(db),
+    favouriteLists: favouriteListRepository(db),
     catalogTransaction,
     readiness,
     async ready() {
