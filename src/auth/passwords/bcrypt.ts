@@ -4,8 +4,13 @@
  * loop, and verify compares the digests without an early exit (the Rust bcrypt crate's verify).
  */
 import { createHmac } from 'node:crypto';
-import { hash, verify } from '@node-rs/bcrypt';
+import { createRequire } from 'node:module';
 import { WORDPRESS_PREFIX } from './forms.js';
+
+type Bcrypt = typeof import('@node-rs/bcrypt');
+let library: Bcrypt | undefined;
+/** Loaded on first use, like pg: a server that never signs anyone in never loads the native module. */
+const bcrypt = (): Bcrypt => (library ??= createRequire(import.meta.url)('@node-rs/bcrypt') as Bcrypt);
 
 /** PHP's password_hash() default before 8.4, and what WordPress's own hashes here carry ($wp$2y$10$). */
 const COST = 10;
@@ -25,7 +30,7 @@ function wordPressPrehash(password: string): string {
  * A malformed hash resolves false (the library does not throw for it).
  */
 export function verifyBcrypt(password: string, stored: string): Promise<boolean> {
-  return verify(password, stored);
+  return bcrypt().verify(password, stored);
 }
 
 /** As wp_check_password(): the '$wp' prefix is dropped and the rest is a plain bcrypt hash of the pre-hash. */
@@ -39,7 +44,7 @@ export function verifyWordPress(password: string, stored: string): Promise<boole
  * password it was made from. Surrounding whitespace is the caller's policy.
  */
 export async function hashWordPress(password: string): Promise<string> {
-  const bcrypt = await hash(wordPressPrehash(password), COST);
+  const made = await bcrypt().hash(wordPressPrehash(password), COST);
   // The library writes $2b$; PHP (and so WordPress) writes $2y$ for the same algorithm.
-  return WORDPRESS_PREFIX + bcrypt.replace(/^\$2b\$/, '$2y$');
+  return WORDPRESS_PREFIX + made.replace(/^\$2b\$/, '$2y$');
 }
