@@ -39,6 +39,7 @@ function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens:
       replyFormat: config.chatReplyFormat,
     },
     favouriteLists: store.favouriteLists,
+    chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
       passwords: passwordHasher,

@@ -1,5 +1,5 @@
 /** Chat: start a conversation about a listing with its first message (D6). */
-import type { Attachment, Conversation, Listing, Message, MessageType, User } from './model.js';
+import type { Attachment, Conversation, Listing, Message, MessageType, NewMessage, User } from './model.js';
 import type { Repositories, UnitOfWork } from './ports.js';
 
 export interface StartConversationInput {
@@ -50,7 +50,10 @@ function characterCount(text: string): number {
 /** Half of a UTF-16 surrogate pair, without its other half. */
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
-export function checkMessageInput(input: StartConversationInput, limits: ChatLimits): StartConversationError | null {
+export function checkMessageInput(
+  input: Pick<StartConversationInput, 'text' | 'files'>,
+  limits: ChatLimits,
+): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
@@ -61,8 +64,21 @@ export function checkMessageInput(input: StartConversationInput, limits: ChatLim
   return null;
 }
 
-function messageType(input: StartConversationInput): MessageType {
+export function messageType(input: Pick<StartConversationInput, 'text' | 'files'>): MessageType {
   return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
+}
+
+/** The message a caller's input makes in a conversation. */
+export function newMessage(conId: number, sourceId: number, input: Omit<StartConversationInput, 'listingId'>, now: number): NewMessage {
+  return {
+    conId,
+    sourceId,
+    text: input.text,
+    type: messageType(input),
+    attachments: input.files.length > 0 ? input.files : null,
+    tempId: input.tempId,
+    createdAt: now,
+  };
 }
 
 async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number) {
@@ -84,15 +100,7 @@ async function appendMessage(
     const stored = await repos.messages.findByTempId(conversation.id, callerId, input.tempId);
     if (stored) return { message: stored, conversation, isRetry: true };
   }
-  const message = await repos.messages.append({
-    conId: conversation.id,
-    sourceId: callerId,
-    text: input.text,
-    type: messageType(input),
-    attachments: input.files.length > 0 ? input.files : null,
-    tempId: input.tempId,
-    createdAt: now,
-  });
+  const message = await repos.messages.append(newMessage(conversation.id, callerId, input, now));
   return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, isRetry: false };
 }
 

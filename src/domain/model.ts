@@ -171,3 +171,23 @@ export interface NewMessage {
   tempId: string | null;
   createdAt: number;
 }
+
+/** A conversation's latest message, as a list of conversations shows it. */
+export interface LastMessage {
+  text: string;
+  isRead: boolean;
+  sourceId: number;
+  createdAt: number;
+}
+
+/** A conversation in a participant's list, with what the list shows of its messages. */
+export interface ConversationListRow {
+  conversation: Conversation;
+  /** Null only for a conversation without messages, which Souk never writes. */
+  lastMessage: LastMessage | null;
+  /** Messages the other participant sent that the list's reader has not read. */
+  unreadCount: number;
+}
+
+/** Which participant a user is in a conversation. */
+export type Side = 'sender' | 'recipient';

@@ -1,5 +1,17 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
-import type { Conversation, Listing, ListingRecord, ListingStatus, Message, NewMessage, ShownListing, User, UserRecord } from './model.js';
+import type {
+  Conversation,
+  ConversationListRow,
+  Listing,
+  ListingRecord,
+  ListingStatus,
+  Message,
+  NewMessage,
+  ShownListing,
+  Side,
+  User,
+  UserRecord,
+} from './model.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -39,6 +51,16 @@ export interface ConversationRepository {
   findById(conId: number): Promise<Conversation | undefined>;
   /** Messages in the conversation sent by senderId that are still unread. */
   unreadFrom(conId: number, senderId: number): Promise<number>;
+  /**
+   * The conversations the user takes part in and has not left, latest message first (the last
+   * message's id, then the conversation's, descending), from `offset` on, at most `limit`.
+   * `listedOnly` leaves out those whose listing was removed.
+   */
+  listFor(userId: number, offset: number, limit: number, listedOnly: boolean): Promise<ConversationListRow[]>;
+  /** How many conversations listFor would list in all. */
+  countFor(userId: number, listedOnly: boolean): Promise<number>;
+  /** Marks the conversation left by the participant on `side`; the other one still sees it. */
+  leave(conId: number, side: Side): Promise<void>;
 }
 
 export interface MessageRepository {
@@ -46,6 +68,12 @@ export interface MessageRepository {
   findById(id: number): Promise<Message | undefined>;
   /** Stores a message as its conversation's newest: the conversation's last message and update time become the message's. */
   append(message: NewMessage): Promise<Message>;
+  /** The conversation's messages with an id above `afterId`, newest first, from `offset` on, at most `limit`. */
+  pageOf(conId: number, afterId: number, offset: number, limit: number): Promise<Message[]>;
+  /** How many messages pageOf pages through. */
+  countOf(conId: number, afterId: number): Promise<number>;
+  /** Marks read the unread messages of `sourceId` in the conversation up to `upToId`; how many changed. */
+  markRead(conId: number, sourceId: number, upToId: number): Promise<number>;
 }
 
 export interface Repositories {

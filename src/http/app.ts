@@ -11,6 +11,8 @@ import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
 import { accountRoutes } from './routes/account.js';
 import { conversationRoutes } from './routes/conversation.js';
+import { chatRoutes } from './routes/chat.js';
+import { messageRoutes } from './routes/messages.js';
 import { favouriteRoutes } from './routes/favourites.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
@@ -82,6 +84,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(accountRoutes, deps);
       await api.register(favouriteRoutes, deps);
       await api.register(conversationRoutes, deps);
+      await api.register(chatRoutes, deps);
+      await api.register(messageRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

@@ -1,5 +1,5 @@
 /** Request values that JSON Schema alone cannot settle (D3, D6, N2). */
-import { badRequest, MESSAGES } from './errors.js';
+import { badRequest, MESSAGES, requiredIdMessage } from './errors.js';
 import { Type } from '@sinclair/typebox';
 
 /** A JSON integer, or a string of digits (form bodies); the range is checked by listingId(). */
@@ -35,17 +35,53 @@ export const MAX_PER_PAGE = 100;
 /** `page` or `per_page` in a query string: decimal digits; "" counts as absent (N2). */
 export const PageField = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]*$', description }));
 
-/** A list's page (from 1) and its size: `fallback` when absent, else 1 to 2^53-1 and per_page at most 100 (N2). */
-export function pageParameters(query: { page?: string; per_page?: string }, perPageFallback: number): { page: number; perPage: number } {
-  const page = positive(query.page, 1, MESSAGES.page);
-  const perPage = positive(query.per_page, perPageFallback, MESSAGES.perPage);
-  if (perPage > MAX_PER_PAGE) throw badRequest(MESSAGES.perPageRange);
-  return { page, perPage };
+/** An id in a query string; its value is checked by requiredId()/optionalId(), with N2's messages. */
+export const IdQueryField = (description: string) => Type.Optional(Type.String({ description }));
+
+/**
+ * A request's parameters as WordPress reads them (N2): the query string, with the body's fields
+ * (JSON or form) over it. The apps send `con_id` and `message_id` in the query of a PUT whose
+ * JSON body is empty.
+ */
+export function requestParameters(query: unknown, body: unknown): Record<string, unknown> {
+  const fromQuery = query !== null && typeof query === 'object' ? query : {};
+  const fromBody = body !== null && typeof body === 'object' && !Array.isArray(body) ? body : {};
+  return { ...fromQuery, ...fromBody };
 }
 
-function positive(value: string | undefined, fallback: number, message: string): number {
-  if (value === undefined || value === '') return fallback;
-  const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 1) throw badRequest(message);
+/** null and "" count as absent (N2: form clients send empty fields, JSON clients null). */
+const absent = (value: unknown) => value === undefined || value === null || value === '';
+
+/** A JSON integer or a string of decimal digits, at least `min`; undefined when it is neither. */
+function integerOf(value: unknown, min: number): number | undefined {
+  const n = typeof value === 'number' ? value : typeof value === 'string' && /^[0-9]{1,32}$/.test(value) ? Number(value) : NaN;
+  return Number.isSafeInteger(n) && n >= min ? n : undefined;
+}
+
+/** A required id (1 to 2^53-1, D3): else 400 "`name` is required and must be a positive integer.". */
+export function requiredId(params: Record<string, unknown>, name: string): number {
+  const id = integerOf(params[name], 1);
+  if (id === undefined) throw badRequest(requiredIdMessage(name));
+  return id;
+}
+
+/** An optional id: null when absent, else as requiredId(). */
+export function optionalId(params: Record<string, unknown>, name: string): number | null {
+  return absent(params[name]) ? null : requiredId(params, name);
+}
+
+/** An optional count or position from `min`: `fallback` when absent, else 400 `message`. */
+export function optionalInteger(params: Record<string, unknown>, name: string, fallback: number, min: number, message: string): number {
+  if (absent(params[name])) return fallback;
+  const n = integerOf(params[name], min);
+  if (n === undefined) throw badRequest(message);
   return n;
+}
+
+/** A list's page (from 1) and its size: `fallback` when absent, else 1 to 2^53-1 and per_page at most 100 (N2). */
+export function pageParameters(params: { page?: unknown; per_page?: unknown }, perPageFallback: number): { page: number; perPage: number } {
+  const page = optionalInteger(params, 'page', 1, 1, MESSAGES.page);
+  const perPage = optionalInteger(params, 'per_page', perPageFallback, 1, MESSAGES.perPage);
+  if (perPage > MAX_PER_PAGE) throw badRequest(MESSAGES.perPageRange);
+  return { page, perPage };
 }

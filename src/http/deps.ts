@@ -3,6 +3,7 @@ import type { RevokedTokens } from '../auth/revoked-tokens.js';
 import type { SignInDeps } from '../domain/accounts.js';
 import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat.js';
+import type { ChatReadDeps } from '../domain/conversations.js';
 import type { FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { Presentation } from '../present/conversation.js';
 
@@ -19,6 +20,8 @@ export interface RouteDeps {
   /** Largest accepted request body in bytes (documented in the 413 response). */
   bodyLimit: number;
   presentation: Presentation;
+  /** The chat's reads (GET my/chat, my/chat/check, my/chat/conversation). */
+  chatReads: ChatReadDeps;
   /** The favourites list's reads (GET my/favourites). */
   favouriteLists: FavouriteListRepository;
   /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */

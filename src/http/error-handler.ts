@@ -8,12 +8,17 @@ import {
   MESSAGES,
   noRoute,
   payloadTooLarge,
+  requiredIdMessage,
   serviceUnavailable,
   textTooLongMessage,
 } from './errors.js';
 
 const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   listing_id: () => MESSAGES.listingId,
+  con_id: () => requiredIdMessage('con_id'),
+  message_id: () => requiredIdMessage('message_id'),
+  limit: () => MESSAGES.limit,
+  after_id: () => MESSAGES.afterId,
   text: (keyword) => (keyword === 'maxLength' ? 'text is too long.' : MESSAGES.textNotString),
   files: () => MESSAGES.files,
   temp_id: () => MESSAGES.tempId,

@@ -51,6 +51,9 @@ export const forbiddenKeyMessage = (key: string) => `The request body contains a
 export const MESSAGES = {
   notLoggedIn: 'You are not logged in.',
   noPermission: 'You are not permitted to access this conversation.',
+  otherLeft: 'The other participant has left this conversation.',
+  limit: 'limit must be between 1 and 500.',
+  afterId: 'after_id must be a non-negative integer.',
   listingNotFound: 'Listing not found.',
   listingId: 'listing_id is required and must be a positive integer.',
   noRoute: 'No route was found matching the URL and request method.',
@@ -107,6 +110,13 @@ const AUTH_ERRORS: Record<AuthFailure, () => ApiError> = {
 export const authError = (failure: AuthFailure): ApiError => AUTH_ERRORS[failure]();
 
 export const badRequest = (message: string) => shapeB(400, 'BADREQUEST', message);
+
+export const requiredIdMessage = (name: string) => `${name} is required and must be a positive integer.`;
+
+/** N3: not a participant, left the conversation, or no such conversation: one answer for all. */
+export const conversationForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
+
+export const otherParticipantLeft = () => shapeA(403, 'FORBIDDEN', MESSAGES.otherLeft);
 
 export function chatError(error: StartConversationError, limits: { textMaxLength: number; maxFiles: number }): ApiError {
   switch (error) {

@@ -7,6 +7,7 @@
 import type { FavouritesPage } from '../domain/favourites.js';
 import type { ShownListing, User } from '../domain/model.js';
 import { userObject } from './account.js';
+import { objectJson, text, type Field } from './json-fields.js';
 import { utcOffsetOf, utcTime, type TimeFormatter } from './time.js';
 import type { Pagination } from './wire-schemas.js';
 
@@ -18,11 +19,6 @@ export interface FavouritesPresentation {
   /** Times in the site time zone. */
   formatTime: TimeFormatter;
 }
-
-type Field = readonly [key: string, json: string];
-
-const text = (value: string) => JSON.stringify(value);
-const objectJson = (fields: readonly Field[]) => `{${fields.map(([key, json]) => `"${key}":${json}`).join(',')}}`;
 
 /** The date as PHP's DateTime encodes it: microseconds (a listing's date has none) and the offset ([016] `date_created`). */
 function dateCreatedJson(localTime: string, epochMs: number): string {

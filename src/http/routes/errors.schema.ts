@@ -10,12 +10,15 @@ import {
   authError,
   badRequest,
   chatError,
+  conversationForbidden,
   forbiddenKeyMessage,
   internalError,
   invalidCredentials,
   MESSAGES,
   noRoute,
+  otherParticipantLeft,
   payloadTooLarge,
+  requiredIdMessage,
   serviceUnavailable,
   textTooLongMessage,
   tooManyRequests,
@@ -118,13 +121,7 @@ const TOKEN_FAILURES: AuthFailure[] = [
   'token_lifetime_too_long',
 ];
 
-const BODY_ERRORS = [
-  MESSAGES.contentType,
-  MESSAGES.emptyBody,
-  MESSAGES.invalidJson,
-  forbiddenKeyMessage('__proto__'),
-  MESSAGES.notAnObject,
-].map(badRequest);
+const BODY_ERRORS = [MESSAGES.contentType, MESSAGES.invalidJson, forbiddenKeyMessage('__proto__'), MESSAGES.notAnObject].map(badRequest);
 
 /** Replies every operation can give whatever its rules: no route, body too large, server trouble. */
 function commonErrors(bodyLimit: number) {
@@ -218,14 +215,56 @@ export function memberRouteErrors(limits: { bodyLimit: number }) {
   };
 }
 
-/** GET my/favourites: a member route whose page and per_page may be refused (N2). */
-export function favouritesListErrors(limits: { bodyLimit: number }) {
+const pageErrors = () => [badRequest(MESSAGES.page), badRequest(MESSAGES.perPage), badRequest(MESSAGES.perPageRange)];
+
+/** A list a page at a time (GET my/favourites, GET my/chat): a member route whose page and per_page may be refused (N2). */
+export function pagedListErrors(limits: { bodyLimit: number }) {
   return {
-    400: errorResponse('`page` or `per_page` is not valid (shape B, `BADREQUEST`).', [
-      badRequest(MESSAGES.page),
-      badRequest(MESSAGES.perPage),
-      badRequest(MESSAGES.perPageRange),
-    ]),
+    400: errorResponse('`page` or `per_page` is not valid (shape B, `BADREQUEST`).', pageErrors()),
     ...memberRouteErrors(limits),
   };
 }
+
+/** The chat's routes after the start (neighbours.md): their parameters (N2) and the access rule (N3). */
+export function chatRouteErrors(limits: { bodyLimit: number }, ids: string[], extra400: ApiError[] = [], extra403: ApiError[] = []) {
+  const member = memberRouteErrors(limits);
+  return {
+    400: errorResponse('A parameter is missing or not valid (shape B, `BADREQUEST`).', [
+      ...ids.map((name) => badRequest(requiredIdMessage(name))),
+      ...extra400,
+    ]),
+    ...member,
+    403: errorResponse(
+      "The REST interface is disabled (shape C), the token's user does not exist or is disabled, or the caller may not " +
+        'access the conversation: not a participant, left it, or no such conversation (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), conversationForbidden(), ...extra403],
+    ),
+  };
+}
+
+export const conversationReadErrors = (limits: { bodyLimit: number }) =>
+  chatRouteErrors(limits, ['con_id'], [...pageErrors(), badRequest(MESSAGES.limit), badRequest(MESSAGES.afterId)]);
+
+export const conversationCheckErrors = (limits: { bodyLimit: number }) =>
+  chatRouteErrors(limits, ['listing_id'], [...pageErrors(), badRequest(MESSAGES.limit), badRequest(MESSAGES.afterId)]);
+
+export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  return chatRouteErrors(
+    limits,
+    ['con_id', 'listing_id'],
+    [
+      badRequest(MESSAGES.textNotString),
+      badRequest(MESSAGES.textRequired),
+      badRequest(textTooLongMessage(limits.textMaxLength)),
+      badRequest(MESSAGES.textHasNul),
+      badRequest(MESSAGES.textHasLoneSurrogate),
+      badRequest(MESSAGES.files),
+      chatError('too_many_files', limits),
+      badRequest(MESSAGES.tempId),
+      ...BODY_ERRORS,
+    ],
+    [otherParticipantLeft()],
+  );
+}
+
+export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { ListingIdField, MAX_PER_PAGE, PageField } from '../body.js';
 import { FavouriteIds, FavouritesReply } from '../../present/wire-schemas.js';
 import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
-import { favouritesListErrors, toggleFavouriteErrors } from './errors.schema.js';
+import { pagedListErrors, toggleFavouriteErrors } from './errors.schema.js';
 
 /** GET my/favourites' page size when the request names none (neighbours.md). */
 export const FAVOURITES_PER_PAGE = 20;
@@ -42,6 +42,6 @@ export function favouritesListSchema(limits: { bodyLimit: number }) {
       page: PageField('The page, from 1 (default 1).'),
       per_page: PageField(`Listings per page, 1 to ${MAX_PER_PAGE} (default ${FAVOURITES_PER_PAGE}).`),
     }),
-    response: { 200: success(FavouritesReply, 'A page of favourites and where it stands.'), ...favouritesListErrors(limits) },
+    response: { 200: success(FavouritesReply, 'A page of favourites and where it stands.'), ...pagedListErrors(limits) },
   };
 }

@@ -12,6 +12,7 @@ import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
 import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
+import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -25,4 +26,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
   '008-accounts': accountsMigration('bigint'),
   '009-listing-details': listingDetailsMigration('bigint'),
+  '010-conversations-by-participant': conversationsByParticipantMigration,
 };

@@ -75,7 +75,12 @@ const q = {
           }).returning('id'),
         )
         .updateTable('conversations')
-        .set((eb) => ({ last_message_id: eb.selectFrom('appended').select('appended.id'), updated_at: at }))
+        // Both participants may write at once: the insert that waited for the row lock may hold the
+        // smaller id, and must not move the conversation back to it.
+        .set({
+          last_message_id: sql<number>`greatest(coalesce(conversations.last_message_id, 0), (select id from appended))`,
+          updated_at: sql<number>`greatest(conversations.updated_at, ${at})`,
+        })
         .where('id', '=', conId)
         .returning((eb) => eb.selectFrom('appended').select('appended.id').as('id')),
   ),

@@ -3,13 +3,13 @@
  * few statements each database writes its own way (DatabaseStatements, given by sqlite/ and
  * postgres/). The queries on the request path are prepared once (prepared.ts).
  */
-import { sql, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
-import type { Listing, Message, NewMessage } from '../../domain/model.js';
+import { sql, type ExpressionBuilder, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
+import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
-import { toConversation, toListing, toMessage, toUser } from './rows.js';
+import { toConversation, toConversationListRow, toListing, toMessage, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
 type Prepared<A extends unknown[], O> = (runner: QueryRunner, ...args: A) => Promise<QueryResult<O>>;
@@ -61,7 +61,80 @@ export function insertedId(result: QueryResult<InsertResult | { id: number | nul
   return Number(id);
 }
 
+/** The conversations `userId` takes part in and has not left. */
+function conversationsOf(db: Db, userId: number, listedOnly: boolean) {
+  const query = db
+    .selectFrom('conversations as c')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('c.sender_id', '=', userId), eb('c.sender_delete', '=', sql.lit(0))]),
+        eb.and([eb('c.recipient_id', '=', userId), eb('c.recipient_delete', '=', sql.lit(0))]),
+      ]),
+    );
+  return listedOnly
+    ? query.where((eb) => eb.exists(eb.selectFrom('listings as l').select('l.id').whereRef('l.id', '=', 'c.listing_id')))
+    : query;
+}
+
+/** Messages in conversation c from its participant other than `userId`, still unread. */
+function unreadForReader(eb: ExpressionBuilder<Database & { c: Database['conversations'] }, 'c'>, userId: number) {
+  return eb
+    .selectFrom('messages as u')
+    .select((e) => e.fn.countAll<number | string>().as('n'))
+    .whereRef('u.con_id', '=', 'c.id')
+    .where('u.source_id', '=', eb.case().when('c.sender_id', '=', userId).then(eb.ref('c.recipient_id')).else(eb.ref('c.sender_id')).end())
+    .where('u.is_read', '=', sql.lit(0));
+}
+
+function conversationPage(db: Db, userId: number, limit: number, offset: number, listedOnly: boolean) {
+  return conversationsOf(db, userId, listedOnly)
+    .leftJoin('messages as m', 'm.id', 'c.last_message_id')
+    .select(CONVERSATION_COLUMNS.map((column) => `c.${column}` as const))
+    .select(['m.message as last_text', 'm.is_read as last_is_read', 'm.source_id as last_source_id', 'm.created_at as last_created_at'])
+    .select((eb) => unreadForReader(eb, userId).as('unread'))
+    .orderBy('c.last_message_id', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(limit)
+    .offset(offset);
+}
+
+function conversationCount(db: Db, userId: number, listedOnly: boolean) {
+  return conversationsOf(db, userId, listedOnly).select((eb) => eb.fn.countAll<number | string>().as('n'));
+}
+
 const q = {
+  conversationPage: prepare((db, userId: number, limit: number, offset: number) => conversationPage(db, userId, limit, offset, false)),
+  listedConversationPage: prepare((db, userId: number, limit: number, offset: number) => conversationPage(db, userId, limit, offset, true)),
+  conversationCount: prepare((db, userId: number) => conversationCount(db, userId, false)),
+  listedConversationCount: prepare((db, userId: number) => conversationCount(db, userId, true)),
+  leaveAsSender: prepare((db, conId: number) => db.updateTable('conversations').set({ sender_delete: 1 }).where('id', '=', conId)),
+  leaveAsRecipient: prepare((db, conId: number) => db.updateTable('conversations').set({ recipient_delete: 1 }).where('id', '=', conId)),
+  messagePage: prepare((db, conId: number, afterId: number, limit: number, offset: number) =>
+    db
+      .selectFrom('messages')
+      .select(MESSAGE_COLUMNS)
+      .where('con_id', '=', conId)
+      .where('id', '>', afterId)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset),
+  ),
+  messageCount: prepare((db, conId: number, afterId: number) =>
+    db
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('con_id', '=', conId)
+      .where('id', '>', afterId),
+  ),
+  markRead: prepare((db, conId: number, sourceId: number, upToId: number) =>
+    db
+      .updateTable('messages')
+      .set({ is_read: 1 })
+      .where('con_id', '=', conId)
+      .where('source_id', '=', sourceId)
+      .where('is_read', '=', sql.lit(0))
+      .where('id', '<=', upToId),
+  ),
   userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
   listingById: prepare((db, id: number) => db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id)),
   favouriteIds: prepare((db, userId: number) =>
@@ -176,6 +249,17 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
       async unreadFrom(conId, senderId) {
         return Number((await q.unreadFrom(run, conId, senderId)).rows[0]?.n ?? 0);
       },
+      async listFor(userId, offset, limit, listedOnly) {
+        const page = listedOnly ? q.listedConversationPage : q.conversationPage;
+        return (await page(run, userId, limit, offset)).rows.map(toConversationListRow);
+      },
+      async countFor(userId, listedOnly) {
+        const count = listedOnly ? q.listedConversationCount : q.conversationCount;
+        return Number((await count(run, userId)).rows[0]?.n ?? 0);
+      },
+      async leave(conId, side: Side) {
+        await (side === 'sender' ? q.leaveAsSender : q.leaveAsRecipient)(run, conId);
+      },
     },
     messages: {
       async findByTempId(conId, sourceId, tempId) {
@@ -188,6 +272,15 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
       },
       async append(m) {
         return storedMessage(await own.appendMessage(run, m), m);
+      },
+      async pageOf(conId, afterId, offset, limit) {
+        return (await q.messagePage(run, conId, afterId, limit, offset)).rows.map(toMessage);
+      },
+      async countOf(conId, afterId) {
+        return Number((await q.messageCount(run, conId, afterId)).rows[0]?.n ?? 0);
+      },
+      async markRead(conId, sourceId, upToId) {
+        return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);
       },
     },
   };

@@ -1,6 +1,15 @@
 /** Row <-> record mapping shared by the repositories. */
 import type { Selectable } from 'kysely';
-import type { Conversation, Listing, ListingStatus, Message, MessageType, TermObject, User } from '../../domain/model.js';
+import type {
+  Conversation,
+  ConversationListRow,
+  Listing,
+  ListingStatus,
+  Message,
+  MessageType,
+  TermObject,
+  User,
+} from '../../domain/model.js';
 import type { ConversationsTable, ListingsTable, MessagesTable, UsersTable } from './schema.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
@@ -67,4 +76,25 @@ export function toMessage(row: Selectable<MessagesTable>): Message {
     tempId: row.temp_id,
     createdAt: row.created_at,
   };
+}
+
+type ConversationListRowData = Selectable<ConversationsTable> & {
+  last_text: string | null;
+  last_is_read: number | null;
+  last_source_id: number | null;
+  last_created_at: number | null;
+  unread: number | string | null;
+};
+
+export function toConversationListRow(row: ConversationListRowData): ConversationListRow {
+  const lastMessage =
+    row.last_text === null
+      ? null
+      : {
+          text: row.last_text,
+          isRead: row.last_is_read !== 0,
+          sourceId: Number(row.last_source_id),
+          createdAt: Number(row.last_created_at),
+        };
+  return { conversation: toConversation(row), lastMessage, unreadCount: Number(row.unread ?? 0) };
 }

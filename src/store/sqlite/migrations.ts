@@ -8,6 +8,7 @@ import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-
 import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
 import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
+import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -29,4 +30,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '007-drop-conversations-recipient': dropConversationsRecipientMigration,
   '008-accounts': atomically(accountsMigration('integer')),
   '009-listing-details': listingDetailsMigration('integer'),
+  '010-conversations-by-participant': atomically(conversationsByParticipantMigration),
 };

@@ -1,0 +1,56 @@
+/** Schemas of answering in a conversation and marking messages read (neighbours.md). */
+import { Type } from '@sinclair/typebox';
+import { IdQueryField, ListingIdField, TempIdField } from '../body.js';
+import { ChangedFlag } from '../../present/chat-schemas.js';
+import { Attachment, ChatMessage } from '../../present/wire-schemas.js';
+import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
+import { markReadErrors, sendMessageErrors } from './errors.schema.js';
+
+const member = { security: SECURITY, headers: RequestHeaders, tags: ['chat'], consumes: CONSUMES };
+
+/** An id in a body: a JSON integer or a string of digits; null and "" count as absent (N2). */
+const BodyId = (description: string) =>
+  Type.Optional(
+    Type.Union([Type.Integer(), Type.String(), Type.Null()], {
+      description: `${description} A positive integer or a string of its digits.`,
+    }),
+  );
+
+export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  return {
+    ...member,
+    operationId: 'sendMessage',
+    summary: 'Answer in a conversation',
+    description:
+      "Stores the message in a conversation the caller takes part in and has not left, and makes it the conversation's " +
+      'last. Refused when the other participant has left. A retry with the same temp_id returns the message stored the ' +
+      'first time. `con_id` may also come in the query string.',
+    body: Type.Object(
+      {
+        con_id: BodyId('The conversation.'),
+        listing_id: Type.Optional(
+          Type.Union([ListingIdField, Type.Null()], { description: "When given, it must be the conversation's listing." }),
+        ),
+        text: Type.String({ maxLength: limits.textMaxLength, description: 'Message text; may be empty only when files are attached.' }),
+        files: Type.Optional(Type.Array(Attachment, { maxItems: limits.maxFiles })),
+        temp_id: Type.Optional(TempIdField),
+      },
+      { additionalProperties: true, examples: [{ con_id: 1, listing_id: 101, text: 'Yes, it is still available.', temp_id: 2 }] },
+    ),
+    response: { 200: success(ChatMessage, 'The stored message.'), ...sendMessageErrors(limits) },
+  };
+}
+
+export function markReadSchema(limits: { bodyLimit: number }) {
+  return {
+    ...member,
+    operationId: 'markRead',
+    summary: 'Mark messages read',
+    description:
+      'Marks the message and every earlier unread message from the other participant read. The parameters may come in ' +
+      'the body or in the query string (the apps send them in the query with an empty JSON body). `1` when a message ' +
+      "changed, `0` when none did (already read, the caller's own, or not in this conversation).",
+    querystring: Type.Object({ con_id: IdQueryField('The conversation.'), message_id: IdQueryField('The latest message to mark read.') }),
+    response: { 200: success(ChangedFlag, 'Whether a message changed.'), ...markReadErrors(limits) },
+  };
+}

@@ -1,0 +1,45 @@
+/** POST my/chat/message (answer) and PUT my/chat/message (mark read), neighbours.md. */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { markRead, sendMessage, type SendMessageError } from '../../domain/messages.js';
+import { chatMessage } from '../../present/conversation.js';
+import { optionalId, requestParameters, requiredId, tempId } from '../body.js';
+import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../errors.js';
+import { requireCaller } from '../auth-hook.js';
+import type { RouteDeps } from '../deps.js';
+import { markReadSchema, sendMessageSchema } from './messages.schema.js';
+
+function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
+  if (error === 'forbidden') return conversationForbidden();
+  if (error === 'other_left') return otherParticipantLeft();
+  return chatError(error, limits);
+}
+
+export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const member = requireCaller('memberRoute', deps.auth);
+
+  app.post(
+    '/my/chat/message',
+    { schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }), onRequest: member },
+    async (request) => {
+      const params = requestParameters(request.query, request.body);
+      const input = {
+        conId: requiredId(params, 'con_id'),
+        listingId: optionalId(params, 'listing_id'),
+        text: request.body.text,
+        files: request.body.files ?? [],
+        tempId: tempId(request.body.temp_id),
+      };
+      const result = await sendMessage(deps.uow, request.caller!.id, input, deps.limits);
+      if (!result.ok) throw sendMessageError(result.error, deps.limits);
+      return chatMessage(result.value, deps.presentation.formatTime);
+    },
+  );
+
+  app.put('/my/chat/message', { schema: markReadSchema(deps), onRequest: member }, async (request) => {
+    const params = requestParameters(request.query, request.body);
+    const conId = requiredId(params, 'con_id');
+    const result = await markRead(deps.uow, request.caller!.id, conId, requiredId(params, 'message_id'));
+    if (!result.ok) throw conversationForbidden();
+    return result.changed ? 1 : 0;
+  });
+};
