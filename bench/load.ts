@@ -66,14 +66,16 @@ export async function runLoad(scenario: Scenario, opts: LoadOptions): Promise<Lo
     if (problems.length < 5) problems.push(problem);
   };
 
+  const method = scenario.method ?? 'POST';
   const request = {
-    method: 'POST',
+    method,
     path: scenario.path,
-    headers: { 'content-type': 'application/json', 'x-api-key': opts.apiKey },
-    setupRequest(req: { headers: Record<string, string>; body?: string }, ctx: Context) {
-      const { body, user } = scenario.next(ctx);
+    headers: method === 'POST' ? { 'content-type': 'application/json', 'x-api-key': opts.apiKey } : { 'x-api-key': opts.apiKey },
+    setupRequest(req: { headers: Record<string, string>; body?: string; path: string }, ctx: Context) {
+      const { body, path, user } = scenario.next(ctx);
       req.headers.authorization = `Bearer ${opts.tokens[user]}`;
-      req.body = body;
+      if (body !== undefined) req.body = body;
+      req.path = path ?? scenario.path;
       return req;
     },
     onResponse(status: number, body: string, ctx: Context) {

@@ -42,7 +42,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 50)
   --instances N        N Souk processes (and N bare servers) on one PostgreSQL; needs DATABASE_URL=postgres://...
-  --only ROWS          comma-separated subset of: bare,toggle,start-new,start-existing
+  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,toggle,start-new,start-existing,chat-list,chat-poll
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
   --instructions       run each server under valgrind (callgrind) and report the instructions it executes

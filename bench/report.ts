@@ -13,6 +13,8 @@ export const LABELS: Record<RowName, string> = {
   toggle: 'toggle favourite (1/2 add, 1/2 remove)',
   'start-new': 'start conversation: new',
   'start-existing': 'start conversation: existing (append)',
+  'chat-list': 'chat list (GET my/chat)',
+  'chat-poll': 'conversation read (GET my/chat/conversation)',
 };
 
 export interface Row {

@@ -6,7 +6,9 @@
  *   start-new       (caller, listing) pairs that never had a conversation, each used once;
  *   start-existing  the data set's conversations, re-started by their caller (an append);
  *   bare            the toggle's request shape, sent to the bare server;
- *   floor-*         the toggle's and start-new's requests, sent to the floor (bench/floor.ts).
+ *   floor-*         the toggle's and start-new's requests, sent to the floor (bench/floor.ts);
+ *   chat-list       GET my/chat by the caller of one of the data set's conversations;
+ *   chat-poll       GET my/chat/conversation of one of the data set's conversations, by its caller.
  * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
  * counted as an error), so a broken server cannot post a good number.
  */
@@ -15,22 +17,40 @@ import { listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
 
-export type RowName = 'bare' | 'floor-toggle' | 'floor-start-new' | 'toggle' | 'start-new' | 'start-existing';
-export const ROWS: RowName[] = ['bare', 'floor-toggle', 'floor-start-new', 'toggle', 'start-new', 'start-existing'];
+export type RowName = 'bare' | 'floor-toggle' | 'floor-start-new' | 'toggle' | 'start-new' | 'start-existing' | 'chat-list' | 'chat-poll';
+export const ROWS: RowName[] = [
+  'bare',
+  'floor-toggle',
+  'floor-start-new',
+  'toggle',
+  'start-new',
+  'start-existing',
+  'chat-list',
+  'chat-poll',
+];
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
 /** The floor row each Souk row is set against ("% of floor"). */
 export const FLOOR_OF: Partial<Record<RowName, RowName>> = { toggle: 'floor-toggle', 'start-new': 'floor-start-new' };
 
 export const API_BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1`;
-export const PATHS = { toggle: `${API_BASE}/my/favourites`, start: `${API_BASE}/my/chat/conversation` } as const;
+export const PATHS = {
+  toggle: `${API_BASE}/my/favourites`,
+  start: `${API_BASE}/my/chat/conversation`,
+  chats: `${API_BASE}/my/chat`,
+} as const;
 
 export type Context = Record<string, number>;
 
 export interface Scenario {
   name: RowName;
+  /** POST when absent. */
+  method?: 'GET';
   path: string;
-  /** Picks the next request: its JSON body and the caller's user index; notes in ctx what verify needs. */
-  next(ctx: Context): { body: string; user: number };
+  /**
+   * Picks the next request: its JSON body (none for a GET), its path when not `path`, and the
+   * caller's user index; notes in ctx what verify needs.
+   */
+  next(ctx: Context): { body?: string; path?: string; user: number };
   /** null when the reply is what the operation should return, else what is wrong. */
   verify(status: number, body: string, ctx: Context): string | null;
   /** Counters worth reporting (adds/removes, conversations created, ...). */
@@ -208,14 +228,8 @@ export function startNewScenario(data: Dataset, name: RowName = 'start-new', las
 }
 
 export function startExistingScenario(data: Dataset): Scenario {
-  const C = data.convId.length;
-  // A fixed shuffle, so consecutive requests hit unrelated conversations.
-  const random = rng(13);
-  const order = Int32Array.from({ length: C }, (_, k) => k);
-  for (let k = C - 1; k > 0; k--) {
-    const j = Math.floor(random() * (k + 1));
-    [order[k], order[j]] = [order[j]!, order[k]!];
-  }
+  const order = shuffledConversations(data, 13);
+  const C = order.length;
   let i = 0;
   let appended = 0;
   return {
@@ -241,6 +255,70 @@ export function startExistingScenario(data: Dataset): Scenario {
   };
 }
 
+/** A fixed shuffle of the data set's conversations, so consecutive requests hit unrelated ones. */
+function shuffledConversations(data: Dataset, seed: number): Int32Array {
+  const C = data.convId.length;
+  const random = rng(seed);
+  const order = Int32Array.from({ length: C }, (_, k) => k);
+  for (let k = C - 1; k > 0; k--) {
+    const j = Math.floor(random() * (k + 1));
+    [order[k], order[j]] = [order[j]!, order[k]!];
+  }
+  return order;
+}
+
+/** GET my/chat: the caller's first page, which must list at least the conversation picked. */
+export function chatListScenario(data: Dataset): Scenario {
+  const order = shuffledConversations(data, 17);
+  let i = 0;
+  let listed = 0;
+  return {
+    name: 'chat-list',
+    method: 'GET',
+    path: PATHS.chats,
+    next() {
+      return { user: data.convCaller[order[i++ % order.length]!]! };
+    },
+    verify(status, body) {
+      if (status !== 200) return `status ${status}`;
+      const r = parse(body) as { data?: { con_id?: unknown }[]; pagination?: { total?: number } } | undefined;
+      if (!r || !Array.isArray(r.data) || !r.pagination) return 'reply is not a conversation list';
+      if (r.data.length === 0 || !(r.pagination.total! >= r.data.length)) return 'the caller has conversations, none listed';
+      if (!r.data.every((c) => Number.isInteger(c.con_id))) return 'a list item without an integer con_id';
+      listed += r.data.length;
+      return null;
+    },
+    counters: () => ({ listed }),
+  };
+}
+
+/** GET my/chat/conversation: a conversation of the data set with its messages, by its caller. */
+export function chatPollScenario(data: Dataset): Scenario {
+  const order = shuffledConversations(data, 19);
+  let i = 0;
+  let messages = 0;
+  return {
+    name: 'chat-poll',
+    method: 'GET',
+    path: PATHS.start,
+    next(ctx) {
+      const c = order[i++ % order.length]!;
+      ctx.conv = c;
+      return { path: `${PATHS.start}?con_id=${data.convId[c]}`, user: data.convCaller[c]! };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const r = parse(body) as { con_id?: number; messages?: { con_id?: string }[] } | undefined;
+      if (!r || r.con_id !== data.convId[ctx.conv!]) return 'not the conversation asked for';
+      if (!Array.isArray(r.messages) || r.messages.length === 0) return 'no messages';
+      if (!r.messages.every((m) => m.con_id === String(r.con_id))) return 'a message of another conversation';
+      messages += r.messages.length;
+      return null;
+    },
+    counters: () => ({ messages }),
+  };
+}
+
 export function scenario(name: RowName, data: Dataset): Scenario {
   switch (name) {
     case 'bare':
@@ -255,5 +333,9 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return startNewScenario(data);
     case 'start-existing':
       return startExistingScenario(data);
+    case 'chat-list':
+      return chatListScenario(data);
+    case 'chat-poll':
+      return chatPollScenario(data);
   }
 }
