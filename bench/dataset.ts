@@ -12,11 +12,14 @@ import type { Database } from '../src/store/shared/schema.js';
 import { openStore } from '../src/store/index.js';
 import { imagesJson, termsJson } from '../src/store/shared/media-json.js';
 import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
+import { hashPassword } from '../src/auth/passwords.js';
 import type { DatasetSizes } from './options.js';
 
 const CHUNK = 500;
 export const LISTING_ID_BASE = 1_000_000;
 export const SITE_URL = 'https://souk.example';
+/** Every user's password in the data set (the login rows sign in with it); the hash is WordPress 6.8+'s, as `souk users set-password` stores it. */
+export const BENCH_PASSWORD = 'bench password 1';
 const DAY_MS = 86_400_000;
 
 export interface Dataset {
@@ -318,6 +321,9 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
         profile_picture: u % 2 === 0 ? `${SITE_URL}/wp-content/uploads/avatars/${userId(u)}.jpg` : '',
         disabled: 0,
       }));
+      // One hash for all: the same work per sign-in as one hash each, without hashing 10,000 times here.
+      const passwordHash = await hashPassword(BENCH_PASSWORD);
+      await insertAll(trx, 'user_credentials', U, (u) => ({ user_id: userId(u), password_hash: passwordHash }));
       lap(`${U} users`);
 
       const statuses = ['publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'pending', 'expired', 'draft'];

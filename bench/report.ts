@@ -15,6 +15,8 @@ export const LABELS: Record<RowName, string> = {
   'start-existing': 'start conversation: existing (append)',
   'chat-list': 'chat list (GET my/chat)',
   'chat-poll': 'conversation read (GET my/chat/conversation)',
+  login: 'sign-in (POST login, bcrypt cost 10)',
+  'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
 };
 
 export interface Row {

@@ -12,13 +12,13 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
 import { buildDataset, type Dataset } from './dataset.js';
-import { runLoad } from './load.js';
+import { runLoad, type LoadResult } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
 import { formatCpuPerRequest, formatInstructions, formatTable, LABELS, writeResults, type Row } from './report.js';
 import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from './callgrind.js';
-import { FLOOR_OF, isFloorRow, ROWS, scenario, signTokens, type RowName } from './scenarios.js';
+import { FLOOR_OF, isFloorRow, LOGIN_BURST_CONNECTIONS, loginScenario, ROWS, scenario, signTokens, type RowName } from './scenarios.js';
 import { FLOOR_SCRIPT, floorAvailable, primeFavourites, startFloor, writeFloorData, type FloorData } from './floor.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -161,13 +161,18 @@ function settleWrites(): number {
   return (performance.now() - t) / 1000;
 }
 
+/** What the sign-ins beside a row did, for its counters. */
+function burstCounters(burst: LoadResult): Record<string, number> {
+  return { signInsPerSecond: Math.round(burst.requests / burst.seconds), signInErrors: burst.errors, signInP99Ms: burst.latencyMs.p99 };
+}
+
 async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   const { opts, data, tokens } = ctx;
   const settled = settleWrites();
   if (settled > 1) log(`  (${settled.toFixed(1)} s writing the page cache's dirty pages to disk first)`);
   const servers = await startServers(name, ctx);
   const sc = scenario(name, data);
-  const load = { targets: servers.map((s) => s.url), connections: opts.connections, apiKey: data.apiKey, tokens };
+  const load = { targets: servers.map((s) => s.url), connections: sc.connections ?? opts.connections, apiKey: data.apiKey, tokens };
   try {
     const loadStart = loadavg()[0]!;
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
@@ -179,7 +184,13 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const dbBefore = onSouk ? await ctx.dbCpu.snapshot() : undefined;
     const genBefore = process.cpuUsage();
     const busyBefore = machineBusySeconds();
+    // toggle-under-logins: sign-ins back to back on more connections, all through the measured window.
+    const burst =
+      name === 'toggle-under-logins'
+        ? runLoad(loginScenario(data), { ...load, connections: LOGIN_BURST_CONNECTIONS, seconds: opts.duration + 1 })
+        : undefined;
     const result = await runLoad(sc, { ...load, seconds: opts.duration });
+    if (burst) result.counters = { ...result.counters, ...burstCounters(await burst) };
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const busyAfter = machineBusySeconds();
     const gen = process.cpuUsage(genBefore);

@@ -8,16 +8,28 @@
  *   bare            the toggle's request shape, sent to the bare server;
  *   floor-*         the toggle's and start-new's requests, sent to the floor (bench/floor.ts);
  *   chat-list       GET my/chat by the caller of one of the data set's conversations;
- *   chat-poll       GET my/chat/conversation of one of the data set's conversations, by its caller.
+ *   chat-poll       GET my/chat/conversation of one of the data set's conversations, by its caller;
+ *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
+ *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in.
  * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
  * counted as an error), so a broken server cannot post a good number.
  */
 import { signToken } from '../src/auth/jwt.js';
-import { listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
+import { BENCH_PASSWORD, listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
 
-export type RowName = 'bare' | 'floor-toggle' | 'floor-start-new' | 'toggle' | 'start-new' | 'start-existing' | 'chat-list' | 'chat-poll';
+export type RowName =
+  | 'bare'
+  | 'floor-toggle'
+  | 'floor-start-new'
+  | 'toggle'
+  | 'start-new'
+  | 'start-existing'
+  | 'chat-list'
+  | 'chat-poll'
+  | 'login'
+  | 'toggle-under-logins';
 export const ROWS: RowName[] = [
   'bare',
   'floor-toggle',
@@ -27,6 +39,8 @@ export const ROWS: RowName[] = [
   'start-existing',
   'chat-list',
   'chat-poll',
+  'login',
+  'toggle-under-logins',
 ];
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
 /** The floor row each Souk row is set against ("% of floor"). */
@@ -37,7 +51,11 @@ export const PATHS = {
   toggle: `${API_BASE}/my/favourites`,
   start: `${API_BASE}/my/chat/conversation`,
   chats: `${API_BASE}/my/chat`,
+  login: `${API_BASE}/login`,
 } as const;
+
+/** How many connections sign in, back to back, beside the toggle's load in the toggle-under-logins row. */
+export const LOGIN_BURST_CONNECTIONS = 8;
 
 export type Context = Record<string, number>;
 
@@ -45,6 +63,8 @@ export interface Scenario {
   name: RowName;
   /** POST when absent. */
   method?: 'GET';
+  /** The load generator's connections for this row, when not --connections. */
+  connections?: number;
   path: string;
   /**
    * Picks the next request: its JSON body (none for a GET), its path when not `path`, and the
@@ -129,13 +149,31 @@ export function bareScenario(data: Dataset): Scenario {
 
 const UNKNOWN = 2;
 
-export function toggleScenario(data: Dataset, name: RowName = 'toggle'): Scenario {
+interface TogglePairs {
+  pairs: { user: Int32Array; listing: Int32Array };
+  /**
+   * Whether each pair's listing is in the user's favourites now (the first of each couple is).
+   * A request in flight when a load run stops is never answered to us but may have toggled its
+   * pair, so a pair is UNKNOWN from its request until its reply tells.
+   */
+  state: Uint8Array;
+}
+
+function freshTogglePairs(data: Dataset): TogglePairs {
   const pairs = togglePairs(data);
-  // Whether each pair's listing is in the user's favourites now (the first of each couple is).
-  // A request in flight when a load run stops is never answered to us but may have toggled its
-  // pair, so a pair is UNKNOWN from its request until its reply tells.
   const state = new Uint8Array(pairs.user.length);
   for (let k = 0; k < state.length; k += 2) state[k] = 1;
+  return { pairs, state };
+}
+
+/** Souk's toggle rows run on one database one after the other: the later one goes on from the state the earlier left. */
+const soukToggles = new WeakMap<Dataset, TogglePairs>();
+
+export function toggleScenario(data: Dataset, name: RowName = 'toggle'): Scenario {
+  let shared = soukToggles.get(data);
+  if (!shared && !isFloorRow(name)) soukToggles.set(data, (shared = freshTogglePairs(data)));
+  // The floor keeps its own database: its pairs start from the data set's state.
+  const { pairs, state } = isFloorRow(name) ? freshTogglePairs(data) : shared!;
   let i = 0;
   let adds = 0;
   let removes = 0;
@@ -319,6 +357,32 @@ export function chatPollScenario(data: Dataset): Scenario {
   };
 }
 
+/** POST login of users spread over the data set; the reply must carry a token for that user. */
+export function loginScenario(data: Dataset): Scenario {
+  const random = rng(23);
+  let signedIn = 0;
+  return {
+    name: 'login',
+    path: PATHS.login,
+    // Sign-ins are slow on purpose (~60 ms of a core each): 50 connections would only measure the queue.
+    connections: LOGIN_BURST_CONNECTIONS,
+    next(ctx) {
+      const u = Math.floor(random() * data.sizes.users);
+      ctx.user = u;
+      return { body: JSON.stringify({ username: `user${userId(u)}`, password: BENCH_PASSWORD }), user: u };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const r = parse(body) as { jwt_token?: unknown; user?: { id?: number } } | undefined;
+      if (!r || typeof r.jwt_token !== 'string' || r.jwt_token.split('.').length !== 3) return 'no token';
+      if (r.user?.id !== userId(ctx.user!)) return 'signed in as another user';
+      signedIn++;
+      return null;
+    },
+    counters: () => ({ signedIn }),
+  };
+}
+
 export function scenario(name: RowName, data: Dataset): Scenario {
   switch (name) {
     case 'bare':
@@ -337,5 +401,9 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return chatListScenario(data);
     case 'chat-poll':
       return chatPollScenario(data);
+    case 'login':
+      return loginScenario(data);
+    case 'toggle-under-logins':
+      return toggleScenario(data, name);
   }
 }

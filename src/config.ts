@@ -390,6 +390,15 @@ const SETTINGS = {
     shownDefault: '`86400` (1 day)',
     meaning: 'Lifetime of a token issued by `POST login`, in seconds; `TOKEN_MAX_TTL_S` when that is shorter.',
   }),
+  passwordConcurrency: integer('PASSWORD_CONCURRENCY', 0, 0, 1024, {
+    shownDefault: '`0` (one less than the cores, at least 1)',
+    meaning:
+      'Password verifications (`POST login`) run at once, each on a thread of its own; 0: one less than the cores, so that a burst of sign-ins leaves a core to every other request.',
+  }),
+  signInQueue: integer('SIGN_IN_QUEUE', 64, 0, 100_000, {
+    meaning:
+      'Sign-ins that may wait for a verification thread; beyond them `POST login` answers 503 `SERVICE_UNAVAILABLE` with `Retry-After: 1` (nothing is counted against the username).',
+  }),
   logLevel: oneOf('LOG_LEVEL', 'info', LOG_LEVELS, {
     meaning: '`fatal`, `error`, `warn`, `info`, `debug`, `trace` or `silent`. At `info`, one line per request.',
   }),

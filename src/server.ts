@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { apiBase, type Config } from './config.js';
 import { TokenVerifier } from './auth/jwt.js';
-import { passwordHasher } from './auth/passwords.js';
+import { defaultPasswordConcurrency, passwordHasher } from './auth/passwords.js';
 import { RevokedTokens } from './auth/revoked-tokens.js';
 import { buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
@@ -42,7 +42,7 @@ function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens:
     chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
-      passwords: passwordHasher,
+      passwords: passwordHasher({ concurrency: config.passwordConcurrency || defaultPasswordConcurrency(), queue: config.signInQueue }),
       revoked,
       tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },

@@ -9,6 +9,8 @@
  * - Nothing here logs, and no error carries a password or a hash.
  */
 import { randomBytes } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import pLimit from 'p-limit';
 import type { PasswordHasher } from '../domain/accounts.js';
 import { verifyArgon2id } from './passwords/argon2id.js';
 import { hashWordPress, verifyBcrypt, verifyWordPress } from './passwords/bcrypt.js';
@@ -79,5 +81,25 @@ export async function burnVerification(password: string): Promise<void> {
   await verifyPassword(password, await dummyHash());
 }
 
-/** The domain's PasswordHasher port (domain/accounts.ts) over this module. */
-export const passwordHasher: PasswordHasher = { verify: verifyPassword, burn: burnVerification };
+/**
+ * The domain's PasswordHasher port (domain/accounts.ts) over this module, `concurrency`
+ * verifications at a time and at most `queue` waiting: each one takes a core for ~50 ms, and a
+ * burst of sign-ins running on every core at once would starve the event loop, and with it every
+ * other request. Beyond the queue a verification is not made ('busy'), so waiting sign-ins cannot
+ * grow without bound.
+ */
+export function passwordHasher({ concurrency, queue }: { concurrency: number; queue: number }): PasswordHasher {
+  const limit = pLimit(concurrency);
+  const full = () => limit.activeCount >= concurrency && limit.pendingCount >= queue;
+  return {
+    verify: (password, hash) => (full() ? Promise.resolve({ ok: false, busy: true }) : limit(() => verifyPassword(password, hash))),
+    burn: async (password) => {
+      if (full()) return 'busy';
+      await limit(() => burnVerification(password));
+      return 'done';
+    },
+  };
+}
+
+/** PASSWORD_CONCURRENCY's 0: one less than the cores, at least 1. */
+export const defaultPasswordConcurrency = () => Math.max(1, availableParallelism() - 1);

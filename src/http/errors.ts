@@ -147,6 +147,10 @@ export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 export const serviceUnavailable = () =>
   shapeB(503, 'SERVICE_UNAVAILABLE', 'The service is temporarily unavailable. Please try again shortly.', { 'retry-after': '1' });
 
+/** Too many sign-ins wait for a password verification already (SIGN_IN_QUEUE). */
+export const signInsBusy = () =>
+  shapeB(503, 'SERVICE_UNAVAILABLE', 'Too many sign-ins at once. Please try again shortly.', { 'retry-after': '1' });
+
 export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The server could not complete the request.');
 
 export const RATE_LIMIT_MESSAGES = {

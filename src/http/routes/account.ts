@@ -6,7 +6,7 @@ import { signIn } from '../../domain/accounts.js';
 import { signInReply, userObject } from '../../present/account.js';
 import { requireApp, requireCaller } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';
-import { badRequest, invalidCredentials, MESSAGES } from '../errors.js';
+import { badRequest, invalidCredentials, MESSAGES, signInsBusy } from '../errors.js';
 import { myAccountSchema, signInSchema, signOutSchema } from './account.schema.js';
 
 /** A field from the body, else the query string (N2); only a non-empty string counts. */
@@ -28,6 +28,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     const rateLimits = request.server.rateLimits;
     await rateLimits.checkSignIn(request.ip, username);
     const result = await signIn(deps.accounts, username, password);
+    if (!result.ok && result.error === 'busy') throw signInsBusy();
     if (!result.ok) {
       await rateLimits.signInFailed(request.ip, username);
       throw invalidCredentials();

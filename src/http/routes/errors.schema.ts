@@ -20,6 +20,7 @@ import {
   payloadTooLarge,
   requiredIdMessage,
   serviceUnavailable,
+  signInsBusy,
   textTooLongMessage,
   tooManyRequests,
   type ApiError,
@@ -196,6 +197,11 @@ export function signInErrors(limits: { bodyLimit: number }) {
       { 'retry-after': { type: 'string', description: 'Seconds until the window ends.' } },
     ),
     ...commonErrors(limits.bodyLimit),
+    503: errorResponse(
+      'The database is unavailable for now, or too many sign-ins wait for a password check (`SIGN_IN_QUEUE`); retry after the given seconds (shape B).',
+      [serviceUnavailable(), signInsBusy()],
+      { 'retry-after': { type: 'string', description: 'Seconds to wait before retrying.' } },
+    ),
   };
 }
 
