@@ -1,6 +1,6 @@
 /**
  * The README's quick start, as a new user runs it: `npm start` in a checkout with no
- * settings (SQLite under ./data/), then `./bin/souk demo` and the curl commands it prints.
+ * settings (SQLite under ./data/), then `./bin/souk demo` and every command it prints, pasted into bash.
  * The checkout is a temp folder holding this build, so the test leaves ./data untouched.
  */
 import { after, it } from 'node:test';
@@ -10,6 +10,7 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, rmSync, symlinkSync } fr
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { checkExchange, demoCommands, runDemoCommands } from './helpers/demo-exchange.js';
 import { freePort } from './helpers/processes.js';
 
 const run = promisify(execFile);
@@ -47,18 +48,13 @@ it("npm start serves on a fresh SQLite database and the demo's curl commands wor
   assert.ok(existsSync(join(dir, 'data', 'souk.db')), 'the database is created under ./data/');
 
   const demo = await run(join(dir, 'bin', 'souk'), ['demo'], { cwd: dir, env });
-  const curls = demo.stdout.split('\n').filter((line) => line.startsWith('curl '));
-  assert.equal(curls.length, 2, demo.stdout);
-
-  const toggle = await run('bash', ['-c', curls[0]!], { cwd: dir });
-  assert.equal(toggle.stdout, '[101]');
-  const again = await run('bash', ['-c', curls[0]!], { cwd: dir });
-  assert.equal(again.stdout, '[]');
-  const start = JSON.parse((await run('bash', ['-c', curls[1]!], { cwd: dir })).stdout);
-  assert.equal(start.listing_id, 101);
-  assert.equal(start.newMessage.message, 'Hello, is the bike still available?');
-  assert.equal(start.newMessage.temp_id, '1');
-  assert.equal(start.recipient.name, 'Youssef B.');
+  // Every line it prints to paste, in one bash as a newcomer would: the whole exchange of the issue.
+  const exchange = await runDemoCommands('bash', demoCommands(demo.stdout), { cwd: dir });
+  checkExchange(exchange, address);
+  // Saving the listing again removes it, as the demo says.
+  const toggle = demoCommands(demo.stdout).find((line) => line.includes("/my/favourites' ") && line.includes(' -X POST '))!;
+  const again = await runDemoCommands('bash', [`BUYER_TOKEN='${exchange.vars.BUYER_TOKEN}'`, toggle], { cwd: dir });
+  assert.deepEqual([again.steps[1]!.statuses, again.steps[1]!.reply], [[200], '[]']);
   // Node.js prints a process warning as "(node:PID) [CODE] ...Warning: ..."; a user should see none.
   assert.doesNotMatch(output, /\(node:\d+\)/, 'no process warning on the console');
 });

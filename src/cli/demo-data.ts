@@ -1,5 +1,23 @@
-/** A small demo marketplace for `souk demo`: three users, four listings with images and terms. */
+/**
+ * A small demo marketplace for `souk demo`: three users, four listings with images and terms.
+ * amina (user 1) is the demo's buyer and youssef (user 2, owner of listing 101) its seller.
+ */
 import type { ImportDocument } from './import-document.js';
+
+/** The ids and logins the demo's commands use. */
+export const DEMO_BUYER = { id: 1, login: 'amina' } as const;
+export const DEMO_SELLER = { id: 2, login: 'youssef' } as const;
+export const DEMO_LISTING_ID = 101;
+
+/**
+ * Password hashes for the buyer and the seller. `souk demo` makes them from passwords it generates on
+ * each run and prints: demo-only credentials, never built into the code, so no installation has a
+ * password anyone could know in advance. Without them the users keep whatever password they have.
+ */
+export interface DemoPasswordHashes {
+  buyer: string;
+  seller: string;
+}
 
 function image(id: number, slug: string, title: string, siteUrl: string) {
   const base = `${siteUrl}/wp-content/uploads/2026/11/${slug}`;
@@ -24,21 +42,36 @@ function term(id: number, name: string, slug: string, taxonomy: string, count: n
   return { term_id: id, name, slug, term_group: 0, term_taxonomy_id: id, taxonomy, description: '', parent, count, filter: 'raw' };
 }
 
-export function demoDocument(siteUrl: string): ImportDocument {
+export function demoDocument(siteUrl: string, passwordHashes?: DemoPasswordHashes): ImportDocument {
   const bikes = term(11, 'Bikes', 'bikes', 'rtcl_category', 2);
   const furniture = term(12, 'Furniture', 'furniture', 'rtcl_category', 2);
   const casablanca = term(21, 'Casablanca', 'casablanca', 'rtcl_location', 2);
   const rabat = term(22, 'Rabat', 'rabat', 'rtcl_location', 2);
   return {
     users: [
-      { id: 1, login: 'amina', name: 'Amina K.', email: 'amina@example.com', phone: '+212 600 000 001', whatsapp: '+212600000001' },
-      { id: 2, login: 'youssef', name: 'Youssef B.', email: 'youssef@example.com', website: 'https://youssef.example.com' },
+      {
+        id: DEMO_BUYER.id,
+        login: DEMO_BUYER.login,
+        name: 'Amina K.',
+        email: 'amina@example.com',
+        phone: '+212 600 000 001',
+        whatsapp: '+212600000001',
+        ...(passwordHashes && { password_hash: passwordHashes.buyer }),
+      },
+      {
+        id: DEMO_SELLER.id,
+        login: DEMO_SELLER.login,
+        name: 'Youssef B.',
+        email: 'youssef@example.com',
+        website: 'https://youssef.example.com',
+        ...(passwordHashes && { password_hash: passwordHashes.seller }),
+      },
       { id: 3, login: 'sara', name: 'Sara L.', email: 'sara@example.com' },
     ],
     listings: [
       {
-        id: 101,
-        owner_id: 2,
+        id: DEMO_LISTING_ID,
+        owner_id: DEMO_SELLER.id,
         title: 'Road bike',
         slug: 'road-bike',
         price: '1200',

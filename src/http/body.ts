@@ -2,9 +2,12 @@
 import { badRequest, MESSAGES, requiredIdMessage } from './errors.js';
 import { Type } from '@sinclair/typebox';
 
-/** A JSON integer, or a string of digits (form bodies); the range is checked by listingId(). */
+/**
+ * A JSON integer, or a string of digits (form bodies); the range is checked by listingId(), and ""
+ * passes here so that it can count as absent where listing_id is optional (N2).
+ */
 export const ListingIdField = Type.Union(
-  [Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: '^[0-9]{1,32}$' })],
+  [Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }), Type.String({ pattern: '^[0-9]{0,32}$' })],
   { description: 'Listing id: a positive integer, or a string of its decimal digits.' },
 );
 

@@ -40,12 +40,15 @@ async function assertNothingStored(t: TestSouk): Promise<void> {
 describe('D1: routes', () => {
   const base = '/wp-json/rtcl/v1';
   for (const [method, url] of [
-    // GET my/favourites is the favourites list now (favourites-list.test.ts); DELETE is still no route.
+    // GET my/favourites is the favourites list (favourites-list.test.ts), GET and DELETE
+    // my/chat/conversation read and leave a conversation (chat.test.ts); these are still no route.
     ['DELETE', PATHS.toggle],
-    ['GET', PATHS.start],
     ['PUT', PATHS.toggle],
-    ['DELETE', PATHS.start],
+    ['PUT', PATHS.start],
     ['PATCH', PATHS.start],
+    ['GET', `${base}/my/chat/message`],
+    ['DELETE', `${base}/my/chat/message`],
+    ['POST', `${base}/my/chat`],
     ['POST', `${base}/my/favourite`],
     ['POST', `${base}/my/favourites/101`],
     ['POST', `${base}/my/chat`],

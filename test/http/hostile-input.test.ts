@@ -130,7 +130,10 @@ type Op = 'toggle' | 'start';
 const pathOf = (op: Op) => (op === 'toggle' ? PATHS.toggle : PATHS.start);
 
 /** Asserts the reply is a 2xx of the operation or one documented error; returns its parsed body. */
-function assertDocumented(op: Op | 'list' | 'other', res: RawResponse, context: string): unknown {
+/** What a request asks for: an operation, a read (list, conversation), leaving a conversation, or nothing (no route). */
+type Effective = Op | 'list' | 'read' | 'leave' | 'other';
+
+function assertDocumented(op: Effective, res: RawResponse, context: string): unknown {
   const where = `${context}\n-> ${res.status} ${res.body.slice(0, 500)}`;
   assert.ok(res.status < 500, `server error: ${where}`);
   if (res.status === 404) {
@@ -151,6 +154,11 @@ function assertDocumented(op: Op | 'list' | 'other', res: RawResponse, context: 
     if (op === 'list') {
       // GET my/favourites: reads only, so nothing for the model to follow.
       assert.deepEqual(Object.keys(body as object), ['data', 'pagination'], where);
+    } else if (op === 'read') {
+      // GET my/chat/conversation of a conversation the caller takes part in: reads only.
+      assert.equal(typeof (body as { con_id?: unknown }).con_id, 'number', where);
+    } else if (op === 'leave') {
+      assert.equal(body, 1, where);
     } else if (op === 'toggle') {
       assert.ok(Array.isArray(body) && body.every((id) => Number.isSafeInteger(id) && id > 0), where);
       assert.equal(new Set(body as number[]).size, (body as number[]).length, `an id listed twice: ${where}`);
@@ -533,6 +541,13 @@ function sentFields(text: string): { listing: number | undefined; text: unknown 
   return { listing: listingIdOf(parsed.value.listing_id), text: parsed.value.text };
 }
 
+/** GET on the toggle's path is the favourites list, GET and DELETE on the start's read and leave a conversation; other verbs but POST have no route. */
+function effectiveOf(op: Op | 'other', verb: string): Effective {
+  if (verb === 'POST' || op === 'other') return op;
+  if (verb === 'GET') return op === 'toggle' ? 'list' : 'read';
+  return verb === 'DELETE' && op === 'start' ? 'leave' : 'other';
+}
+
 const options = (numRuns: number) => ({ numRuns, seed: SEED, endOnFailure: true });
 
 /** fc.assert, with the failing assertion's message in the report and giant counterexamples cut short. */
@@ -703,14 +718,13 @@ describe('hostile input', () => {
           if (token === 'twice') headers.push(['Authorization', bearer], ['Authorization', 'Bearer x.y.z']);
           headers.push(...extra);
           const res = await send(op, verb, path, headers, text);
-          // GET on the toggle's path is the favourites list; any other verb but POST has no route.
-          const effective = verb === 'POST' ? op : verb === 'GET' && op === 'toggle' ? 'list' : 'other';
+          const effective = effectiveOf(op, verb);
           const body = assertDocumented(
             effective,
             res,
             `${verb} ${path} key=${key} token=${token} extra=${JSON.stringify(extra.map(([k, v]) => [k, String(v)]))}: ${text.slice(0, 200)}`,
           );
-          if (effective !== 'other' && effective !== 'list' && res.status === 200) {
+          if ((effective === 'toggle' || effective === 'start') && res.status === 200) {
             assert.ok(key === 'valid' || key === 'twice', 'a 2xx needs the API key');
             follow(effective, user, res, body, sentFields(text));
           }

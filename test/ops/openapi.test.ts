@@ -23,13 +23,16 @@ interface Operation {
 const generated = await generateOpenApi();
 const doc = JSON.parse(generated) as {
   openapi: string;
-  paths: Record<string, { post: Operation; get?: Operation }>;
+  paths: Record<string, { post: Operation; get?: Operation; put?: Operation; delete?: Operation }>;
   components: { securitySchemes: Record<string, Record<string, string>>; schemas: Record<string, unknown> };
 };
 
 const LOGIN = '/wp-json/rtcl/v1/login';
 const LOGOUT = '/wp-json/rtcl/v1/logout';
 const MY = '/wp-json/rtcl/v1/my';
+const CHATS = '/wp-json/rtcl/v1/my/chat';
+const CHECK = '/wp-json/rtcl/v1/my/chat/check';
+const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -63,18 +66,27 @@ describe('OpenAPI document', () => {
       '/api/v1/login',
       '/api/v1/logout',
       '/api/v1/my',
+      '/api/v1/my/chat',
+      '/api/v1/my/chat/check',
       '/api/v1/my/chat/conversation',
+      '/api/v1/my/chat/message',
       '/api/v1/my/favourites',
     ]);
   });
 
-  it('documents the two operations, sign-in, sign-out, GET my and the favourites list, with their credentials as security schemes', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, PATHS.start, PATHS.toggle]);
+  it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
+    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, CHATS, CHECK, PATHS.start, MESSAGE, PATHS.toggle]);
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
     for (const [path, method] of [
       [LOGOUT, 'post'],
       [MY, 'get'],
       [PATHS.toggle, 'get'],
+      [CHATS, 'get'],
+      [CHECK, 'get'],
+      [PATHS.start, 'get'],
+      [PATHS.start, 'delete'],
+      [MESSAGE, 'post'],
+      [MESSAGE, 'put'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }

@@ -8,10 +8,12 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 
 const DESCRIPTION = `Version 1 of the listing marketplace REST interface: toggling a listing in the caller's favourites
-and starting a chat conversation about a listing. Paths include \`{api_base}\` (API_PREFIX followed by /v1).
+and starting a chat conversation about a listing, and the routes around them: sign-in and sign-out, the
+caller's favourites, and reading, answering and leaving conversations. Paths include \`{api_base}\`
+(API_PREFIX followed by /v1).
 
-Both operations need two credentials: a JWT as \`Authorization: Bearer <JWT>\` and the installation's API key as
-\`X-API-KEY\`. Errors come in three shapes:
+Every route needs the installation's API key as \`X-API-KEY\`; all but sign-in need a JWT as
+\`Authorization: Bearer <JWT>\` too (sign-in hands one out). Errors come in three shapes:
 - A: \`{"code", "message"}\`
 - B: \`{"status": "error", "error", "code": "<HTTP status as a string>", "error_message"}\`
 - C: \`{"code", "message", "data": {"status"}}\`
