@@ -5,7 +5,7 @@ import { checkConversation, listConversations, readConversation, type MessagePag
 import { leaveConversation } from '../../domain/messages.js';
 import { conversationListJson, conversationReadJson } from '../../present/chat.js';
 import { optionalInteger, pageParameters, requestParameters, requiredId } from '../body.js';
-import { conversationForbidden, MESSAGES } from '../errors.js';
+import { badRequest, conversationForbidden, MESSAGES } from '../errors.js';
 import { requireCaller } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';
 import {
@@ -18,7 +18,6 @@ import {
   MESSAGES_PER_PAGE,
   readConversationSchema,
 } from './chat.schema.js';
-import { badRequest } from '../errors.js';
 
 /** Already JSON text (present/chat.ts), sent as it is, as the conversation start's reply. */
 const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json as never);
