@@ -15,7 +15,7 @@ import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
-describe('chat indexes (migrations 006, 007)', () => {
+describe('chat indexes (migrations 006, 007, 010)', () => {
   let database: TestDatabase;
   let store: Store;
   let conId: number;
@@ -54,8 +54,12 @@ describe('chat indexes (migrations 006, 007)', () => {
   };
   const messageIndexes = () => indexesOf('messages');
 
-  it('conversations keep only the open-conversation index, which a start reads', async () => {
-    assert.deepEqual(await indexesOf('conversations'), ['conversations_open_unique']);
+  it('conversations keep the open-conversation index, which a start reads, and one per participant for GET my/chat (010)', async () => {
+    assert.deepEqual(await indexesOf('conversations'), [
+      'conversations_by_recipient',
+      'conversations_by_sender',
+      'conversations_open_unique',
+    ]);
   });
 
   it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
