@@ -6,7 +6,9 @@
  * neighbour's load cannot turn their timeouts into failures. TEST_CONCURRENCY overrides the width.
  * PostgreSQL is TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`).
  * Without a reachable PostgreSQL the second pass is skipped with a warning, except under CI
- * (CI=true), where it is an error.
+ * (CI=true), where it is an error. The MySQL store's tests (test/store/mysql/, on the machine's
+ * MariaDB, each in a database of its own) do not depend on TEST_DATABASE_URL: they run in the
+ * SQLite pass only.
  */
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
@@ -33,7 +35,11 @@ const ALONE = [
   'multi-instance.test.ts',
   `postgres${sep}outage.test.ts`,
   'migrate-race.test.ts',
+  `mysql${sep}concurrency.test.ts`,
+  `mysql${sep}store.test.ts`,
 ];
+/** Tests of the MySQL store, which never read TEST_DATABASE_URL: once is enough. */
+const isMysql = (file) => file.includes(`${sep}store${sep}mysql${sep}`);
 const isAlone = (file) => ALONE.some((part) => file.includes(part));
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
 
@@ -46,8 +52,8 @@ function runFiles(files, concurrency, env) {
   return result.status ?? 1;
 }
 
-function runSuite(label, env) {
-  const files = only.length ? only : testFiles('test').sort();
+function runSuite(label, env, { mysql = true } = {}) {
+  const files = (only.length ? only : testFiles('test').sort()).filter((f) => mysql || !isMysql(f));
   const together = files.filter((f) => !isAlone(f));
   const alone = files.filter(isAlone);
   console.log(
@@ -75,7 +81,7 @@ let status = runSuite('SQLite', { TEST_DATABASE_URL: '' });
 if (!sqliteOnly) {
   const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
   if (await reachable(url)) {
-    status = runSuite('PostgreSQL', { TEST_DATABASE_URL: url }) || status;
+    status = runSuite('PostgreSQL', { TEST_DATABASE_URL: url }, { mysql: false }) || status;
   } else if (process.env.CI === 'true') {
     console.error('CI=true: the PostgreSQL pass is required');
     status = 1;

@@ -278,29 +278,35 @@ const SETTINGS = {
     'sqlite:./data/souk.db',
     (_raw, env) => {
       const value = given(env, 'DATABASE_URL') ?? 'sqlite:./data/souk.db';
-      if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(value)) {
-        throw new ConfigError('DATABASE_URL must be sqlite:PATH or postgres://user@host:port/db');
+      if (!/^(sqlite:.+|postgres(ql)?:\/\/.+|mysql:\/\/.+)$/.test(value)) {
+        throw new ConfigError('DATABASE_URL must be sqlite:PATH, postgres://user@host:port/db or mysql://user@host:port/db');
       }
       return value;
     },
     {
-      meaning: '`sqlite:PATH` (an embedded SQLite file, created with its folder) or `postgres://user:password@host:port/db`.',
+      meaning:
+        '`sqlite:PATH` (an embedded SQLite file, created with its folder), `postgres://user:password@host:port/db`, or `mysql://user:password@host:port/db`: a WordPress site\'s own MySQL or MariaDB database, served from the Classified Listing plugin\'s tables (see "Running beside WordPress").',
       kind: 'url',
       print: maskUrlSecrets,
     },
   ),
   db: {
-    poolSize: integer('DB_POOL_SIZE', 10, 1, 1000, { meaning: 'PostgreSQL only: most connections in the pool (1 to 1000).' }),
+    poolSize: integer('DB_POOL_SIZE', 10, 1, 1000, { meaning: 'PostgreSQL and MySQL: most connections in the pool (1 to 1000).' }),
     statementTimeoutMs: integer('DB_STATEMENT_TIMEOUT_MS', 5000, 100, 600_000, {
       meaning:
-        'Longest a statement may run (PostgreSQL `statement_timeout`); on SQLite, how long to wait for a locked database. 100 to 600000.',
+        'Longest a statement may run (PostgreSQL `statement_timeout`; on MySQL, how long a statement waits for a row lock, in whole seconds); on SQLite, how long to wait for a locked database. 100 to 600000.',
     }),
     connectTimeoutMs: integer('DB_CONNECT_TIMEOUT_MS', 3000, 100, 600_000, {
-      meaning: 'PostgreSQL only: longest wait for a connection before the request is answered 503 (100 to 600000).',
+      meaning: 'PostgreSQL and MySQL: longest wait for a connection before the request is answered 503 (100 to 600000).',
     }),
     preparedStatements: flag('DB_PREPARED_STATEMENTS', true, {
       meaning:
         "PostgreSQL only: send the request path's queries as named statements, parsed and planned once per connection. Set `false` behind a pooler that moves a session's statements between server connections (PgBouncer in transaction mode, unless 1.21 or newer with `max_prepared_statements` set).",
+    }),
+    wordpressTablePrefix: text('WORDPRESS_TABLE_PREFIX', 'wp_', {
+      meaning:
+        "MySQL only: the WordPress site's table prefix (`$table_prefix` in wp-config.php). Souk's own tables there are `{prefix}souk_...`.",
+      check: (value) => (/^[A-Za-z0-9_]{1,32}$/.test(value) ? undefined : `must be letters, digits and _ (at most 32), got "${value}"`),
     }),
     cacheMb: integer('DB_CACHE_MB', 16, 1, 65_536, {
       meaning:

@@ -10,6 +10,7 @@ import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
 import { openStore, type Store } from './store/index.js';
+import type { SitePresentation } from './domain/ports.js';
 import { cachedUserLookup } from './auth/user-cache.js';
 import { shutdownOnSignals } from './shutdown.js';
 
@@ -22,7 +23,14 @@ export interface Souk {
   close(): Promise<void>;
 }
 
-function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens: TokenVerifier, revoked: RevokedTokens): RouteDeps {
+function routeDeps(
+  config: Config,
+  store: Store,
+  settings: LiveSettings,
+  tokens: TokenVerifier,
+  revoked: RevokedTokens,
+  site: SitePresentation | undefined,
+): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   return {
     uow: store,
@@ -31,11 +39,12 @@ function routeDeps(config: Config, store: Store, settings: LiveSettings, tokens:
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,
+    // A WordPress site's own options, when the store holds them, else the environment's settings.
     presentation: {
-      siteUrl: config.siteUrl,
-      listingUrlTemplate: config.listingUrlTemplate,
-      price: config.price,
-      formatTime: timeFormatter(config.siteTimezone),
+      siteUrl: site?.siteUrl ?? config.siteUrl,
+      listingUrlTemplate: site?.listingUrlTemplate ?? config.listingUrlTemplate,
+      price: site?.price ?? config.price,
+      formatTime: timeFormatter(site?.timeZone ?? config.siteTimezone),
       replyFormat: config.chatReplyFormat,
     },
     favouriteLists: store.favouriteLists,
@@ -84,11 +93,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       onUnusableSecret: (problem) =>
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
     });
-    const app = await buildApp({
-      config,
-      deps: routeDeps(config, store, settings, tokens, revoked),
-      logDestination: options.logDestination,
-    });
+    const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation());
+    const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     warnOfLoosePermissions(app.log, store);
     return {

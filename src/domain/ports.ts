@@ -128,6 +128,28 @@ export interface SettingsRepository {
   set(key: string, value: string): Promise<void>;
 }
 
+/**
+ * Presentation settings that a store's own database holds: a WordPress site's options (site
+ * address, listing permalink base, currency, time zone), read once at start. They take the place
+ * of the SITE_URL, LISTING_URL_TEMPLATE, CURRENCY_*, PRICE_* and SITE_TIMEZONE settings, so that
+ * replies are built as the site builds them.
+ */
+export interface SitePresentation {
+  siteUrl: string;
+  listingUrlTemplate: string;
+  /** An IANA zone, or a fixed offset such as `+05:30` (WordPress's `gmt_offset`). */
+  timeZone: string;
+  price: {
+    currencySymbol: string;
+    position: 'left' | 'right' | 'left_space' | 'right_space';
+    decimals: number;
+    thousandsSeparator: string;
+    decimalSeparator: string;
+    /** A fraction of zeros is dropped (`350.00` shows `350`), as the plugin does by default. */
+    trimZeros: boolean;
+  };
+}
+
 /** A database connection pool's occupancy, for metrics. */
 export interface PoolStats {
   total: number;

@@ -37,7 +37,7 @@ function buildSummaryJson(listing: Listing, p: ListingPresentation): string {
   const { images, category, location } = listing.media;
   return (
     `{"id":${listing.id},"title":${JSON.stringify(listing.title)},"url":${JSON.stringify(listingUrl(listing, p))},` +
-    `"images":${images},"amount":${JSON.stringify(formatAmount(listing.price, p.price))},` +
+    `"images":${images},"amount":${JSON.stringify(formatAmount(listing.price, p.price, listing.priceType))},` +
     `"raw_price":${JSON.stringify(listing.price)},"location":${location},"category":${category}}`
   );
 }

@@ -7,6 +7,8 @@ export interface PriceFormat {
   decimals: number;
   thousandsSeparator: string;
   decimalSeparator: string;
+  /** Drops a fraction of zeros (`350.00` shows `350`), as the WordPress plugin does by default. */
+  trimZeros?: boolean;
 }
 
 /** Rounds a decimal string half-up to `decimals` places without going through binary floats. */
@@ -29,10 +31,20 @@ function groupThousands(whole: string, separator: string): string {
   return whole.replace(/\B(?=(\d{3})+(?!\d))/g, separator);
 }
 
-export function formatAmount(raw: string, f: PriceFormat): string {
+/** An attribute value as WordPress's esc_attr writes it. */
+const escapeAttribute = (value: string) =>
+  value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c] ?? c);
+
+/**
+ * The price's markup. With the listing's price type, the current plugin's (D7's second round):
+ * `<div class="rtcl-price price-type-fixed"><span class="rtcl-price-amount amount"><bdi>...</bdi></span></div>`;
+ * without it, the first round's `<span class="rtcl-price-amount amount">...</span>`.
+ */
+export function formatAmount(raw: string, f: PriceFormat, priceType?: string): string {
   if (raw === '') return '';
   const { whole, fraction } = roundDecimal(raw, f.decimals);
-  const number = groupThousands(whole, f.thousandsSeparator) + (f.decimals > 0 ? f.decimalSeparator + fraction : '');
+  const showFraction = f.decimals > 0 && !(f.trimZeros && /^0*$/.test(fraction));
+  const number = groupThousands(whole, f.thousandsSeparator) + (showFraction ? f.decimalSeparator + fraction : '');
   const symbol = `<span class="rtcl-price-currencySymbol">${f.currencySymbol}</span>`;
   const inner = {
     left: symbol + number,
@@ -40,5 +52,6 @@ export function formatAmount(raw: string, f: PriceFormat): string {
     right: number + symbol,
     right_space: `${number}&nbsp;${symbol}`,
   }[f.position];
-  return `<span class="rtcl-price-amount amount">${inner}</span>`;
+  if (priceType === undefined) return `<span class="rtcl-price-amount amount">${inner}</span>`;
+  return `<div class="rtcl-price price-type-${escapeAttribute(priceType)}"><span class="rtcl-price-amount amount"><bdi>${inner}</bdi></span></div>`;
 }

@@ -2,8 +2,21 @@
 
 export type TimeFormatter = (epochMs: number) => string;
 
+/** A fixed offset such as `+05:30` (WordPress's `gmt_offset`, which no IANA zone may match), in seconds. */
+export function fixedOffsetSeconds(timeZone: string): number | undefined {
+  const m = /^([+-])(\d{2}):(\d{2})$/.exec(timeZone);
+  return m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 3600 + Number(m[3]) * 60) : undefined;
+}
+
+/** `timeZone`: an IANA zone, or a fixed offset such as `+05:30`. */
 export function timeFormatter(timeZone: string): TimeFormatter {
-  const formatSecond = timeZone === 'UTC' || timeZone === 'Etc/UTC' ? utcSecond : zonedSecond(timeZone);
+  const offset = fixedOffsetSeconds(timeZone);
+  const formatSecond =
+    offset !== undefined
+      ? (second: number) => utcSecond(second + offset)
+      : timeZone === 'UTC' || timeZone === 'Etc/UTC'
+        ? utcSecond
+        : zonedSecond(timeZone);
   // A reply's four times are mostly this second (now); a conversation that already existed adds
   // the second it was created in. The last two seconds formatted are kept.
   let last = { second: NaN, text: '' };

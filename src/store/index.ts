@@ -1,9 +1,11 @@
 /**
- * The store: opens the database DATABASE_URL names, one folder per database (sqlite/, postgres/),
+ * The store: opens the database DATABASE_URL names, one folder per database (sqlite/, postgres/,
+ * mysql/: a WordPress site's own tables),
  * each implementing every port of the domain with its own statements; what they share is in
  * shared/. Adding a database is one folder beside them and one line here. The rest of Souk sees
  * no SQL.
  */
+import { openMysqlStore } from './mysql/index.js';
 import { openPostgresStore } from './postgres/index.js';
 import type { DbOptions, Store } from './shared/store.js';
 import { openSqliteStore } from './sqlite/index.js';
@@ -13,5 +15,6 @@ export type { DbOptions, LoosePermission, Store, StoreKind } from './shared/stor
 export function openStore(url: string, opts: DbOptions): Store {
   if (url.startsWith('sqlite:')) return openSqliteStore(url, opts);
   if (/^postgres(ql)?:\/\//.test(url)) return openPostgresStore(url, opts);
-  throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got ${url.split(':', 1)[0]}:`);
+  if (url.startsWith('mysql://')) return openMysqlStore(url, opts);
+  throw new Error(`DATABASE_URL must start with sqlite:, postgres:// or mysql://, got ${url.split(':', 1)[0]}:`);
 }

@@ -10,7 +10,7 @@ import pg from 'pg';
 
 export interface TestDatabase {
   url: string;
-  dialect: 'sqlite' | 'postgres';
+  dialect: 'sqlite' | 'postgres' | 'mysql';
   drop(): Promise<void>;
 }
 

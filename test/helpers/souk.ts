@@ -32,18 +32,27 @@ export interface TestSouk {
   close(): Promise<void>;
 }
 
+/**
+ * `env.DATABASE_URL`, when given, is a database the caller made and drops (a WordPress site's
+ * MySQL database: test/helpers/wordpress.ts); else each Souk gets a fresh one. A `document` of
+ * null imports nothing (a WordPress site brings its own catalog).
+ */
 export async function startTestSouk(
   env: Record<string, string> = {},
   document: unknown = marketplace(),
   options: SoukOptions = {},
 ): Promise<TestSouk> {
-  const database = await freshDatabase();
+  const database: TestDatabase = env.DATABASE_URL
+    ? { url: env.DATABASE_URL, dialect: env.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite', drop: async () => {} }
+    : await freshDatabase();
   const config = loadConfig({ DATABASE_URL: database.url, SITE_URL, SETTINGS_REFRESH_MS: '200', LOG_LEVEL: 'silent', ...env });
   const souk = await createSouk(config, options);
-  const parsed = parseImportDocument(document);
-  if (!parsed.ok) throw new Error(`fixture: ${parsed.path}: ${parsed.problem}`);
-  const imported = await importCatalog(souk.store, parsed.catalog);
-  if (!imported.ok) throw new Error(`fixture: ${imported.path}: ${imported.problem}`);
+  if (document !== null) {
+    const parsed = parseImportDocument(document);
+    if (!parsed.ok) throw new Error(`fixture: ${parsed.path}: ${parsed.problem}`);
+    const imported = await importCatalog(souk.store, parsed.catalog);
+    if (!imported.ok) throw new Error(`fixture: ${imported.path}: ${imported.problem}`);
+  }
   const { apiKey, jwtSecret } = souk.settings.current();
   const token = (userId: number, opts: { ttl?: number; login?: string } = {}) =>
     signToken(jwtSecret, userId, opts.login ?? `user${userId}`, opts.ttl ?? 3600);

@@ -90,7 +90,7 @@ describe('configuration', () => {
     for (const [name, value] of [
       ['REDIS_URL', 'http://user:leaked-pass-6@cache:6379'],
       ['SITE_URL', 'ftp://user:leaked-pass-6@m.example'],
-      ['DATABASE_URL', 'mysql://user:leaked-pass-6@db.example/souk'],
+      ['DATABASE_URL', 'mongodb://user:leaked-pass-6@db.example/souk'],
       ['CORS_ORIGINS', 'https://user:leaked-pass-6@app.example'],
     ]) {
       const res = soukConfig({ [name as string]: value as string });

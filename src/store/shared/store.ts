@@ -13,6 +13,7 @@ import {
   type Repositories,
   type RevocationRepository,
   type SettingsRepository,
+  type SitePresentation,
   type StoreHealth,
   type UnitOfWork,
 } from '../../domain/ports.js';
@@ -22,7 +23,7 @@ import { favouriteListRepository } from './favourite-list.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
-export type StoreKind = 'sqlite' | 'postgres';
+export type StoreKind = 'sqlite' | 'postgres' | 'mysql';
 
 export interface DbOptions {
   poolSize: number;
@@ -32,6 +33,8 @@ export interface DbOptions {
   preparedStatements?: boolean;
   /** SQLite: the page cache in MB; default 16. */
   cacheMb?: number;
+  /** MySQL: the WordPress site's table prefix; default wp_. */
+  wordpressTablePrefix?: string;
 }
 
 /** A database file or folder that other users of the host can read. */
@@ -60,7 +63,17 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   /** The database's files that others can read (SQLite); none for a database server. */
   loosePermissions(): LoosePermission[];
   close(): Promise<void>;
-  /** The Kysely instance, for tests and tools that inspect the database. */
+  /**
+   * Presentation settings the database holds (a WordPress site's options, read once), which
+   * replace the environment's; undefined where Souk's own settings apply (SQLite, PostgreSQL).
+   */
+  sitePresentation(): Promise<SitePresentation | undefined>;
+  /**
+   * The Kysely instance over Souk's own schema, for tests and tools that inspect the database
+   * (SQLite, PostgreSQL). The MySQL store serves a WordPress site's own tables, which have another
+   * shape: reading its `db` throws, naming why (mysql/index.ts). Kept required, not optional, so
+   * that the tests and tools written for the two stores of Souk's schema need no checks.
+   */
   readonly db: Kysely<Database>;
 }
 
@@ -86,6 +99,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     });
   return {
     db,
+    sitePresentation: async (): Promise<SitePresentation | undefined> => undefined,
     settings: settingsRepository(db),
     accounts: accountRepository(db),
     revocations: revocationRepository(db),

@@ -1,0 +1,335 @@
+/**
+ * Users and listings read from WordPress's own tables, into the domain's types: a user from
+ * wp_users and wp_usermeta, a listing from wp_posts (post_type rtcl_listing), wp_postmeta, its
+ * terms and its image attachments. Nothing is cached across requests: the site may change any of
+ * it at any time.
+ */
+import { sql } from 'kysely';
+import type { ListingDetails, ListingStatus, ShownListing, TermObject, User, Listing, ListingContact } from '../../domain/model.js';
+import { imagesJson, stringsJson, termsJson, contactJson } from '../shared/media-json.js';
+import { rows, T, type Db, type MysqlContext } from './context.js';
+import { hierarchical, imageObject, termObject, type AttachmentRow, type TermRow } from './media.js';
+import { phpObject, type SiteOptions } from './site.js';
+
+/** `MAX(CASE WHEN m.meta_key = 'k' THEN m.meta_value END) AS alias`, one per meta key: a row's metas as columns. */
+function pivot(keys: Record<string, string>) {
+  return sql.join(
+    Object.entries(keys).map(([alias, key]) => sql`max(case when m.meta_key = ${key} then m.meta_value end) as ${sql.id(alias)}`),
+  );
+}
+
+const USER_META = {
+  first_name: 'first_name',
+  last_name: 'last_name',
+  description: 'description',
+  phone: '_rtcl_phone',
+  whatsapp: '_rtcl_whatsapp_number',
+  website: '_rtcl_website',
+  pp_id: '_rtcl_pp_id',
+  location: '_rtcl_location',
+  zipcode: '_rtcl_zipcode',
+  address: '_rtcl_address',
+  latitude: '_rtcl_latitude',
+  longitude: '_rtcl_longitude',
+};
+
+interface UserRow {
+  ID: number | string;
+  user_login: string;
+  user_email: string;
+  display_name: string;
+  user_status: number | string;
+  user_pass: string;
+  capabilities: string | null;
+  first_name: string | null;
+  last_name: string | null;
+  description: string | null;
+  phone: string | null;
+  whatsapp: string | null;
+  website: string | null;
+  pp_id: string | null;
+  location: string | null;
+  zipcode: string | null;
+  address: string | null;
+  latitude: string | null;
+  longitude: string | null;
+}
+
+/** Term ids from a meta value: one id, or a PHP-serialised list of them. */
+function termIds(raw: string | null): number[] {
+  if (!raw) return [];
+  if (/^\d+$/.test(raw)) return [Number(raw)];
+  return Object.values(phpObject(raw))
+    .map(Number)
+    .filter((n) => Number.isSafeInteger(n) && n > 0);
+}
+
+async function termsById(db: Db, ctx: MysqlContext, ids: number[], taxonomy: string): Promise<TermObject[]> {
+  if (ids.length === 0) return [];
+  const { t } = ctx;
+  const found = await rows(
+    db,
+    sql<TermRow>`select t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count
+      from ${T(t.termTaxonomy)} tt join ${T(t.terms)} t on t.term_id = tt.term_id
+      where tt.taxonomy = ${taxonomy} and t.term_id in (${sql.join(ids)})`,
+  );
+  return hierarchical(found.map(termObject));
+}
+
+/** A picture attachment's address: its thumbnail when WordPress made one, else the file. */
+async function attachmentUrl(db: Db, ctx: MysqlContext, id: number, site: SiteOptions): Promise<string> {
+  const found = await attachments(db, ctx, sql`a.ID = ${id}`);
+  const image = found[0] && imageObject(found[0], site);
+  return image ? image.sizes.thumbnail.src : '';
+}
+
+/**
+ * A user's row and password hash. Disabled: WordPress has no such flag; a user whose legacy
+ * `user_status` is not 0 (multisite's "spam" mark, which WordPress refuses at sign-in) counts as
+ * disabled. Admin: the site's `{prefix}capabilities` holds `administrator`.
+ */
+export async function loadUser(
+  db: Db,
+  ctx: MysqlContext,
+  where: { id: number } | { login: string } | { email: string },
+): Promise<{ user: User; passwordHash: string } | undefined> {
+  const { t } = ctx;
+  const condition =
+    'id' in where ? sql`u.ID = ${where.id}` : 'login' in where ? sql`u.user_login = ${where.login}` : sql`u.user_email = ${where.email}`;
+  const keys = { ...USER_META, capabilities: `${t.prefix}capabilities` };
+  const [row] = await rows(
+    db,
+    sql<UserRow>`select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)}
+      from ${T(t.users)} u left join ${T(t.usermeta)} m on m.user_id = u.ID and m.meta_key in (${sql.join(Object.values(keys))})
+      where ${condition} group by u.ID order by u.ID limit 1`,
+  );
+  if (!row) return undefined;
+  const site = await ctx.site();
+  const ppId = Number(row.pp_id);
+  const user: User = {
+    id: Number(row.ID),
+    login: row.user_login,
+    name: row.display_name,
+    email: row.user_email,
+    phone: row.phone ?? '',
+    whatsapp: row.whatsapp ?? '',
+    website: row.website ?? '',
+    profilePicture: Number.isSafeInteger(ppId) && ppId > 0 ? await attachmentUrl(db, ctx, ppId, site) : '',
+    disabled: Number(row.user_status) !== 0,
+    firstName: row.first_name ?? '',
+    lastName: row.last_name ?? '',
+    description: row.description ?? '',
+    isAdmin: 'administrator' in phpObject(row.capabilities ?? undefined),
+    address: row.address ?? '',
+    zipcode: row.zipcode ?? '',
+    latitude: row.latitude ?? '',
+    longitude: row.longitude ?? '',
+    locations: await termsById(db, ctx, termIds(row.location), 'rtcl_location'),
+  };
+  return { user, passwordHash: row.user_pass };
+}
+
+const LISTING_META = {
+  price: 'price',
+  price_type: 'price_type',
+  pricing: '_rtcl_listing_pricing',
+  max_price: '_rtcl_max_price',
+  price_unit: '_rtcl_price_unit',
+  ad_type: 'ad_type',
+  views: '_views',
+  phone: 'phone',
+  whatsapp: '_rtcl_whatsapp_number',
+  email: 'email',
+  website: 'website',
+  address: 'address',
+  zipcode: 'zipcode',
+  latitude: 'latitude',
+  longitude: 'longitude',
+  hide_map: 'hide_map',
+  geo_address: '_rtcl_geo_address',
+  featured: 'featured',
+  top: '_top',
+  bump_up: '_bump_up',
+};
+
+type ListingRow = { [K in keyof typeof LISTING_META]: string | null } & {
+  ID: number | string;
+  post_author: number | string;
+  post_title: string;
+  post_name: string;
+  post_status: string;
+  post_date_gmt: string;
+};
+
+/** The plugin's statuses as the domain's; auto-drafts and the like are not listings yet. */
+const STATUS: Record<string, ListingStatus> = {
+  publish: 'publish',
+  pending: 'pending',
+  draft: 'draft',
+  private: 'draft',
+  future: 'pending',
+  'rtcl-expired': 'expired',
+  trash: 'trash',
+};
+
+async function attachments(db: Db, ctx: MysqlContext, where: ReturnType<typeof sql>): Promise<(AttachmentRow & { post_parent: number })[]> {
+  const { t } = ctx;
+  return rows(
+    db,
+    sql<AttachmentRow & { post_parent: number }>`select a.ID, a.post_parent, a.post_title, a.post_excerpt, a.post_mime_type,
+        ${pivot({ file: '_wp_attached_file', meta: '_wp_attachment_metadata', alt: '_wp_attachment_image_alt' })}
+      from ${T(t.posts)} a left join ${T(t.postmeta)} m on m.post_id = a.ID
+        and m.meta_key in ('_wp_attached_file', '_wp_attachment_metadata', '_wp_attachment_image_alt')
+      where ${where} and a.post_type = 'attachment' and a.post_mime_type like 'image/%'
+      group by a.ID order by a.menu_order, a.ID`,
+  );
+}
+
+interface LoadedListing {
+  listing: Listing;
+  row: ListingRow;
+  tags: TermObject[];
+  locations: TermObject[];
+}
+
+/** Listings by id, with their terms and images, as the plugin's replies show them; missing ids are left out. */
+async function loadListings(db: Db, ctx: MysqlContext, ids: number[]): Promise<Map<number, LoadedListing>> {
+  const out = new Map<number, LoadedListing>();
+  if (ids.length === 0) return out;
+  const { t } = ctx;
+  const site = await ctx.site();
+  const idList = sql.join(ids);
+  const [posts, terms, images] = await Promise.all([
+    rows(
+      db,
+      sql<ListingRow>`select p.ID, p.post_author, p.post_title, p.post_name, p.post_status, p.post_date_gmt, ${pivot(LISTING_META)}
+        from ${T(t.posts)} p left join ${T(t.postmeta)} m on m.post_id = p.ID and m.meta_key in (${sql.join(Object.values(LISTING_META))})
+        where p.ID in (${idList}) and p.post_type = 'rtcl_listing' group by p.ID`,
+    ),
+    rows(
+      db,
+      sql<TermRow>`select r.object_id, t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count
+        from ${T(t.termRelationships)} r join ${T(t.termTaxonomy)} tt on tt.term_taxonomy_id = r.term_taxonomy_id
+        join ${T(t.terms)} t on t.term_id = tt.term_id
+        where r.object_id in (${idList}) and tt.taxonomy in ('rtcl_category', 'rtcl_location', 'rtcl_tag')`,
+    ),
+    attachments(db, ctx, sql`a.post_parent in (${idList})`),
+  ]);
+  for (const row of posts) {
+    const status = STATUS[row.post_status];
+    if (!status) continue;
+    const id = Number(row.ID);
+    const mine = terms.filter((r) => Number(r.object_id) === id).map(termObject);
+    const of = (taxonomy: string) => hierarchical(mine.filter((term) => term.taxonomy === taxonomy));
+    const locations = of('rtcl_location');
+    const listing: Listing = {
+      id,
+      ownerId: Number(row.post_author),
+      title: row.post_title,
+      slug: row.post_name,
+      status,
+      price: row.price ?? '',
+      media: {
+        images: imagesJson(
+          images.flatMap((a) => {
+            const image = Number(a.post_parent) === id ? imageObject(a, site) : undefined;
+            return image ? [image] : [];
+          }),
+        ),
+        category: termsJson(of('rtcl_category')),
+        location: termsJson(locations),
+      },
+      priceType: row.price_type ?? '',
+    };
+    out.set(id, { listing, row, tags: of('rtcl_tag'), locations });
+  }
+  return out;
+}
+
+export async function loadListing(db: Db, ctx: MysqlContext, id: number): Promise<Listing | undefined> {
+  return (await loadListings(db, ctx, [id])).get(id)?.listing;
+}
+
+export async function listingStatus(db: Db, ctx: MysqlContext, id: number): Promise<ListingStatus | undefined> {
+  const [row] = await rows(
+    db,
+    sql<{ post_status: string }>`select post_status from ${T(ctx.t.posts)} where ID = ${id} and post_type = 'rtcl_listing'`,
+  );
+  return row ? STATUS[row.post_status] : undefined;
+}
+
+/** Of these listings, the published ones. */
+export async function publishedAmong(db: Db, ctx: MysqlContext, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const found = await rows(
+    db,
+    sql<{ ID: number | string }>`select ID from ${T(ctx.t.posts)}
+      where ID in (${sql.join(ids)}) and post_type = 'rtcl_listing' and post_status = 'publish'`,
+  );
+  return new Set(found.map((r) => Number(r.ID)));
+}
+
+const DAY_MS = 86_400_000;
+
+/** The plugin's badges: CSS classes (`is-new`, `is-featured`, `is-popular`, `is-{ad_type}`), then the labels. */
+function badges(row: ListingRow, createdAt: number, site: SiteOptions, now: number): string[] {
+  const isNew = now - createdAt < site.newListingDays * DAY_MS;
+  const featured = row.featured === '1';
+  const popular = Number(row.views ?? 0) >= site.popularViews;
+  const classes = [
+    ...(isNew ? ['is-new'] : []),
+    ...(featured ? ['is-featured'] : []),
+    ...(popular ? ['is-popular'] : []),
+    ...(row.ad_type ? [`is-${row.ad_type}`] : []),
+  ];
+  return [...classes, ...(isNew ? ['new'] : []), ...(featured ? ['featured'] : []), ...(popular ? ['popular'] : [])];
+}
+
+/** Listings with what the favourites list shows of them, in the order of `ids`. */
+export async function loadShownListings(db: Db, ctx: MysqlContext, ids: number[], now = Date.now()): Promise<ShownListing[]> {
+  const loaded = await loadListings(db, ctx, ids);
+  const site = await ctx.site();
+  return ids.flatMap((id) => {
+    const found = loaded.get(id);
+    if (!found) return [];
+    const { listing, row, tags, locations } = found;
+    const createdAt = Date.parse(`${row.post_date_gmt.replace(' ', 'T')}Z`);
+    const pricing = row.pricing === 'range' || row.pricing === 'disabled' ? row.pricing : 'price';
+    const contact: ListingContact = {
+      locations,
+      latitude: row.latitude ?? '',
+      longitude: row.longitude ?? '',
+      hide_map: row.hide_map === '1',
+      zipcode: row.zipcode ?? '',
+      address: row.address ?? '',
+      phone: row.phone ?? '',
+      whatsapp_number: row.whatsapp ?? '',
+      email: row.email ?? '',
+      website: row.website ?? '',
+      geo_address: row.geo_address ?? '',
+    };
+    const promotions = [
+      ...(row.featured === '1' ? ['featured'] : []),
+      ...(row.top === '1' ? ['top'] : []),
+      ...(row.bump_up === '1' ? ['bump_up'] : []),
+    ];
+    const details: ListingDetails = {
+      pricingType: pricing,
+      maxPrice: row.max_price ?? '',
+      priceType: row.price_type ?? '',
+      priceUnit: row.price_unit ?? '',
+      adType: row.ad_type ?? '',
+      createdAt: Number.isFinite(createdAt) ? createdAt : 0,
+      viewCount: Number(row.views ?? 0) || 0,
+      store: null,
+      json: {
+        priceUnits: '[]',
+        tags: termsJson(tags),
+        promotions: stringsJson(promotions),
+        badges: stringsJson(badges(row, createdAt, site, now)),
+        contact: contactJson(contact),
+      },
+    };
+    return [{ listing, details }];
+  });
+}

@@ -1,0 +1,129 @@
+/**
+ * What every part of the MySQL store shares: the Kysely handle (mysql2 through Kysely's
+ * MysqlDialect; the queries are raw SQL over tables whose names carry the site's prefix), the
+ * table names, and what is learnt once at start: the site's options and which form of the
+ * plugin's chat tables the site has (4.x, with a message's `type`, `attachments`, `meta` and a
+ * conversation's `updated_at`, or 2.x without them).
+ */
+import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { OPTION_NAMES, readSiteOptions, type SiteOptions } from './site.js';
+
+/** The site's tables are addressed by name (sql.table), not through a typed schema. */
+export type WpDatabase = Record<string, never>;
+export type Db = Kysely<WpDatabase>;
+
+export interface Tables {
+  prefix: string;
+  users: string;
+  usermeta: string;
+  posts: string;
+  postmeta: string;
+  options: string;
+  terms: string;
+  termTaxonomy: string;
+  termRelationships: string;
+  conversations: string;
+  messages: string;
+  /** Souk's own (migrations.ts). */
+  soukSettings: string;
+  soukRevokedTokens: string;
+  soukMessageTempIds: string;
+}
+
+export function tables(prefix: string): Tables {
+  return {
+    prefix,
+    users: `${prefix}users`,
+    usermeta: `${prefix}usermeta`,
+    posts: `${prefix}posts`,
+    postmeta: `${prefix}postmeta`,
+    options: `${prefix}options`,
+    terms: `${prefix}terms`,
+    termTaxonomy: `${prefix}term_taxonomy`,
+    termRelationships: `${prefix}term_relationships`,
+    conversations: `${prefix}rtcl_conversations`,
+    messages: `${prefix}rtcl_conversation_messages`,
+    soukSettings: `${prefix}souk_settings`,
+    soukRevokedTokens: `${prefix}souk_revoked_tokens`,
+    soukMessageTempIds: `${prefix}souk_message_temp_ids`,
+  };
+}
+
+/** The chat tables' form, from their columns. */
+export interface ChatForm {
+  /** Messages have `type`, `attachments`, `meta` (4.x). */
+  messageDetails: boolean;
+  /** Conversations have `updated_at` (4.x). */
+  conversationUpdatedAt: boolean;
+}
+
+export interface MysqlContext {
+  db: Db;
+  t: Tables;
+  /** The site's options and the chat tables' form, read once (the first call reads them). */
+  site(): Promise<SiteOptions>;
+  chat(): Promise<ChatForm>;
+}
+
+export const T = (name: string) => sql.table(name);
+
+export async function rows<R>(db: Db, query: RawBuilder<R>): Promise<R[]> {
+  return (await query.execute(db)).rows;
+}
+
+async function columnsOf(db: Db, table: string): Promise<Set<string>> {
+  const found = await rows(
+    db,
+    sql<{
+      name: string;
+    }>`select column_name as name from information_schema.columns where table_schema = database() and table_name = ${table}`,
+  );
+  return new Set(found.map((r) => r.name.toLowerCase()));
+}
+
+export function mysqlContext(db: Db, prefix: string): MysqlContext {
+  const t = tables(prefix);
+  let site: Promise<SiteOptions> | undefined;
+  let chat: Promise<ChatForm> | undefined;
+  // A failed read (the database down at start) is not kept: the next call tries again.
+  const once = <V>(load: () => Promise<V>, set: (p: Promise<V> | undefined) => void) => {
+    const p = load();
+    set(p);
+    p.catch(() => set(undefined));
+    return p;
+  };
+  return {
+    db,
+    t,
+    site: () =>
+      site ??
+      once(
+        async () => {
+          const found = await rows(
+            db,
+            sql<{ option_name: string; option_value: string }>`select option_name, option_value from ${T(t.options)}
+              where option_name in (${sql.join([...OPTION_NAMES])})`,
+          );
+          return readSiteOptions(Object.fromEntries(found.map((r) => [r.option_name, r.option_value])));
+        },
+        (p) => (site = p),
+      ),
+    chat: () =>
+      chat ??
+      once(
+        async () => {
+          const [messages, conversations] = await Promise.all([columnsOf(db, t.messages), columnsOf(db, t.conversations)]);
+          if (messages.size === 0 || conversations.size === 0) {
+            throw new Error(
+              `the plugin's chat tables ${t.conversations} and ${t.messages} are missing (is Classified Listing Pro installed?)`,
+            );
+          }
+          return {
+            messageDetails: messages.has('type') && messages.has('attachments'),
+            conversationUpdatedAt: conversations.has('updated_at'),
+          };
+        },
+        (p) => (chat = p),
+      ),
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * The store on a WordPress site's own MySQL or MariaDB database (Classified Listing and its Pro
+ * add-on): every port over the site's and the plugin's tables, as the plugin reads and writes
+ * them, so that the site and Souk see each other's writes at once. Souk never changes those
+ * tables' structure; its own few tables are `{prefix}souk_...` (migrations.ts).
+ *
+ * A unit of work is one transaction (READ COMMITTED) that first locks its writer's row in
+ * wp_users (SELECT ... FOR UPDATE): one user's toggles and conversation starts run one at a time
+ * across every instance, as the plugin's tables have no unique key to lean on. The site's own
+ * writes take no such lock: Souk cannot serialise them (README, "Running beside WordPress").
+ */
+import { createRequire } from 'node:module';
+import { Kysely, MysqlDialect, sql } from 'kysely';
+import type { Pool, PoolOptions } from 'mysql2';
+import type { CatalogUnitOfWork } from '../../domain/ports.js';
+import type { Database } from '../shared/schema.js';
+import type { DbOptions, Store } from '../shared/store.js';
+import { mysqlContext, T, type Db, type WpDatabase } from './context.js';
+import { isMysqlUnavailable } from './errors.js';
+import { migrateMysql, mysqlMigrationsApplied } from './migrations.js';
+import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
+import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
+
+const require = createRequire(import.meta.url);
+
+/** mysql2 is loaded on first use, like pg: an SQLite installation never needs it. */
+function createPool(options: PoolOptions): Pool {
+  return (require('mysql2') as typeof import('mysql2')).createPool(options);
+}
+
+/** The pool's occupancy, from mysql2's own lists (it has no public counters). */
+function poolStats(pool: Pool) {
+  const p = pool as unknown as {
+    _allConnections?: { length: number };
+    _freeConnections?: { length: number };
+    _connectionQueue?: { length: number };
+  };
+  return { total: p._allConnections?.length ?? 0, idle: p._freeConnections?.length ?? 0, waiting: p._connectionQueue?.length ?? 0 };
+}
+
+/** url: mysql://user:password@host:port/database */
+export function openMysqlStore(url: string, opts: DbOptions): Store {
+  const prefix = opts.wordpressTablePrefix ?? 'wp_';
+  const pool = createPool({
+    uri: url,
+    connectionLimit: opts.poolSize,
+    connectTimeout: opts.connectTimeoutMs,
+    waitForConnections: true,
+    // WordPress's own: utf8mb4, times as the strings stored (the site's local time), ids as numbers.
+    charset: 'utf8mb4',
+    dateStrings: true,
+    supportBigNumbers: true,
+    enableKeepAlive: true,
+  });
+  // An idle connection whose server went away reports here; the pool drops it.
+  pool.on('connection', (connection) => connection.on('error', () => {}));
+  const lockWaitS = Math.max(1, Math.ceil(opts.statementTimeoutMs / 1000));
+  const db: Db = new Kysely<WpDatabase>({
+    dialect: new MysqlDialect({
+      pool,
+      // A row lock waited for longer than the statement timeout answers 503, not a hung request.
+      onCreateConnection: async (connection) => {
+        await connection.executeQuery(sql`set session innodb_lock_wait_timeout = ${sql.lit(lockWaitS)}`.compile(db));
+      },
+    }),
+  });
+  const ctx = mysqlContext(db, prefix);
+  const { t } = ctx;
+
+  async function readiness() {
+    try {
+      await sql`select 1`.execute(db);
+    } catch {
+      return { database: false, migrations: false };
+    }
+    try {
+      return { database: true, migrations: await mysqlMigrationsApplied(db, t) };
+    } catch {
+      return { database: true, migrations: false };
+    }
+  }
+
+  const refuseCatalog: CatalogUnitOfWork['catalogTransaction'] = async () => {
+    throw new Error('on a WordPress database the site manages users and listings: import and remove them through WordPress');
+  };
+
+  return {
+    dialect: 'mysql',
+    repos: mysqlRepositories(db, ctx),
+    favouriteLists: mysqlFavouriteLists(db, ctx),
+    settings: mysqlSettings(db, ctx),
+    accounts: mysqlAccounts(db, ctx),
+    revocations: mysqlRevocations(db, ctx),
+    transaction: (fn, writer) =>
+      db
+        .transaction()
+        .setIsolationLevel('read committed')
+        .execute(async (trx) => {
+          if (writer !== undefined) await sql`select ID from ${T(t.users)} where ID = ${writer} for update`.execute(trx);
+          return fn(mysqlRepositories(trx, ctx));
+        }),
+    catalogTransaction: refuseCatalog,
+    async migrate() {
+      const applied = await migrateMysql(db, t);
+      // Fails here, at start, when the plugin's chat tables are missing; learns their form.
+      await ctx.chat();
+      return applied;
+    },
+    readiness,
+    async ready() {
+      const { database, migrations } = await readiness();
+      return database && migrations;
+    },
+    sitePresentation: async () => (await ctx.site()).presentation,
+    poolStats: () => poolStats(pool),
+    isUnavailable: isMysqlUnavailable,
+    walSyncs: () => undefined,
+    loosePermissions: () => [],
+    close: () => db.destroy(),
+    get db(): Kysely<Database> {
+      throw new Error("the MySQL store serves a WordPress site's own tables: it has no Kysely handle over Souk's schema");
+    },
+  };
+}

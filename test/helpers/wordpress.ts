@@ -1,0 +1,68 @@
+/**
+ * A WordPress site's database for a test: a fresh MariaDB/MySQL database of its own (on
+ * TEST_MYSQL_URL, default the machine's MariaDB at 127.0.0.1:3306 as root), loaded from one of the
+ * recorded site's dumps (../shared/spec/original/*.sql) with the mariadb client, dropped after the
+ * test file. `query` reads it back for the checks.
+ */
+import { after } from 'node:test';
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createConnection, type Connection } from 'mysql2/promise';
+
+export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
+const SPEC = fileURLToPath(new URL('../../../shared/spec/original/', import.meta.url));
+
+export interface WordpressDatabase {
+  /** The DATABASE_URL of the site's database. */
+  url: string;
+  name: string;
+  query<T = Record<string, unknown>>(text: string, values?: unknown[]): Promise<T[]>;
+  drop(): Promise<void>;
+}
+
+function client(url: string, args: string[], input?: string) {
+  const u = new URL(url);
+  const result = spawnSync(
+    'mariadb',
+    [`-h${u.hostname}`, `-P${u.port || '3306'}`, `-u${decodeURIComponent(u.username || 'root')}`, ...args],
+    { input, env: { ...process.env, ...(u.password ? { MYSQL_PWD: decodeURIComponent(u.password) } : {}) }, maxBuffer: 64 << 20 },
+  );
+  if (result.status !== 0) throw new Error(`mariadb ${args.join(' ')}: ${result.stderr?.toString() || result.error?.message}`);
+}
+
+/** Whether the test MySQL server answers (the MySQL tests skip, or fail under CI, without it). */
+export function mysqlReachable(): boolean {
+  try {
+    client(TEST_MYSQL_URL, ['-e', 'select 1']);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A new database loaded from `dump` (a file of original/), dropped when the test file ends. */
+export async function wordpressDatabase(dump = 'wordpress-seeded.sql'): Promise<WordpressDatabase> {
+  const name = `souk_wp_${randomBytes(5).toString('hex')}`;
+  client(TEST_MYSQL_URL, ['-e', `create database ${name} character set utf8mb4 collate utf8mb4_unicode_520_ci`]);
+  client(TEST_MYSQL_URL, [name], readFileSync(`${SPEC}${dump}`, 'utf8'));
+  const url = `${TEST_MYSQL_URL.replace(/\/+$/, '')}/${name}`;
+  let connection: Connection | undefined;
+  const db: WordpressDatabase = {
+    url,
+    name,
+    async query<T>(text: string, values: unknown[] = []) {
+      connection ??= await createConnection({ uri: url, dateStrings: true, charset: 'utf8mb4' });
+      const [found] = await connection.query(text, values);
+      return found as T[];
+    },
+    async drop() {
+      await connection?.end();
+      connection = undefined;
+      client(TEST_MYSQL_URL, ['-e', `drop database if exists ${name}`]);
+    },
+  };
+  after(() => db.drop());
+  return db;
+}
