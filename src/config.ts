@@ -216,6 +216,18 @@ function origins(value: string): string[] {
   return items;
 }
 
+/** WEBHOOK_URLS: absolute http(s) addresses. */
+function webhookUrls(value: string): string[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const item of items) {
+    if (!isHttpUrl(item)) throw new ConfigError(`WEBHOOK_URLS must list absolute http(s) addresses, got "${maskUrlSecrets(item)}"`);
+  }
+  return items;
+}
+
 /** A proxy address or CIDR range: an IP, optionally /0-32 (IPv4) or /0-128 (IPv6). */
 function isAddressOrCidr(item: string): boolean {
   const [address = '', bits, extra] = item.split('/');
@@ -396,6 +408,10 @@ const SETTINGS = {
     shownDefault: '`86400` (1 day)',
     meaning: 'Lifetime of a token issued by `POST login`, in seconds; `TOKEN_MAX_TTL_S` when that is shorter.',
   }),
+  acceptWordpressTokens: flag('ACCEPT_WORDPRESS_TOKENS', false, {
+    meaning:
+      'Also accept tokens a WordPress site with Classified Listing issued (`sub` `"123456789"`, the user by the login in `name`), signed with `JWT_SECRET`. Unsafe: anyone who knows the plugin\'s public secret can forge them (see "Running beside WordPress"); for a move, then back to `false`.',
+  }),
   passwordConcurrency: integer('PASSWORD_CONCURRENCY', 0, 0, 1024, {
     shownDefault: '`0` (one less than the cores, at least 1)',
     meaning:
@@ -496,6 +512,63 @@ const SETTINGS = {
       'Whose `X-Forwarded-For` gives the client address (for `RATE_LIMIT_AUTH_FAILURES`): `false` (nobody: the connecting address), `true` (any sender: only behind a proxy that overwrites the header), or a comma list of proxy addresses and CIDRs such as `10.0.0.0/8,::1`.',
     print: (value) => (typeof value === 'boolean' ? String(value) : value.join(',')),
   }),
+  events: {
+    retentionS: integer('EVENTS_RETENTION_S', 86_400, 60, 30 * 86_400, {
+      shownDefault: '`86400` (24 h)',
+      meaning:
+        "How long the event log keeps a user's events for `GET my/events` to replay after `Last-Event-ID`; a client that missed older ones gets a `reset` event (reload). 60 to 2592000.",
+    }),
+    heartbeatMs: integer('EVENTS_HEARTBEAT_MS', 15_000, 1000, 300_000, {
+      meaning: 'How often an open event stream gets a comment line, so that proxies do not close it as idle. 1000 to 300000.',
+    }),
+    bufferBytes: integer('EVENTS_BUFFER_BYTES', 256 * 1024, 4096, 64 * 1024 * 1024, {
+      meaning:
+        'Most bytes an event stream may have waiting for a slow client; beyond them the stream is closed, and the client resumes with `Last-Event-ID`. 4096 to 67108864.',
+    }),
+    streamsPerUser: integer('EVENTS_STREAMS_PER_USER', 8, 1, 1000, {
+      meaning: "Most open event streams per user on one instance; a new one beyond them closes the user's oldest. 1 to 1000.",
+    }),
+    ticketTtlS: integer('EVENTS_TICKET_TTL_S', 30, 5, 600, {
+      meaning: "Lifetime of a single-use ticket from `POST my/events/ticket` (for a browser's `EventSource`), in seconds. 5 to 600.",
+    }),
+  },
+  webhooks: {
+    urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
+      shownDefault: '*(empty: no webhooks)*',
+      meaning:
+        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (README, "Webhooks"). Needs `WEBHOOK_SECRET`.',
+      kind: 'url',
+      print: (value) => value.map(maskUrlSecrets).join(','),
+    }),
+    secret: setting(
+      'WEBHOOK_SECRET',
+      undefined,
+      (_raw, env) => {
+        const value = given(env, 'WEBHOOK_SECRET');
+        if (value !== undefined && !/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/.test(value))
+          throw new ConfigError('WEBHOOK_SECRET must be whsec_ followed by at least 24 bytes in base64');
+        return value;
+      },
+      {
+        shownDefault: '*(unset)*',
+        meaning:
+          'The Standard Webhooks signing secret: `whsec_` and base64 (24 to 64 random bytes; `openssl rand -base64 32`). Secret: never printed or logged.',
+        kind: 'secret',
+        print: (value) => (value === undefined ? '' : '****'),
+      },
+    ),
+    retryForS: integer('WEBHOOK_RETRY_FOR_S', 86_400, 1, 30 * 86_400, {
+      shownDefault: '`86400` (24 h)',
+      meaning:
+        'How long a delivery is retried, with exponential backoff, before it is kept as failed (`souk webhooks retry` sends it again).',
+    }),
+    retryBaseMs: integer('WEBHOOK_RETRY_BASE_MS', 5000, 10, 3_600_000, {
+      meaning: 'The first retry waits this long; each next one twice as long, at most an hour.',
+    }),
+    timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000, {
+      meaning: 'How long a receiver has to answer a delivery; no 2xx answer in time is a failed attempt.',
+    }),
+  },
 };
 
 type Declarations = { readonly [key: string]: Setting<unknown> | Declarations };
@@ -522,6 +595,9 @@ function checkTogether(config: Config): void {
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  if (config.webhooks.urls.length > 0 && config.webhooks.secret === undefined) {
+    throw new ConfigError('WEBHOOK_URLS is set but WEBHOOK_SECRET is not: deliveries must be signed');
   }
 }
 

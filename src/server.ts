@@ -11,8 +11,11 @@ import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
 import { openStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
-import { cachedUserLookup } from './auth/user-cache.js';
+import { cachedLoginLookup, cachedUserLookup } from './auth/user-cache.js';
 import { shutdownOnSignals } from './shutdown.js';
+import { loggedPayloadJson } from './events/payloads.js';
+import { StreamHub } from './events/stream-hub.js';
+import { WebhookSender } from './events/webhooks.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -20,6 +23,8 @@ export interface Souk {
   settings: LiveSettings;
   tokens: TokenVerifier;
   revoked: RevokedTokens;
+  /** The event streams in this process; absent where the store keeps no event log (MySQL). */
+  streams: StreamHub | undefined;
   close(): Promise<void>;
 }
 
@@ -35,7 +40,15 @@ function routeDeps(
   return {
     uow: store,
     health: store,
-    auth: { settings: settings.current, verifier: tokens, findUser },
+    auth: {
+      settings: settings.current,
+      verifier: tokens,
+      findUser,
+      // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (README, "Running beside WordPress").
+      ...(config.acceptWordpressTokens
+        ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
+        : {}),
+    },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
     bodyLimit: config.bodyLimit,
@@ -58,6 +71,42 @@ function routeDeps(
   };
 }
 
+/** The event streams, where the store keeps an event log (not MySQL, for now). */
+function eventStreams(config: Config, store: Store, deps: RouteDeps, onError: (err: unknown, what: string) => void): StreamHub | undefined {
+  if (!store.eventLog || !store.eventSignals || !store.eventTickets) return undefined;
+  return new StreamHub({
+    log: store.eventLog,
+    signals: store.eventSignals,
+    tickets: store.eventTickets,
+    present: (event) => loggedPayloadJson(event.payload, deps.presentation),
+    heartbeatMs: config.events.heartbeatMs,
+    bufferBytes: config.events.bufferBytes,
+    streamsPerUser: config.events.streamsPerUser,
+    retentionMs: config.events.retentionS * 1000,
+    onError,
+  });
+}
+
+/** The webhook delivery loop, when WEBHOOK_URLS names receivers. */
+function webhookSender(
+  config: Config,
+  store: Store,
+  deps: RouteDeps,
+  onError: (err: unknown, what: string) => void,
+): WebhookSender | undefined {
+  const { urls, secret } = config.webhooks;
+  if (!store.webhooks || urls.length === 0 || secret === undefined) return undefined;
+  return new WebhookSender({
+    outbox: store.webhooks,
+    secret,
+    presentation: deps.presentation,
+    retryForMs: config.webhooks.retryForS * 1000,
+    retryBaseMs: config.webhooks.retryBaseMs,
+    timeoutMs: config.webhooks.timeoutMs,
+    onError,
+  });
+}
+
 export interface SoukOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logDestination?: LogDestination;
@@ -78,7 +127,7 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
-  const store = openStore(config.databaseUrl, config.db);
+  const store = openStore(config.databaseUrl, { ...config.db, webhookUrls: config.webhooks.urls });
   try {
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
@@ -94,8 +143,13 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
     });
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation());
+    const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
+    if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
+    streams?.start();
+    const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
+    webhooks?.start();
     warnOfLoosePermissions(app.log, store);
     return {
       app,
@@ -103,10 +157,14 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       settings,
       tokens,
       revoked,
+      streams,
       async close() {
         settings.stop();
         revoked.stop();
+        // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
+        streams?.close();
         await app.close();
+        await webhooks?.stop();
         await store.close();
       },
     };

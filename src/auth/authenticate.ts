@@ -5,7 +5,7 @@
 import type { User } from '../domain/model.js';
 import { checkApiKey } from './api-key.js';
 import type { AuthFailure } from './failures.js';
-import type { SigningKeys, TokenVerifier } from './jwt.js';
+import type { SigningKeys, TokenClaims, TokenVerifier } from './jwt.js';
 
 /**
  * Which of D4's variants: the toggle skips the REST switch and takes a missing Authorization for
@@ -30,7 +30,15 @@ export interface AuthDeps {
   settings: () => AuthSettings;
   verifier: TokenVerifier;
   findUser: (id: number) => Promise<User | undefined>;
+  /**
+   * Given (ACCEPT_WORDPRESS_TOKENS=true): tokens a WordPress site issued, whose `sub` is the
+   * plugin's constant WORDPRESS_TOKEN_SUB, name their user by the login in `name`.
+   */
+  findUserByLogin?: (login: string) => Promise<User | undefined>;
 }
+
+/** The `sub` of every token the Classified Listing plugin issues; its user is in `name` (the login). */
+export const WORDPRESS_TOKEN_SUB = '123456789';
 
 /** The verified token: the SHA-256 digest of its text, and when it expires (epoch ms). */
 export interface VerifiedToken {
@@ -79,10 +87,22 @@ export async function authenticate(
   if (!token.ok) return token;
   await hooks.tokenVerified?.(credentials.apiKey as string);
 
-  const sub = token.claims.sub;
-  const user = typeof sub === 'string' && USER_ID.test(sub) ? await deps.findUser(Number(sub)) : undefined;
+  const user = await tokenUser(token.claims, deps);
   if (!user || user.disabled) return { ok: false, failure: 'not_logged_in' };
   return { ok: true, user, token: { digest: token.digest, expiresAt: token.claims.exp * 1000 } };
+}
+
+/**
+ * The token's user: by the id in `sub`, or, for a site's token when those are accepted, by the
+ * login in `name`. Souk's own tokens carry `name` too, so a user whose id is the plugin's
+ * constant is found either way.
+ */
+async function tokenUser(claims: TokenClaims, deps: AuthDeps): Promise<User | undefined> {
+  const { sub, name } = claims;
+  if (sub === WORDPRESS_TOKEN_SUB && deps.findUserByLogin && typeof name === 'string' && name !== '') {
+    return deps.findUserByLogin(name);
+  }
+  return typeof sub === 'string' && USER_ID.test(sub) ? deps.findUser(Number(sub)) : undefined;
 }
 
 /** D4's first two steps, which sign-in runs too: the REST switch (when `restSwitch`), then the API key. */

@@ -36,3 +36,36 @@ export function cachedUserLookup(
     return user;
   };
 }
+
+/**
+ * Users by login, for the tokens a WordPress site issued (ACCEPT_WORDPRESS_TOKENS): the login's id
+ * is remembered until the catalog version changes, and the user itself comes from `findUser` (and
+ * its cache). The login must be the user's own (compared without case, as the site's collation
+ * does), not another user's e-mail address that reads the same.
+ */
+export function cachedLoginLookup(
+  findForSignIn: (login: string) => Promise<{ user: User } | undefined>,
+  findUser: UserLookup,
+  catalogVersion: () => string,
+  capacity = 20_000,
+): (login: string) => Promise<User | undefined> {
+  const ids = new Map<string, number | undefined>();
+  let cachedVersion = catalogVersion();
+  return async (login) => {
+    const version = catalogVersion();
+    if (version !== cachedVersion) {
+      ids.clear();
+      cachedVersion = version;
+    }
+    let id = ids.get(login);
+    if (!ids.has(login)) {
+      const found = await findForSignIn(login);
+      id = found && found.user.login.toLowerCase() === login.toLowerCase() ? found.user.id : undefined;
+      if (catalogVersion() === version) {
+        ids.set(login, id);
+        if (ids.size > capacity) ids.delete(ids.keys().next().value as string);
+      }
+    }
+    return id === undefined ? undefined : findUser(id);
+  };
+}

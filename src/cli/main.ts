@@ -6,11 +6,13 @@ import { CliError, withStore } from './context.js';
 import { printConfig } from './commands/config.js';
 import { demo } from './commands/demo.js';
 import { importFile } from './commands/import.js';
+import { importFromWordpress } from './commands/import-wordpress.js';
 import { rotateJwtSecret } from './commands/jwt-secret.js';
 import { deleteListingsCommand } from './commands/listings.js';
 import { getSetting, listSettings, rotateApiKey, setSetting } from './commands/settings.js';
 import { token } from './commands/token.js';
 import { setPassword } from './commands/users.js';
+import { listWebhooks, replayWebhooks, retryWebhooks } from './commands/webhooks.js';
 
 const USAGE = `usage: souk COMMAND
 
@@ -18,6 +20,8 @@ const USAGE = `usage: souk COMMAND
   config                         print the effective configuration (secrets masked)
   migrate                        apply pending database migrations
   import FILE|-                  upsert users and listings from a JSON document (atomic)
+  import --from-wordpress mysql://USER:PASSWORD@HOST:PORT/DB
+                                 copy a WordPress site (users, listings, favourites, chat) keeping ids; run again to resume
   token USER_ID [--ttl SECONDS]  print a signed JWT for a user (default lifetime 1 day, at most TOKEN_MAX_TTL_S)
   settings                       print the settings
   settings get KEY               print one setting's raw value
@@ -28,6 +32,10 @@ const USAGE = `usage: souk COMMAND
   listings delete ID...          remove listings (they leave every favourite list)
   users set-password ID          set a user's password, read from standard input
   demo                           import a demo marketplace and print curl commands
+  webhooks list [--status S] [--since T] [--limit N]
+                                 list webhook deliveries (pending, delivered, failed), newest first
+  webhooks retry [ID...]         send failed deliveries again (all of them without ids)
+  webhooks replay --since T      send again every delivery since T (2026-11-23T18:05:55Z, or 30m, 2h, 1d)
 
 Every command uses DATABASE_URL (default sqlite:./data/souk.db).
 Settings are environment variables: see the Configuration table in README.md.`;
@@ -47,6 +55,8 @@ async function run(argv: string[]): Promise<void> {
     case 'migrate':
       return withStore(async (ctx) => ctx.out('database is up to date'));
     case 'import':
+      if (rest[0] === '--from-wordpress') return withStore((ctx) => importFromWordpress(ctx, rest[1]));
+      if (rest[0]?.startsWith('--from-wordpress=')) return withStore((ctx) => importFromWordpress(ctx, rest[0]!.slice(17)));
       return withStore((ctx) => importFile(ctx, rest[0]));
     case 'token': {
       const { positionals, values } = parseArgs({ args: rest, allowPositionals: true, options: { ttl: { type: 'string' } } });
@@ -73,6 +83,18 @@ async function run(argv: string[]): Promise<void> {
       throw new CliError('usage: souk users set-password ID (the password on standard input)');
     case 'demo':
       return withStore(demo);
+    case 'webhooks': {
+      const { positionals, values } = parseArgs({
+        args: rest,
+        allowPositionals: true,
+        options: { status: { type: 'string' }, since: { type: 'string' }, limit: { type: 'string' } },
+      });
+      const [sub, ...ids] = positionals;
+      if (sub === 'list' && ids.length === 0) return withStore((ctx) => listWebhooks(ctx, values.status, values.since, values.limit));
+      if (sub === 'retry') return withStore((ctx) => retryWebhooks(ctx, ids));
+      if (sub === 'replay' && ids.length === 0) return withStore((ctx) => replayWebhooks(ctx, values.since));
+      throw new CliError('usage: souk webhooks list [--status S] [--since T] [--limit N] | retry [ID...] | replay --since T');
+    }
     case undefined:
     case 'help':
     case '--help':

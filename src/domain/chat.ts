@@ -1,5 +1,6 @@
 /** Chat: start a conversation about a listing with its first message (D6). */
 import type { Attachment, Conversation, Listing, Message, MessageType, NewMessage, User } from './model.js';
+import { recordNewMessage } from './chat-events.js';
 import type { Repositories, UnitOfWork } from './ports.js';
 
 export interface StartConversationInput {
@@ -134,6 +135,13 @@ export async function startConversation(
     // One this request created holds only the caller's message: nothing to count.
     const otherParty = conversation.senderId === caller.id ? conversation.recipientId : conversation.senderId;
     const unreadCount = opened.created ? 0 : await repos.conversations.unreadFrom(conversation.id, otherParty);
-    return { ok: true, value: { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount } } as const;
+    const value = { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount };
+    // A retry stored nothing: it caused nothing. The recipient sees the new conversation with its
+    // one unread message, then the message itself, once (the plugin sends the first one twice).
+    if (!isRetry && repos.events) {
+      if (opened.created) await repos.events.record(otherParty, { type: 'conversation.new', started: { ...value, unreadCount: 1 } }, now);
+      await recordNewMessage(repos, message, otherParty, now);
+    }
+    return { ok: true, value } as const;
   }, caller.id);
 }

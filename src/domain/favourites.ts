@@ -14,7 +14,10 @@ export async function toggleFavourite(
   return uow.transaction(async (repos) => {
     const status = await repos.listings.statusOf(listingId);
     if (status === undefined || status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
-    return { ok: true, favouriteIds: await repos.favourites.toggle(userId, listingId, now) } as const;
+    const favouriteIds = await repos.favourites.toggle(userId, listingId, now);
+    const type = favouriteIds.includes(listingId) ? 'favourite.added' : 'favourite.removed';
+    await repos.events?.record(userId, { type, userId, listingId }, now);
+    return { ok: true, favouriteIds } as const;
   }, userId);
 }
 

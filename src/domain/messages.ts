@@ -1,5 +1,6 @@
 /** Writing in a conversation (neighbours.md): answer, mark read, leave. */
 import { checkMessageInput, newMessage, type ChatLimits, type StartConversationError } from './chat.js';
+import { recordNewMessage, recordUnread } from './chat-events.js';
 import { otherParticipant, sideOf } from './conversations.js';
 import type { Attachment, Conversation, Message, Side } from './model.js';
 import type { Repositories, UnitOfWork } from './ports.js';
@@ -46,6 +47,7 @@ export async function sendMessage(
       if (stored) return { ok: true, value: stored };
     }
     const message = await repos.messages.append(newMessage(input.conId, senderId, input, now));
+    await recordNewMessage(repos, message, otherParticipant(open.conversation, senderId), now);
     return { ok: true, value: message };
   }, senderId);
 }
@@ -56,25 +58,42 @@ export type MarkReadResult = { ok: true; changed: boolean } | { ok: false; error
  * Marks the message and every earlier unread one from the other participant read. A message of
  * the caller's own, or of another conversation, changes nothing.
  */
-export async function markRead(uow: UnitOfWork, readerId: number, conId: number, messageId: number): Promise<MarkReadResult> {
+export async function markRead(
+  uow: UnitOfWork,
+  readerId: number,
+  conId: number,
+  messageId: number,
+  now: number = Date.now(),
+): Promise<MarkReadResult> {
   return uow.transaction(async (repos): Promise<MarkReadResult> => {
     const open = await openFor(repos, conId, readerId);
     if (!open) return { ok: false, error: 'forbidden' };
     const message = await repos.messages.findById(messageId);
     const other = otherParticipant(open.conversation, readerId);
     if (!message || message.conId !== conId || message.sourceId !== other) return { ok: true, changed: false };
-    return { ok: true, changed: (await repos.messages.markRead(conId, other, messageId)) > 0 };
+    const changed = (await repos.messages.markRead(conId, other, messageId)) > 0;
+    if (changed && repos.events) {
+      // The read receipt names the message marked: every earlier one of its sender is read too.
+      await repos.events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
+      await recordUnread(repos, readerId, conId, other, now);
+    }
+    return { ok: true, changed };
   }, readerId);
 }
 
 export type LeaveResult = { ok: true } | { ok: false; error: 'forbidden' };
 
 /** The caller leaves the conversation: it leaves their list; the other participant still sees it. */
-export async function leaveConversation(uow: UnitOfWork, userId: number, conId: number): Promise<LeaveResult> {
+export async function leaveConversation(uow: UnitOfWork, userId: number, conId: number, now: number = Date.now()): Promise<LeaveResult> {
   return uow.transaction(async (repos): Promise<LeaveResult> => {
     const open = await openFor(repos, conId, userId);
     if (!open) return { ok: false, error: 'forbidden' };
     await repos.conversations.leave(conId, open.side);
+    // The other participant, unless they left first: they can no longer answer.
+    if (!otherLeft(open.conversation, open.side)) {
+      const other = otherParticipant(open.conversation, userId);
+      await repos.events?.record(other, { type: 'conversation.left', conversationId: conId, userId }, now);
+    }
     return { ok: true };
   }, userId);
 }

@@ -1,4 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
+import type { DomainEvent, EventType, LoggedEvent } from './events.js';
 import type {
   Conversation,
   ConversationListRow,
@@ -76,12 +77,109 @@ export interface MessageRepository {
   markRead(conId: number, sourceId: number, upToId: number): Promise<number>;
 }
 
+/**
+ * Records what a change caused, in the change's transaction: in the user's event log (their
+ * stream) and, when webhooks are configured, in the webhook outbox. Nothing leaves the database
+ * here: the stream and the webhooks read what committed.
+ */
+export interface EventRecorder {
+  /** `userId`: whose event it is (whose stream carries it). */
+  record(userId: number, event: DomainEvent, at: number): Promise<void>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
   favourites: FavouriteRepository;
   conversations: ConversationRepository;
   messages: MessageRepository;
+  /** Absent where the store keeps no event log yet (MySQL): the use cases then record nothing. */
+  events?: EventRecorder;
+}
+
+/** The users' event logs, read by the streams (src/events/). */
+export interface EventLog {
+  /** The user's events after `afterSeq`, oldest first, at most `limit`. */
+  after(userId: number, afterSeq: number, limit: number): Promise<LoggedEvent[]>;
+  /** The user's latest sequence number (0 before their first event), pruned events included. */
+  lastSeq(userId: number): Promise<number>;
+  /** Forgets the events recorded before `before` (epoch ms); how many. */
+  prune(before: number): Promise<number>;
+}
+
+export type WebhookStatus = 'pending' | 'delivered' | 'failed';
+
+/** One event for one webhook receiver, as the outbox holds it. */
+export interface WebhookDelivery {
+  id: number;
+  /** The Standard Webhooks message id (`webhook-id`): the same for every receiver and attempt. */
+  messageId: string;
+  url: string;
+  type: EventType;
+  /** Whose event it is. */
+  userId: number;
+  /** The DomainEvent, JSON text. */
+  payload: string;
+  createdAt: number;
+  /** Retries stop WEBHOOK_RETRY_FOR_S after this: createdAt, or when it was last sent again by hand. */
+  windowFrom: number;
+  status: WebhookStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+  deliveredAt: number | null;
+}
+
+/** The webhook outbox: written with the change (EventRecorder), read and updated by the delivery loop and the CLI. */
+export interface WebhookOutbox {
+  /**
+   * Pending deliveries due by `now`, at most `limit`, each leased until `leaseUntil` (its next
+   * attempt moves there) so that no other instance sends it meanwhile; a sender that dies
+   * leaves it to be sent again once the lease has passed.
+   */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<WebhookDelivery[]>;
+  delivered(id: number, now: number): Promise<void>;
+  /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
+  attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
+  /** The deliveries, newest first: those of a status, or created at or after `since`. */
+  list(filter: { status?: WebhookStatus; since?: number; limit: number }): Promise<WebhookDelivery[]>;
+  /** Sends the given failed deliveries again (all failed ones when `ids` is empty); how many. */
+  retry(ids: number[], now: number): Promise<number>;
+  /** Sends again every delivery created at or after `since`, whatever its status; how many. */
+  replay(since: number, now: number): Promise<number>;
+}
+
+/** A single-use ticket that opens a user's stream where no header can be sent (a browser's EventSource). */
+export interface EventTicket {
+  /** The SHA-256 digest of the ticket's text (the text itself is never stored). */
+  digest: string;
+  userId: number;
+  /** The token the ticket was asked with: its stream ends when that token is revoked or expires. */
+  tokenDigest: string;
+  tokenExpiresAt: number;
+  /** Epoch ms. */
+  expiresAt: number;
+}
+
+export interface EventTicketRepository {
+  issue(ticket: EventTicket): Promise<void>;
+  /** The ticket, once: it is forgotten as it is taken; undefined when unknown or expired by `now`. */
+  take(digest: string, now: number): Promise<EventTicket | undefined>;
+  /** Forgets the tickets expired by `now`. */
+  forgetExpired(now: number): Promise<number>;
+}
+
+/**
+ * Tells this process which users' logs got new events, once committed: on SQLite from the
+ * commit itself, on PostgreSQL through LISTEN/NOTIFY from any instance. A signal may come for
+ * nothing new (a rolled-back batch): readers then find nothing.
+ */
+export interface EventSignals {
+  /**
+   * `onUsers`: users with new events. `onGap`: signals may have been lost (a reconnection):
+   * every reader should look again. Returns the unsubscribe.
+   */
+  subscribe(onUsers: (userIds: number[]) => void, onGap: () => void): () => void;
 }
 
 export interface UnitOfWork {

@@ -13,6 +13,7 @@ import { accountRoutes } from './routes/account.js';
 import { conversationRoutes } from './routes/conversation.js';
 import { chatRoutes } from './routes/chat.js';
 import { messageRoutes } from './routes/messages.js';
+import { eventRoutes } from './routes/events.js';
 import { favouriteRoutes } from './routes/favourites.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
@@ -86,6 +87,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(conversationRoutes, deps);
       await api.register(chatRoutes, deps);
       await api.register(messageRoutes, deps);
+      await api.register(eventRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

@@ -4,7 +4,8 @@ import type { SignInDeps } from '../domain/accounts.js';
 import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat.js';
 import type { ChatReadDeps } from '../domain/conversations.js';
-import type { FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
+import type { EventStreams } from '../domain/events.js';
+import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { Presentation } from '../present/conversation.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
@@ -26,4 +27,6 @@ export interface RouteDeps {
   favouriteLists: FavouriteListRepository;
   /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
+  /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log (MySQL). */
+  events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
 }

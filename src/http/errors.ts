@@ -111,6 +111,9 @@ export const authError = (failure: AuthFailure): ApiError => AUTH_ERRORS[failure
 
 export const badRequest = (message: string) => shapeB(400, 'BADREQUEST', message);
 
+/** GET my/events with a ticket that is unknown, spent or expired. */
+export const invalidTicket = () => shapeB(401, 'INVALID_TICKET', 'The event stream ticket is unknown, used or expired.');
+
 export const requiredIdMessage = (name: string) => `${name} is required and must be a positive integer.`;
 
 /** N3: not a participant, left the conversation, or no such conversation: one answer for all. */

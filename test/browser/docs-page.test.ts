@@ -62,11 +62,10 @@ describe('docs page (Swagger UI) in headless Chromium', () => {
         .locator('.auth-container', { has: page.locator('#auth-bearer-value') })
         .locator('button[type=submit]')
         .click();
-      await page.locator('#api_key_value').fill(t.apiKey);
-      await page
-        .locator('.auth-container', { has: page.locator('#api_key_value') })
-        .locator('button[type=submit]')
-        .click();
+      // The X-API-KEY form, not the event stream ticket's (also an apiKey scheme, in the query).
+      const keyForm = page.locator('.auth-container', { hasText: 'apiKey (apiKey)' });
+      await keyForm.locator('#api_key_value').fill(t.apiKey);
+      await keyForm.locator('button[type=submit]').click();
       await page.locator('.modal-ux button.close-modal').click();
 
       // Try it out: the request body example is {"listing_id": 101}.

@@ -22,18 +22,19 @@ function withSearchPath(url: string, schema: string): string {
   return u.toString();
 }
 
-export async function freshDatabase(): Promise<TestDatabase> {
-  if (TEST_POSTGRES_URL) {
+/** `postgresUrl`: a PostgreSQL server to make the schema on, whatever TEST_DATABASE_URL says; `null`: SQLite. */
+export async function freshDatabase(postgresUrl: string | null | undefined = TEST_POSTGRES_URL): Promise<TestDatabase> {
+  if (postgresUrl) {
     const schema = `souk_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+    const admin = new pg.Client({ connectionString: postgresUrl });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     await admin.end();
     return {
-      url: withSearchPath(TEST_POSTGRES_URL, schema),
+      url: withSearchPath(postgresUrl, schema),
       dialect: 'postgres',
       async drop() {
-        const c = new pg.Client({ connectionString: TEST_POSTGRES_URL });
+        const c = new pg.Client({ connectionString: postgresUrl });
         await c.connect();
         await c.query(`drop schema ${schema} cascade`);
         await c.end();

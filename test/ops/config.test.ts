@@ -68,15 +68,27 @@ describe('configuration', () => {
 
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
     const urls = declaredSettings().filter((s) => s.kind === 'url');
-    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'REDIS_URL', 'SITE_URL']);
+    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'REDIS_URL', 'SITE_URL', 'WEBHOOK_URLS']);
     const env: Record<string, string> = {
       DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
       REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
       SITE_URL: 'https://admin:site-pass-5@m.example',
+      WEBHOOK_URLS: 'https://hook:hook-pass-6@hooks.example/in?token=hook-token-7,https://b.example/x',
+      WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
-    for (const secret of ['pg-Pass', 'word-1', 'pg-ssl-pass-2', 'redis-pass-3', 'redis-param-pass-4', 'site-pass-5']) {
+    for (const secret of [
+      'pg-Pass',
+      'word-1',
+      'pg-ssl-pass-2',
+      'redis-pass-3',
+      'redis-param-pass-4',
+      'site-pass-5',
+      'hook-pass-6',
+      'hook-token-7',
+      'MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
     assert.ok(
@@ -84,6 +96,8 @@ describe('configuration', () => {
       res.stdout,
     );
     assert.ok(res.stdout.includes('REDIS_URL="rediss://default:****@cache.example:6380/0?password=****"'), res.stdout);
+    assert.ok(res.stdout.includes('WEBHOOK_URLS="https://hook:****@hooks.example/in?token=****,https://b.example/x"'), res.stdout);
+    assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
   });
 
   it('an invalid URL setting is reported without its password', () => {

@@ -33,6 +33,8 @@ const MY = '/wp-json/rtcl/v1/my';
 const CHATS = '/wp-json/rtcl/v1/my/chat';
 const CHECK = '/wp-json/rtcl/v1/my/chat/check';
 const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
+const EVENTS = '/wp-json/rtcl/v1/my/events';
+const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -70,12 +72,15 @@ describe('OpenAPI document', () => {
       '/api/v1/my/chat/check',
       '/api/v1/my/chat/conversation',
       '/api/v1/my/chat/message',
+      '/api/v1/my/events',
+      '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
     ]);
   });
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, CHATS, CHECK, PATHS.start, MESSAGE, PATHS.toggle]);
+    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, CHATS, CHECK, PATHS.start, MESSAGE, EVENTS, TICKET, PATHS.toggle]);
+    assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
     for (const [path, method] of [
       [LOGOUT, 'post'],
@@ -87,6 +92,7 @@ describe('OpenAPI document', () => {
       [PATHS.start, 'delete'],
       [MESSAGE, 'post'],
       [MESSAGE, 'put'],
+      [TICKET, 'post'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }

@@ -9,7 +9,8 @@ import swagger from '@fastify/swagger';
 
 const DESCRIPTION = `Version 1 of the listing marketplace REST interface: toggling a listing in the caller's favourites
 and starting a chat conversation about a listing, and the routes around them: sign-in and sign-out, the
-caller's favourites, and reading, answering and leaving conversations. Paths include \`{api_base}\`
+caller's favourites, reading, answering and leaving conversations, and the caller's events as they happen
+(\`GET my/events\`, Server-Sent Events). Paths include \`{api_base}\`
 (API_PREFIX followed by /v1).
 
 Every route needs the installation's API key as \`X-API-KEY\`; all but sign-in need a JWT as
@@ -32,6 +33,7 @@ export const openapi = fp(
           { name: 'account', description: 'Sign-in, sign-out and the signed-in user' },
           { name: 'favourites', description: "The caller's favourite listings" },
           { name: 'chat', description: 'Conversations between a user and a listing owner' },
+          { name: 'events', description: "The caller's events as they happen: a Server-Sent Events stream" },
         ],
         components: {
           securitySchemes: {
@@ -46,6 +48,12 @@ export const openapi = fp(
               in: 'header',
               name: 'X-API-KEY',
               description: "The installation's API key (`souk settings get api_key`).",
+            },
+            eventTicket: {
+              type: 'apiKey',
+              in: 'query',
+              name: 'ticket',
+              description: 'A single-use ticket from `POST my/events/ticket`: opens `GET my/events` without headers (EventSource).',
             },
           },
         },

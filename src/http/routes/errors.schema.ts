@@ -14,6 +14,7 @@ import {
   forbiddenKeyMessage,
   internalError,
   invalidCredentials,
+  invalidTicket,
   MESSAGES,
   noRoute,
   otherParticipantLeft,
@@ -218,6 +219,22 @@ export function memberRouteErrors(limits: { bodyLimit: number }) {
       authError('not_logged_in'),
     ]),
     ...commonErrors(limits.bodyLimit),
+  };
+}
+
+/** GET my/events: a member route, or a single-use ticket in place of the headers. */
+export function eventStreamErrors(limits: { bodyLimit: number }) {
+  return {
+    ...memberRouteErrors(limits),
+    401: errorResponse(
+      'The API key, the Authorization header, the bearer token or the ticket was refused, or the token was signed out (shape B).',
+      [
+        ...auth(['api_key_missing', 'api_key_invalid', 'authorization_missing']),
+        ...auth(TOKEN_FAILURES),
+        authError('token_revoked'),
+        invalidTicket(),
+      ],
+    ),
   };
 }
 

@@ -39,7 +39,7 @@ export function storedText(text: string): string {
   return text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '').replace(/<\/?[A-Za-z!?][^>]*(>|$)/g, '');
 }
 
-interface ConversationRow {
+export interface ConversationRow {
   con_id: number | string;
   listing_id: number | string;
   sender_id: number | string;
@@ -54,7 +54,7 @@ interface ConversationRow {
   updated_at: string | null;
 }
 
-interface MessageRow {
+export interface MessageRow {
   message_id: number | string;
   con_id: number | string;
   source_id: number | string;
@@ -67,7 +67,7 @@ interface MessageRow {
 }
 
 /** A conversation's columns; on 2.x, without updated_at, its last message's time (else its creation). */
-function conversationColumns(ctx: MysqlContext, form: ChatForm) {
+export function conversationColumns(ctx: MysqlContext, form: ChatForm) {
   const updated = form.conversationUpdatedAt
     ? sql`c.updated_at`
     : sql`coalesce((select lm.created_at from ${T(ctx.t.messages)} lm where lm.message_id = c.last_message_id), c.created_at)`;
@@ -75,13 +75,13 @@ function conversationColumns(ctx: MysqlContext, form: ChatForm) {
     c.sender_review, c.recipient_review, c.invert_review, c.created_at, ${updated} as updated_at`;
 }
 
-function messageColumns(form: ChatForm) {
+export function messageColumns(form: ChatForm) {
   return form.messageDetails
     ? sql`m.message_id, m.con_id, m.source_id, m.type, m.message, m.attachments, m.is_read, m.created_at`
     : sql`m.message_id, m.con_id, m.source_id, null as type, m.message, null as attachments, m.is_read, m.created_at`;
 }
 
-function toConversation(row: ConversationRow, clock: SiteClock): Conversation {
+export function toConversation(row: ConversationRow, clock: SiteClock): Conversation {
   const createdAt = clock.epoch(row.created_at);
   return {
     id: Number(row.con_id),
@@ -99,7 +99,7 @@ function toConversation(row: ConversationRow, clock: SiteClock): Conversation {
   };
 }
 
-function toMessage(row: MessageRow, clock: SiteClock): Message {
+export function toMessage(row: MessageRow, clock: SiteClock): Message {
   let attachments: Message['attachments'] = null;
   if (row.attachments) {
     try {

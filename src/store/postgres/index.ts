@@ -4,10 +4,12 @@
  * writer's row lock in one round trip (transaction.ts).
  */
 import { Kysely, PostgresDialect } from 'kysely';
+import { eventLog, webhookOutbox } from '../shared/events.js';
 import { ListingCache } from '../shared/listing-cache.js';
 import type { Database } from '../shared/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
 import { isPostgresUnavailable } from './errors.js';
+import { PostgresEventSignals } from './event-signals.js';
 import { migratePostgres, postgresMigrationsApplied } from './migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations.js';
 import { postgresPool } from './pool.js';
@@ -21,16 +23,23 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listingCache = new ListingCache();
   const named = opts.preparedStatements ?? true;
+  const signals = new PostgresEventSignals(url);
   return {
     ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS)),
     dialect: 'postgres',
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
-    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache)),
+    eventLog: eventLog(postgresRunner(db, pool, named)),
+    eventSignals: signals,
+    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache, opts.webhookUrls)),
+    webhooks: webhookOutbox(db, true),
     migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     isUnavailable: isPostgresUnavailable,
     walSyncs: () => undefined,
     loosePermissions: () => [],
-    close: () => db.destroy(),
+    async close() {
+      await signals.close();
+      await db.destroy();
+    },
   };
 }

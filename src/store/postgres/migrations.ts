@@ -13,6 +13,8 @@ import { dropConversationsRecipientMigration } from '../shared/migrations/007-dr
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
 import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
 import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
+import { eventsMigration } from '../shared/migrations/011-events.js';
+import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -27,4 +29,6 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '008-accounts': accountsMigration('bigint'),
   '009-listing-details': listingDetailsMigration('bigint'),
   '010-conversations-by-participant': conversationsByParticipantMigration,
+  '011-events': eventsMigration('bigint'),
+  '012-webhooks': webhooksMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

@@ -6,7 +6,9 @@
 import { sql } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
 import type { ListingCache } from '../shared/listing-cache.js';
-import { prepare, type QueryRunner } from '../shared/prepared.js';
+import { eventRecorder } from '../shared/events.js';
+import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
+import { EVENTS_CHANNEL } from './event-signals.js';
 import {
   conversationInsert,
   insertedId,
@@ -86,6 +88,29 @@ const q = {
   ),
 };
 
+/**
+ * Numbers the user's next event, stores it and rings the user's doorbell, in one statement. The
+ * sequence row stays locked until the transaction commits, so one user's events commit in number
+ * order; pg_notify is delivered to every instance's listener (event-signals.ts) only at the commit,
+ * and not at all on a rollback. The notification carries the user id alone: payloads may exceed
+ * NOTIFY's 8000 bytes, and the streams read the events from the log.
+ */
+const logEvent = prepare((db, userId: number, type: string, payload: string, at: number) =>
+  rawQuery(
+    db,
+    sql<{ notified: string }>`with numbered as (
+      insert into event_sequences (user_id, seq) values (cast(${userId} as bigint), 1)
+      on conflict (user_id) do update set seq = event_sequences.seq + 1
+      returning user_id, seq
+    ), logged as (
+      insert into events (user_id, seq, type, payload, created_at)
+      select user_id, seq, cast(${type} as text), cast(${payload} as text), cast(${at} as bigint) from numbered
+      returning user_id
+    )
+    select pg_notify(${sql.lit(EVENTS_CHANNEL)}, cast(user_id as text)) as notified from logged`,
+  ),
+);
+
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
   toggleFavourite: async (run, userId, listingId, at) =>
@@ -95,4 +120,16 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
 };
 
-export const postgresRepositories = (run: QueryRunner, cache: ListingCache): Repositories => repositories(run, cache, POSTGRES_STATEMENTS);
+export const postgresRepositories = (run: QueryRunner, cache: ListingCache, webhookUrls: readonly string[] = []): Repositories =>
+  repositories(
+    run,
+    cache,
+    POSTGRES_STATEMENTS,
+    eventRecorder(
+      run,
+      async (r, userId, type, payload, at) => {
+        await logEvent(r, userId, type, payload, at);
+      },
+      webhookUrls,
+    ),
+  );

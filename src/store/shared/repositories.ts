@@ -5,7 +5,7 @@
  */
 import { sql, type ExpressionBuilder, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
 import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
-import type { ListingRepository, Repositories } from '../../domain/ports.js';
+import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
@@ -220,8 +220,9 @@ export async function favouriteIds(run: QueryRunner, userId: number): Promise<nu
 }
 
 /** Every port's repository over `run`: a plain connection, or a transaction's. */
-export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements): Repositories {
+export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements, events?: EventRecorder): Repositories {
   return {
+    ...(events ? { events } : {}),
     users: {
       async findById(id) {
         const row = (await q.userById(run, id)).rows[0];

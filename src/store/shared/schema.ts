@@ -128,6 +128,51 @@ export interface MessagesTable {
   created_at: number;
 }
 
+/** A user's next event number: never pruned, so that numbers are never used twice (migration 011). */
+export interface EventSequencesTable {
+  user_id: number;
+  seq: number;
+}
+
+/** A user's event log (their stream), kept for EVENTS_RETENTION_S. */
+export interface EventsTable {
+  user_id: number;
+  seq: number;
+  type: string;
+  /** The domain event, JSON text (domain/events.ts). */
+  payload: string;
+  created_at: number;
+}
+
+/** A stream ticket, by the SHA-256 digest of its text. */
+export interface EventTicketsTable {
+  digest: string;
+  user_id: number;
+  token_digest: string;
+  token_expires_at: number;
+  expires_at: number;
+}
+
+/** A webhook delivery: one event for one receiver (migration 012). */
+export interface WebhookOutboxTable {
+  id: Generated<number>;
+  message_id: string;
+  url: string;
+  type: string;
+  user_id: number;
+  /** The domain event, JSON text. */
+  payload: string;
+  created_at: number;
+  /** Retries stop WEBHOOK_RETRY_FOR_S after this. */
+  window_from: number;
+  /** pending, delivered or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  delivered_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -138,6 +183,10 @@ export interface Database {
   messages: MessagesTable;
   user_credentials: UserCredentialsTable;
   revoked_tokens: RevokedTokensTable;
+  event_sequences: EventSequencesTable;
+  events: EventsTable;
+  event_tickets: EventTicketsTable;
+  webhook_outbox: WebhookOutboxTable;
 }
 
 /**

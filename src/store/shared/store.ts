@@ -9,6 +9,9 @@ import {
   CATALOG_VERSION,
   type AccountRepository,
   type CatalogUnitOfWork,
+  type EventLog,
+  type EventSignals,
+  type EventTicketRepository,
   type FavouriteListRepository,
   type Repositories,
   type RevocationRepository,
@@ -16,9 +19,11 @@ import {
   type SitePresentation,
   type StoreHealth,
   type UnitOfWork,
+  type WebhookOutbox,
 } from '../../domain/ports.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
+import { eventTicketRepository } from './events.js';
 import { favouriteListRepository } from './favourite-list.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
@@ -35,6 +40,8 @@ export interface DbOptions {
   cacheMb?: number;
   /** MySQL: the WordPress site's table prefix; default wp_. */
   wordpressTablePrefix?: string;
+  /** Where every event is also delivered (WEBHOOK_URLS): the recorder writes their outbox rows. */
+  webhookUrls?: readonly string[];
 }
 
 /** A database file or folder that other users of the host can read. */
@@ -54,6 +61,14 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly revocations: RevocationRepository;
   /** The favourites list's reads. */
   readonly favouriteLists: FavouriteListRepository;
+  /** The users' event logs, for their streams; absent where the store keeps none yet (MySQL). */
+  readonly eventLog?: EventLog;
+  /** Which users got new events, as they commit (with eventLog). */
+  readonly eventSignals?: EventSignals;
+  /** The streams' single-use tickets (with eventLog). */
+  readonly eventTickets?: EventTicketRepository;
+  /** The webhook outbox (with eventLog). */
+  readonly webhooks?: WebhookOutbox;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */
@@ -104,6 +119,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     accounts: accountRepository(db),
     revocations: revocationRepository(db),
     favouriteLists: favouriteListRepository(db),
+    eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,
     async ready() {

@@ -4,6 +4,7 @@
  * commit (wal-flusher.ts); reads go through Kysely on the same connection.
  */
 import type { UnitOfWork } from '../../domain/ports.js';
+import { eventLog, LocalEventSignals, webhookOutbox } from '../shared/events.js';
 import { ListingCache } from '../shared/listing-cache.js';
 import { migrateToLatest, migrationsApplied } from '../shared/migrate.js';
 import { kyselyRunner } from '../shared/prepared.js';
@@ -22,14 +23,25 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const { db, connection, walPath } = connectSqlite(path, opts);
   const listingCache = new ListingCache();
   const walFlusher = walPath ? new WalFlusher(walPath) : undefined;
-  const batch = new SqliteWriteBatch(db, connection, sqliteRepositories(sqliteRunner(db, connection), listingCache), undefined, () =>
-    walFlusher?.afterCommit(),
+  const signals = new LocalEventSignals();
+  const batch = new SqliteWriteBatch(
+    db,
+    connection,
+    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded),
+    undefined,
+    () => {
+      walFlusher?.afterCommit();
+      signals.committed();
+    },
   );
   const transaction: UnitOfWork['transaction'] = batch.transaction;
   return {
     ...commonStoreParts(db, () => migrationsApplied(db, SQLITE_MIGRATIONS)),
     dialect: 'sqlite',
     repos: sqliteRepositories(kyselyRunner(db), listingCache),
+    eventLog: eventLog(kyselyRunner(db)),
+    eventSignals: signals,
+    webhooks: webhookOutbox(db, false),
     transaction,
     migrate: () => migrateToLatest(db, SQLITE_MIGRATIONS),
     poolStats: () => undefined,

@@ -9,6 +9,8 @@ import { dropConversationsRecipientMigration } from '../shared/migrations/007-dr
 import { accountsMigration } from '../shared/migrations/008-accounts.js';
 import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
 import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
+import { eventsMigration } from '../shared/migrations/011-events.js';
+import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -31,4 +33,8 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '008-accounts': atomically(accountsMigration('integer')),
   '009-listing-details': listingDetailsMigration('integer'),
   '010-conversations-by-participant': atomically(conversationsByParticipantMigration),
+  '011-events': atomically(eventsMigration('integer')),
+  '012-webhooks': atomically(
+    webhooksMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
 };

@@ -4,6 +4,7 @@
  */
 import { sql } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
+import { eventRecorder, logEventInTwoStatements } from '../shared/events.js';
 import type { ListingCache } from '../shared/listing-cache.js';
 import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
 import {
@@ -64,4 +65,10 @@ const SQLITE_STATEMENTS: DatabaseStatements = {
   },
 };
 
-export const sqliteRepositories = (run: QueryRunner, cache: ListingCache): Repositories => repositories(run, cache, SQLITE_STATEMENTS);
+/** `recorded`: told of each user an event was recorded for, before the commit (shared/events.ts). */
+export const sqliteRepositories = (
+  run: QueryRunner,
+  cache: ListingCache,
+  webhookUrls: readonly string[] = [],
+  recorded?: (userId: number) => void,
+): Repositories => repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded));

@@ -1,0 +1,74 @@
+/**
+ * What happens in the chat and the favourites, as the event log (the stream, the webhooks) keeps
+ * it: domain values only, recorded by the use cases in the transaction of the change that causes
+ * them. src/events/ presents them in the wire shapes of the routes.
+ */
+import type { StartedConversation } from './chat.js';
+import type { Message } from './model.js';
+
+/** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites' webhook events. */
+export type DomainEvent =
+  /** A conversation was started with its first message; for its recipient (the listing's owner). */
+  | { type: 'conversation.new'; started: StartedConversation }
+  /** A message was stored; for the participant who did not write it. */
+  | { type: 'message.new'; message: Message }
+  /** How many messages of the conversation the user has not read, after a change. */
+  | { type: 'conversation.unread'; userId: number; conversationId: number; count: number }
+  /** A message was marked read (and every earlier one of its sender): for its sender. */
+  | { type: 'message.update'; message: Message }
+  /** The other participant left the conversation (Souk's own: the plugin sends nothing). */
+  | { type: 'conversation.left'; conversationId: number; userId: number }
+  /** The user added a listing to their favourites, or removed it (webhooks only). */
+  | { type: 'favourite.added' | 'favourite.removed'; userId: number; listingId: number };
+
+export type EventType = DomainEvent['type'];
+
+/** The events a user's stream carries; the favourites' two go to webhooks only. */
+export const STREAMED_EVENTS: readonly EventType[] = [
+  'conversation.new',
+  'message.new',
+  'conversation.unread',
+  'message.update',
+  'conversation.left',
+];
+
+/** An event for one user, as the log holds it. */
+export interface LoggedEvent {
+  /** The user's own sequence: 1, 2, 3... in the order their events committed. */
+  seq: number;
+  type: EventType;
+  /** The DomainEvent, as JSON text. */
+  payload: string;
+  createdAt: number;
+}
+
+/** Where a stream writes: the HTTP response, as the route adapts it. */
+export interface StreamSink {
+  write(chunk: string): void;
+  /** Bytes written that the client has not taken yet (in this process). */
+  buffered(): number;
+  /** True when the writer should wait for drain before writing more. */
+  needsDrain(): boolean;
+  /** Resolves once the client has taken what was written, or the connection closed. */
+  drained(): Promise<void>;
+  /** Ends the response cleanly. */
+  end(): void;
+  /** Cuts the connection (a client too slow to keep up). */
+  destroy(): void;
+  onClose(listener: () => void): void;
+}
+
+export interface StreamRequest {
+  userId: number;
+  /** The Last-Event-ID header (or query parameter), when the client sent one. */
+  lastEventId: string | undefined;
+  sink: StreamSink;
+  /** False once the stream must end: its token revoked or expired. */
+  stillValid: () => boolean;
+}
+
+/** The users' open streams (GET my/events): src/events/ holds them, the route hands them over. */
+export interface EventStreams {
+  /** Opens a stream: replays what the client missed after Last-Event-ID, then follows the log. */
+  add(request: StreamRequest): void;
+}

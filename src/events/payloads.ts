@@ -1,0 +1,30 @@
+/**
+ * The events' payloads on the wire, in the shapes the routes already use (src/present/):
+ * `conversation.new` `{conversation}` (the conversation start's reply, with `newMessage`),
+ * `message.new` and `message.update` `{message}` (the message object of POST my/chat/message),
+ * `conversation.unread` `{user_id, count, conversation_id}`, `conversation.left`
+ * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`.
+ */
+import type { DomainEvent } from '../domain/events.js';
+import { chatMessage, conversationReplyJson, type Presentation } from '../present/conversation.js';
+
+/** The event's payload as JSON text (one line: JSON.stringify escapes every line break). */
+export function payloadJson(event: DomainEvent, p: Presentation): string {
+  switch (event.type) {
+    case 'conversation.new':
+      return `{"conversation":${conversationReplyJson(event.started, p)}}`;
+    case 'message.new':
+    case 'message.update':
+      return JSON.stringify({ message: chatMessage(event.message, p.formatTime) });
+    case 'conversation.unread':
+      return JSON.stringify({ user_id: event.userId, count: event.count, conversation_id: event.conversationId });
+    case 'conversation.left':
+      return JSON.stringify({ conversation_id: event.conversationId, user_id: event.userId });
+    case 'favourite.added':
+    case 'favourite.removed':
+      return JSON.stringify({ user_id: event.userId, listing_id: event.listingId });
+  }
+}
+
+/** A logged event's payload: its stored domain JSON, presented. */
+export const loggedPayloadJson = (stored: string, p: Presentation): string => payloadJson(JSON.parse(stored) as DomainEvent, p);

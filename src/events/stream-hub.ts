@@ -1,0 +1,243 @@
+/**
+ * The users' event streams in this process (GET my/events), fed from the event log.
+ *
+ * A stream never holds events of its own: it holds a cursor (the last event number it sent) and,
+ * when the store signals that its user has new events (EventSignals: the commit on SQLite,
+ * LISTEN/NOTIFY from any instance on PostgreSQL), it reads the log after its cursor and writes
+ * what it finds. So what a stream sends is what committed, in the user's order, once; a lost
+ * signal delays an event until the next one, never loses it; and a client that reconnects with
+ * Last-Event-ID continues from the log exactly where it was.
+ *
+ * Memory per stream is bounded: a read takes at most a batch, the next waits until the client
+ * has taken the last one (drain), and a stream with more than `bufferBytes` waiting for its client
+ * (a client that reads nothing still gets heartbeats) is closed: it resumes with Last-Event-ID.
+ */
+import type { EventStreams, LoggedEvent, StreamRequest, StreamSink } from '../domain/events.js';
+import type { EventLog, EventSignals, EventTicketRepository } from '../domain/ports.js';
+
+export interface StreamHubOptions {
+  log: EventLog;
+  signals: EventSignals;
+  /** Expired tickets are forgotten with the pruning. */
+  tickets?: EventTicketRepository;
+  /** A logged event's data line (events/payloads.ts). */
+  present: (event: LoggedEvent) => string;
+  heartbeatMs: number;
+  bufferBytes: number;
+  streamsPerUser: number;
+  retentionMs: number;
+  now?: () => number;
+  /** Told of failures that closed a stream or skipped an event (logged by the caller). */
+  onError?: (err: unknown, what: string) => void;
+}
+
+/** Events read from the log at a time. */
+const BATCH = 100;
+/** How often the streams' tokens are checked. */
+const CHECK_EVERY_MS = 1000;
+/** How often the log is pruned of events past the retention. */
+const PRUNE_EVERY_MS = 60_000;
+const LAST_EVENT_ID = /^\d{1,15}$/;
+
+/** One Server-Sent Events message. `data` is one line of JSON. */
+export function sseFrame(id: number, event: string, data: string): string {
+  return `id: ${id}\nevent: ${event}\ndata: ${data}\n\n`;
+}
+
+class Stream {
+  cursor = 0;
+  busy = true;
+  again = false;
+  closed = false;
+
+  constructor(
+    readonly userId: number,
+    readonly sink: StreamSink,
+    readonly stillValid: () => boolean,
+  ) {}
+}
+
+export class StreamHub implements EventStreams {
+  private readonly byUser = new Map<number, Set<Stream>>();
+  private open = 0;
+  private unsubscribe: (() => void) | undefined;
+  private ticker: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
+  private lastHeartbeat = 0;
+  private readonly now: () => number;
+
+  constructor(private readonly o: StreamHubOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** Streams open in this process. */
+  get size(): number {
+    return this.open;
+  }
+
+  /** Listens to the store's signals and starts the heartbeats, token checks and pruning. */
+  start(): void {
+    if (this.unsubscribe) return;
+    this.unsubscribe = this.o.signals.subscribe(
+      (userIds) => {
+        for (const id of userIds) for (const s of this.byUser.get(id) ?? []) void this.pump(s);
+      },
+      () => {
+        for (const streams of this.byUser.values()) for (const s of streams) void this.pump(s);
+      },
+    );
+    this.lastHeartbeat = this.now();
+    this.ticker = setInterval(() => this.tick(), Math.min(CHECK_EVERY_MS, this.o.heartbeatMs));
+    this.ticker.unref();
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+  }
+
+  /** Ends every stream (a shutdown: clients reconnect elsewhere with Last-Event-ID) and stops. */
+  close(): void {
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    clearInterval(this.ticker);
+    clearInterval(this.pruner);
+    for (const streams of this.byUser.values()) for (const s of streams) this.end(s, false);
+  }
+
+  /** Forgets the events past the retention and the expired tickets. */
+  async prune(): Promise<void> {
+    const now = this.now();
+    try {
+      await this.o.log.prune(now - this.o.retentionMs);
+      await this.o.tickets?.forgetExpired(now);
+    } catch (err) {
+      this.o.onError?.(err, 'pruning the event log');
+    }
+  }
+
+  /** Opens a stream: replays what the client missed after Last-Event-ID, then follows the log. */
+  add(request: StreamRequest): void {
+    const s = new Stream(request.userId, request.sink, request.stillValid);
+    let streams = this.byUser.get(s.userId);
+    if (!streams) this.byUser.set(s.userId, (streams = new Set()));
+    // A client that reconnects without closing leaves its old stream behind: the oldest goes.
+    if (streams.size >= this.o.streamsPerUser) {
+      const oldest = streams.values().next().value;
+      if (oldest) this.end(oldest, false);
+    }
+    streams.add(s);
+    this.open++;
+    s.sink.onClose(() => this.forget(s));
+    // The client waits 2 s before reconnecting; the comment sends the head and says the stream is up.
+    s.sink.write('retry: 2000\n: connected\n\n');
+    void this.begin(s, request.lastEventId);
+  }
+
+  private async begin(s: Stream, lastEventId: string | undefined): Promise<void> {
+    let replay = false;
+    try {
+      if (lastEventId === undefined) {
+        s.cursor = await this.o.log.lastSeq(s.userId);
+      } else {
+        const start = await this.resumeFrom(s.userId, lastEventId);
+        if (start.reset) s.sink.write(sseFrame(start.cursor, 'reset', JSON.stringify({ last_event_id: start.cursor })));
+        s.cursor = start.cursor;
+        replay = !start.reset;
+      }
+    } catch (err) {
+      this.o.onError?.(err, 'opening an event stream');
+      this.end(s, false);
+      return;
+    }
+    s.busy = false;
+    if (replay || s.again) void this.pump(s);
+  }
+
+  /**
+   * Where a stream that saw `lastEventId` continues: right after it when the log still holds
+   * everything since, else from the newest event after a `reset` (the client reloads): the
+   * events it missed were pruned, or the id is not one of this log's.
+   */
+  private async resumeFrom(userId: number, lastEventId: string): Promise<{ cursor: number; reset: boolean }> {
+    const n = LAST_EVENT_ID.test(lastEventId) ? Number(lastEventId) : NaN;
+    if (Number.isSafeInteger(n)) {
+      const next = await this.o.log.after(userId, n, 1);
+      if (next[0]?.seq === n + 1) return { cursor: n, reset: false };
+      const last = await this.o.log.lastSeq(userId);
+      if (next.length === 0 && last === n) return { cursor: n, reset: false };
+      // An event that committed between the two reads is not a pruned one.
+      if (next.length === 0 && last > n && (await this.o.log.after(userId, n, 1))[0]?.seq === n + 1) return { cursor: n, reset: false };
+      return { cursor: last, reset: true };
+    }
+    return { cursor: await this.o.log.lastSeq(userId), reset: true };
+  }
+
+  /** Sends what the log holds after the stream's cursor; one read at a time per stream. */
+  private async pump(s: Stream): Promise<void> {
+    if (s.closed) return;
+    if (s.busy) {
+      s.again = true;
+      return;
+    }
+    s.busy = true;
+    try {
+      do {
+        s.again = false;
+        const events = await this.o.log.after(s.userId, s.cursor, BATCH);
+        if (s.closed) return;
+        let chunk = '';
+        for (const e of events) {
+          s.cursor = e.seq;
+          try {
+            chunk += sseFrame(e.seq, e.type, this.o.present(e));
+          } catch (err) {
+            this.o.onError?.(err, `presenting event ${e.seq} of user ${s.userId}`);
+          }
+        }
+        if (chunk !== '' && !this.send(s, chunk)) return;
+        if (events.length === BATCH) s.again = true;
+        // The next read waits until the client has taken this one.
+        if (s.again && s.sink.needsDrain()) await s.sink.drained();
+      } while (s.again && !s.closed);
+    } catch (err) {
+      this.o.onError?.(err, 'reading the event log');
+      this.end(s, true);
+    } finally {
+      s.busy = false;
+    }
+  }
+
+  /** Writes, or closes a stream whose client lets more than bufferBytes wait; false when closed. */
+  private send(s: Stream, chunk: string): boolean {
+    s.sink.write(chunk);
+    if (s.sink.buffered() <= this.o.bufferBytes) return true;
+    this.end(s, true);
+    return false;
+  }
+
+  private tick(): void {
+    const now = this.now();
+    const heartbeat = now - this.lastHeartbeat >= this.o.heartbeatMs;
+    if (heartbeat) this.lastHeartbeat = now;
+    for (const streams of this.byUser.values()) {
+      for (const s of streams) {
+        if (!s.stillValid()) this.end(s, false);
+        else if (heartbeat) this.send(s, ': heartbeat\n\n');
+      }
+    }
+  }
+
+  private end(s: Stream, cut: boolean): void {
+    if (s.closed) return;
+    this.forget(s);
+    if (cut) s.sink.destroy();
+    else s.sink.end();
+  }
+
+  private forget(s: Stream): void {
+    if (s.closed) return;
+    s.closed = true;
+    this.open--;
+    const streams = this.byUser.get(s.userId);
+    streams?.delete(s);
+    if (streams?.size === 0) this.byUser.delete(s.userId);
+  }
+}

@@ -1,0 +1,287 @@
+/**
+ * The event log (migration 011) as every database reads it, the recorder the use cases write
+ * through, and the in-process signals of a store whose commits happen in this process (SQLite).
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import { STREAMED_EVENTS, type DomainEvent, type EventType, type LoggedEvent } from '../../domain/events.js';
+import type {
+  EventLog,
+  EventRecorder,
+  EventSignals,
+  EventTicketRepository,
+  WebhookDelivery,
+  WebhookOutbox,
+  WebhookStatus,
+} from '../../domain/ports.js';
+import { prepare, type QueryRunner } from './prepared.js';
+import type { Database } from './schema.js';
+
+const q = {
+  after: prepare((db, userId: number, afterSeq: number, limit: number) =>
+    db
+      .selectFrom('events')
+      .select(['seq', 'type', 'payload', 'created_at'])
+      .where('user_id', '=', userId)
+      .where('seq', '>', afterSeq)
+      .orderBy('seq')
+      .limit(limit),
+  ),
+  lastSeq: prepare((db, userId: number) => db.selectFrom('event_sequences').select('seq').where('user_id', '=', userId)),
+  prune: prepare((db, before: number) => db.deleteFrom('events').where('created_at', '<', before)),
+  // SQLite's two statements; PostgreSQL says it in one (postgres/repositories.ts).
+  nextSeq: prepare((db, userId: number) =>
+    db
+      .insertInto('event_sequences')
+      .values({ user_id: userId, seq: 1 })
+      .onConflict((oc) => oc.column('user_id').doUpdateSet({ seq: sql<number>`event_sequences.seq + 1` })),
+  ),
+  insertEvent: prepare((db, userId: number, type: string, payload: string, at: number) =>
+    db
+      .insertInto('events')
+      .columns(['user_id', 'seq', 'type', 'payload', 'created_at'])
+      .expression(
+        db
+          .selectFrom('event_sequences')
+          .select([
+            'user_id',
+            'seq',
+            sql<string>`${type}`.as('type'),
+            sql<string>`${payload}`.as('payload'),
+            sql<number>`${at}`.as('created_at'),
+          ])
+          .where('user_id', '=', userId),
+      ),
+  ),
+};
+
+/** Numbers the user's next event and stores it, in the caller's transaction (SQLite). */
+export async function logEventInTwoStatements(run: QueryRunner, userId: number, type: EventType, payload: string, at: number) {
+  await q.nextSeq(run, userId);
+  await q.insertEvent(run, userId, type, payload, at);
+}
+
+/** How a database writes one event in the log, inside the transaction `run` belongs to. */
+export type LogEvent = (run: QueryRunner, userId: number, type: EventType, payload: string, at: number) => Promise<void>;
+
+const streamed = new Set<EventType>(STREAMED_EVENTS);
+
+/**
+ * The use cases' EventRecorder over a transaction's runner: the user's log for the streamed
+ * events, and one outbox row per webhook receiver for every event.
+ */
+export function eventRecorder(
+  run: QueryRunner,
+  logEvent: LogEvent,
+  webhookUrls: readonly string[],
+  recorded?: (userId: number) => void,
+): EventRecorder {
+  return {
+    async record(userId: number, event: DomainEvent, at: number) {
+      if (webhookUrls.length > 0) await queueWebhooks(run, webhookUrls, userId, event, at);
+      if (!streamed.has(event.type)) return;
+      await logEvent(run, userId, event.type, JSON.stringify(event), at);
+      recorded?.(userId);
+    },
+  };
+}
+
+export function eventLog(run: QueryRunner): EventLog {
+  return {
+    async after(userId, afterSeq, limit): Promise<LoggedEvent[]> {
+      const rows = (await q.after(run, userId, afterSeq, limit)).rows;
+      return rows.map((r) => ({ seq: Number(r.seq), type: r.type as EventType, payload: r.payload, createdAt: Number(r.created_at) }));
+    },
+    async lastSeq(userId) {
+      return Number((await q.lastSeq(run, userId)).rows[0]?.seq ?? 0);
+    },
+    async prune(before) {
+      return Number((await q.prune(run, before)).numAffectedRows ?? 0);
+    },
+  };
+}
+
+/**
+ * Signals for a store whose transactions commit in this process: the users whose events a
+ * transaction recorded are told once it commits. A rolled-back transaction's users are told
+ * with the next commit's, for nothing: their readers find nothing new.
+ */
+export class LocalEventSignals implements EventSignals {
+  private pending = new Set<number>();
+  private readonly listeners = new Set<(userIds: number[]) => void>();
+
+  recorded = (userId: number): void => {
+    this.pending.add(userId);
+  };
+
+  /** After a commit. */
+  committed = (): void => {
+    if (this.pending.size === 0) return;
+    const users = [...this.pending];
+    this.pending = new Set();
+    for (const listener of this.listeners) listener(users);
+  };
+
+  subscribe(onUsers: (userIds: number[]) => void): () => void {
+    this.listeners.add(onUsers);
+    return () => this.listeners.delete(onUsers);
+  }
+}
+
+export function eventTicketRepository(db: Kysely<Database>): EventTicketRepository {
+  return {
+    async issue(t) {
+      await db
+        .insertInto('event_tickets')
+        .values({
+          digest: t.digest,
+          user_id: t.userId,
+          token_digest: t.tokenDigest,
+          token_expires_at: t.tokenExpiresAt,
+          expires_at: t.expiresAt,
+        })
+        .execute();
+    },
+    async take(digest, now) {
+      // The delete is the single use: of two takers of one ticket, one deletes the row.
+      const row = await db.deleteFrom('event_tickets').where('digest', '=', digest).returningAll().executeTakeFirst();
+      if (!row || Number(row.expires_at) <= now) return undefined;
+      return {
+        digest: row.digest,
+        userId: Number(row.user_id),
+        tokenDigest: row.token_digest,
+        tokenExpiresAt: Number(row.token_expires_at),
+        expiresAt: Number(row.expires_at),
+      };
+    },
+    async forgetExpired(now) {
+      return Number((await db.deleteFrom('event_tickets').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows);
+    },
+  };
+}
+
+const WEBHOOK_COLUMNS = [
+  'id',
+  'message_id',
+  'url',
+  'type',
+  'user_id',
+  'payload',
+  'created_at',
+  'window_from',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'last_error',
+  'delivered_at',
+] as const;
+
+type WebhookRow = Selectable<Database['webhook_outbox']>;
+
+function toDelivery(r: WebhookRow): WebhookDelivery {
+  return {
+    id: Number(r.id),
+    messageId: r.message_id,
+    url: r.url,
+    type: r.type as EventType,
+    userId: Number(r.user_id),
+    payload: r.payload,
+    createdAt: Number(r.created_at),
+    windowFrom: Number(r.window_from),
+    status: r.status as WebhookStatus,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    lastError: r.last_error,
+    deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
+  };
+}
+
+const outboxInsert = prepare((db, messageId: string, url: string, type: string, userId: number, payload: string, at: number) =>
+  db.insertInto('webhook_outbox').values({
+    message_id: messageId,
+    url,
+    type,
+    user_id: userId,
+    payload,
+    created_at: at,
+    window_from: at,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: at,
+    last_error: null,
+    delivered_at: null,
+  }),
+);
+
+/** One outbox row per receiver for the event, in the caller's transaction. */
+export async function queueWebhooks(run: QueryRunner, urls: readonly string[], userId: number, event: DomainEvent, at: number) {
+  const messageId = `msg_${randomUUID()}`;
+  const payload = JSON.stringify(event);
+  for (const url of urls) await outboxInsert(run, messageId, url, event.type, userId, payload, at);
+}
+
+/**
+ * The outbox over Kysely. `skipLocked`: PostgreSQL's claim skips the rows another instance is
+ * claiming (FOR UPDATE SKIP LOCKED); SQLite's one writer needs nothing of the kind.
+ */
+export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): WebhookOutbox {
+  return {
+    async claimDue(now, leaseUntil, limit) {
+      return db.transaction().execute(async (trx) => {
+        let due = trx
+          .selectFrom('webhook_outbox')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('id')
+          .limit(limit);
+        if (skipLocked) due = due.forUpdate().skipLocked();
+        const ids = (await due.execute()).map((r) => Number(r.id));
+        if (ids.length === 0) return [];
+        const rows = await trx
+          .updateTable('webhook_outbox')
+          .set({ next_attempt_at: leaseUntil })
+          .where('id', 'in', ids)
+          .returning(WEBHOOK_COLUMNS)
+          .execute();
+        return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+      });
+    },
+    async delivered(id, now) {
+      await db
+        .updateTable('webhook_outbox')
+        .set({ status: 'delivered', delivered_at: now, last_error: null })
+        .where('id', '=', id)
+        .execute();
+    },
+    async attemptFailed(id, attempts, retryAt, error) {
+      await db
+        .updateTable('webhook_outbox')
+        .set({ attempts, last_error: error.slice(0, 500), ...(retryAt === null ? { status: 'failed' } : { next_attempt_at: retryAt }) })
+        .where('id', '=', id)
+        .execute();
+    },
+    async list({ status, since, limit }) {
+      let q = db.selectFrom('webhook_outbox').select(WEBHOOK_COLUMNS).orderBy('id', 'desc').limit(limit);
+      if (status) q = q.where('status', '=', status);
+      if (since !== undefined) q = q.where('created_at', '>=', since);
+      return (await q.execute()).map(toDelivery);
+    },
+    async retry(ids, now) {
+      let q = db
+        .updateTable('webhook_outbox')
+        .set({ status: 'pending', attempts: 0, next_attempt_at: now, window_from: now })
+        .where('status', '=', 'failed');
+      if (ids.length > 0) q = q.where('id', 'in', ids);
+      return Number((await q.executeTakeFirst()).numUpdatedRows);
+    },
+    async replay(since, now) {
+      const result = await db
+        .updateTable('webhook_outbox')
+        .set({ status: 'pending', attempts: 0, next_attempt_at: now, window_from: now })
+        .where('created_at', '>=', since)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows);
+    },
+  };
+}
