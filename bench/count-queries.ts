@@ -52,6 +52,23 @@ function installCounters(): void {
       return result;
     };
   }
+  // mysql2 (the MySQL store, through Kysely's MysqlDialect): every statement goes through Connection.query.
+  const mysql = createRequire(import.meta.url)('mysql2') as { Connection: { prototype: Methods } };
+  const mysqlQuery = mysql.Connection.prototype.query!;
+  mysql.Connection.prototype.query = function (this: object, ...args: unknown[]) {
+    const q = args[0];
+    const text = typeof q === 'string' ? q : String((q as { sql?: string })?.sql ?? q);
+    const t = performance.now();
+    const cb = args.findIndex((a) => typeof a === 'function');
+    if (cb >= 0) {
+      const done = args[cb] as (...r: unknown[]) => unknown;
+      args[cb] = (...r: unknown[]) => {
+        record(text, performance.now() - t);
+        return done(...r);
+      };
+    } else record(text, 0);
+    return mysqlQuery.apply(this, args);
+  };
   const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
   (pg.Client.prototype as unknown as { query: unknown }).query = function (this: pg.Client, ...args: unknown[]) {
     const q = args[0];
@@ -70,8 +87,9 @@ function installCounters(): void {
 
 interface Operation {
   name: string;
+  method?: 'GET';
   /** The i-th distinct request of this operation: caller and body. */
-  request(i: number): { user: number; body: Record<string, unknown> };
+  request(i: number): { user: number; body?: Record<string, unknown>; path?: string };
   path: string;
 }
 
@@ -122,6 +140,18 @@ function operations(data: Dataset): Operation[] {
       request: (i) => ({ user: data.convCaller[i]!, body: { listing_id: listingId(data.convListing[i]!), text, temp_id: 910_000 + i } }),
     },
     {
+      name: 'conversation read (GET my/chat/conversation)',
+      method: 'GET',
+      path: PATHS.start,
+      request: (i) => ({ user: data.convCaller[200 + i]!, path: `${PATHS.start}?con_id=${data.convId[200 + i]}` }),
+    },
+    {
+      name: 'chat list (GET my/chat)',
+      method: 'GET',
+      path: PATHS.chats,
+      request: (i) => ({ user: data.convCaller[300 + i]! }),
+    },
+    {
       name: 'start conversation: new, no temp_id',
       path: PATHS.start,
       request: (i) => {
@@ -168,14 +198,14 @@ export async function countQueries(
         const samples: Statement[][] = [];
         // Request 0 warms caches (prepared statements); 1..SAMPLES are counted.
         for (let i = 0; i <= SAMPLES; i++) {
-          const { user, body } = op.request(i);
+          const { user, body, path } = op.request(i);
           recording = [];
-          const res = await souk.app.inject({
-            method: 'POST',
-            url: op.path,
-            payload: JSON.stringify(body),
-            headers: { 'content-type': 'application/json', 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` },
-          });
+          const auth = { 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` };
+          const res = await souk.app.inject(
+            op.method === 'GET'
+              ? { method: 'GET', url: path ?? op.path, headers: auth }
+              : { method: 'POST', url: op.path, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...auth } },
+          );
           const statements = recording;
           recording = undefined;
           if (res.statusCode !== 200) throw new Error(`${op.name}: HTTP ${res.statusCode} ${res.body} (user ${userId(user)})`);

@@ -1,25 +1,50 @@
 /**
- * A fresh database for one bench run: an SQLite file in a temp folder, or a new schema in the
- * PostgreSQL database named by DATABASE_URL (search_path set through the connection options).
+ * A fresh database for one bench run: an SQLite file in a temp folder, a new schema in the
+ * PostgreSQL database named by DATABASE_URL (search_path set through the connection options), or
+ * a new database on the MySQL/MariaDB server named by DATABASE_URL (mysql://user@host:port/any),
+ * holding a WordPress site's tables as ../shared/spec/original/wordpress-seeded.sql creates them,
+ * with its options and without its few users, posts and terms (dataset-wordpress.ts fills them).
  * PostgreSQL connections carry an application_name, so the bench can find Souk's backends
- * in pg_stat_activity and measure the database's CPU time.
+ * in pg_stat_activity and measure the database's CPU time; on MySQL, Souk's connections are the
+ * only ones on the fresh database, found in information_schema.processlist.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { createConnection } from 'mysql2/promise';
+import { ROOT } from '../tools/processes.js';
+
+/** The recorded site's dump: its schema (the plugin's 4.x chat tables) and its options. */
+export const WORDPRESS_DUMP = resolve(ROOT, '../shared/spec/original/wordpress-seeded.sql');
+
+/** The site's tables whose rows the bench replaces with its data set (wp_options is kept). */
+const WORDPRESS_CONTENT_TABLES = [
+  'users',
+  'usermeta',
+  'posts',
+  'postmeta',
+  'terms',
+  'term_taxonomy',
+  'termmeta',
+  'term_relationships',
+  'comments',
+  'commentmeta',
+];
 
 export interface BenchDatabase {
-  dialect: 'sqlite' | 'postgres';
+  dialect: 'sqlite' | 'postgres' | 'mysql';
   /** The DATABASE_URL Souk and the bench use. */
   url: string;
   /** Where the data lives, for --keep. */
   location: string;
   /** PostgreSQL: the application_name of Souk's connections. */
   appName: string | undefined;
-  /** PostgreSQL: the server URL without the schema, for admin queries. */
+  /** PostgreSQL: the server URL without the schema, for admin queries; MySQL: the server URL, no database. */
   adminUrl: string | undefined;
+  /** MySQL: the fresh database's name. */
+  databaseName?: string;
   drop(): Promise<void>;
 }
 
@@ -33,8 +58,53 @@ export function redact(url: string): string {
   return url.replace(/\/\/[^@/]*@/, '//***@');
 }
 
-export async function freshBenchDatabase(postgresUrl: string | undefined): Promise<BenchDatabase> {
+/** A new database on the MySQL/MariaDB server of `url` with the recorded WordPress site's tables and options. */
+async function freshWordpressDatabase(url: string, tag: string): Promise<BenchDatabase> {
+  if (!existsSync(WORDPRESS_DUMP))
+    throw new Error(`the bench on MySQL loads the WordPress schema from ${WORDPRESS_DUMP}, which is not there`);
+  const name = `souk_bench_${tag}`;
+  const server = new URL(url);
+  server.pathname = '/';
+  server.search = '';
+  const adminUrl = server.toString();
+  const admin = await createConnection({ uri: adminUrl, multipleStatements: true, charset: 'utf8mb4' });
+  try {
+    await admin.query(`create database ${name} character set utf8mb4 collate utf8mb4_unicode_520_ci`);
+    await admin.query(`use ${name}`);
+    // The dump as the mariadb client would run it (its first line is a client command).
+    const dump = readFileSync(WORDPRESS_DUMP, 'utf8').replace(/^\/\*M!999999\\- enable the sandbox mode \*\/.*\n/, '');
+    await admin.query(dump);
+    for (const table of WORDPRESS_CONTENT_TABLES) await admin.query(`delete from wp_${table}`);
+  } catch (err) {
+    await admin.query(`drop database if exists ${name}`).catch(() => {});
+    throw err;
+  } finally {
+    await admin.end();
+  }
+  const own = new URL(url);
+  own.pathname = `/${name}`;
+  return {
+    dialect: 'mysql',
+    url: own.toString(),
+    location: `database ${name} on ${redact(adminUrl)}`,
+    appName: undefined,
+    adminUrl,
+    databaseName: name,
+    async drop() {
+      const c = await createConnection({ uri: adminUrl });
+      try {
+        await c.query(`drop database if exists ${name}`);
+      } finally {
+        await c.end();
+      }
+    },
+  };
+}
+
+export async function freshBenchDatabase(serverUrl: string | undefined): Promise<BenchDatabase> {
   const tag = randomBytes(4).toString('hex');
+  if (serverUrl?.startsWith('mysql://')) return freshWordpressDatabase(serverUrl, tag);
+  const postgresUrl = serverUrl;
   if (postgresUrl) {
     const schema = `souk_bench_${tag}`;
     const admin = new pg.Client({ connectionString: postgresUrl });

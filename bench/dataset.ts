@@ -95,8 +95,23 @@ const NOUNS = [
   'laptop',
   'drill',
 ];
-const FIRST = ['Amina', 'Youssef', 'Sara', 'Omar', 'Lina', 'Karim', 'Nadia', 'Hamza', 'Leila', 'Rachid', 'Salma', 'Mehdi', 'Imane', 'Anas'];
-const LAST = ['K.', 'B.', 'L.', 'M.', 'E.', 'T.', 'A.', 'H.', 'R.', 'Z.'];
+export const FIRST = [
+  'Amina',
+  'Youssef',
+  'Sara',
+  'Omar',
+  'Lina',
+  'Karim',
+  'Nadia',
+  'Hamza',
+  'Leila',
+  'Rachid',
+  'Salma',
+  'Mehdi',
+  'Imane',
+  'Anas',
+];
+export const LAST = ['K.', 'B.', 'L.', 'M.', 'E.', 'T.', 'A.', 'H.', 'R.', 'Z.'];
 const CITIES = [
   'Casablanca',
   'Rabat',
@@ -167,7 +182,7 @@ const CATEGORIES = [
   'Other',
 ];
 
-function slug(text: string): string {
+export function slug(text: string): string {
   return text
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
@@ -189,8 +204,8 @@ function term(id: number, name: string, taxonomy: string, count: number) {
   };
 }
 
-const CATEGORY_TERMS = CATEGORIES.map((name, i) => term(100 + i, name, 'rtcl_category', 2500 + i));
-const LOCATION_TERMS = CITIES.map((name, i) => term(200 + i, name, 'rtcl_location', 4000 + i));
+export const CATEGORY_TERMS = CATEGORIES.map((name, i) => term(100 + i, name, 'rtcl_category', 2500 + i));
+export const LOCATION_TERMS = CITIES.map((name, i) => term(200 + i, name, 'rtcl_location', 4000 + i));
 
 function image(id: number, name: string) {
   const base = `${SITE_URL}/wp-content/uploads/2026/10/${name}`;
@@ -211,10 +226,71 @@ function image(id: number, name: string) {
   };
 }
 
+/** The caller's first message of a seeded conversation about listing l, and the owner's reply. */
+export const firstMessage = (l: number) => `Hello, is the ${titleOf(l).toLowerCase()} still available?`;
+export const REPLY_MESSAGE = 'Yes, it is. You can come and see it this weekend.';
+
 /** A listing's title depends on its index only, so messages can quote it. */
 export function titleOf(listingIndex: number): string {
   const h = Math.imul(listingIndex + 1, 2654435761) >>> 0;
   return `${ADJECTIVES[h % ADJECTIVES.length]} ${NOUNS[(h >>> 8) % NOUNS.length]}`;
+}
+
+/** User u of the data set as Souk's users row; the WordPress data set writes the same values as the site stores them. */
+export function userFields(u: number) {
+  return {
+    id: userId(u),
+    login: `user${userId(u)}`,
+    name: `${FIRST[u % FIRST.length]} ${LAST[(u >>> 4) % LAST.length]}`,
+    email: `user${userId(u)}@example.com`,
+    phone: u % 2 === 0 ? `+212 6${String(10_000_000 + u).slice(-8)}` : '',
+    whatsapp: u % 4 === 0 ? `+2126${String(10_000_000 + u).slice(-8)}` : '',
+    website: u % 10 === 0 ? `https://user${userId(u)}.example.com` : '',
+    // Half have a picture; the other half get the Gravatar-style address (D8).
+    profile_picture: u % 2 === 0 ? `${SITE_URL}/wp-content/uploads/avatars/${userId(u)}.jpg` : '',
+    disabled: 0,
+  };
+}
+
+const STATUSES = ['publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'pending', 'expired', 'draft'] as const;
+
+/** What listing i is, whatever the store: its title, slug, status, price, terms and time. */
+export function listingBasics(i: number, now: number) {
+  const title = titleOf(i);
+  const s = slug(`${title}-${i}`);
+  const h = Math.imul(i + 7, 2246822519) >>> 0;
+  const c1 = h % CATEGORY_TERMS.length;
+  const c2 = (c1 + 1 + ((h >>> 8) % (CATEGORY_TERMS.length - 1))) % CATEGORY_TERMS.length;
+  return {
+    title,
+    slug: s,
+    status: STATUSES[h % STATUSES.length]!,
+    price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
+    categories: [CATEGORY_TERMS[c1]!, CATEGORY_TERMS[c2]!],
+    location: LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]!,
+    updatedAt: now - (h % (365 * DAY_MS)),
+  };
+}
+
+/** Image k (1 to 3) of listing i: its attachment id (never a listing's id) and file name. */
+export const imageId = (i: number, k: number) => listingId(i) * 10 + k;
+
+/** Listing i as Souk's listings row. */
+export function listingFields(i: number, owner: Int32Array, now: number) {
+  const b = listingBasics(i, now);
+  return {
+    id: listingId(i),
+    owner_id: userId(owner[i]!),
+    title: b.title,
+    slug: b.slug,
+    status: b.status,
+    price: b.price,
+    // Written as the import writes them: the interface's own JSON (src/store/shared/media-json.ts).
+    images: imagesJson([1, 2, 3].map((k) => image(imageId(i, k), `${b.slug}-${k}`))),
+    category: termsJson(b.categories),
+    location: termsJson([b.location]),
+    updated_at: b.updatedAt,
+  };
 }
 
 type Db = Kysely<Database>;
@@ -302,6 +378,26 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
     const messageCount = C + Math.ceil(C / 2);
 
     const counts = { users: U, listings: L, favourites: favListing.length, conversations: C, messages: messageCount };
+    const index = {
+      sizes,
+      owner,
+      favStart,
+      favListing,
+      convId,
+      convListing,
+      convCaller,
+      seededPairs,
+      maxConversationId: C,
+      counts,
+      apiKey: auth.apiKey,
+      jwtSecret: auth.jwtSecret,
+    };
+    if (store.dialect === 'mysql') {
+      // A WordPress site's own tables: written as the site stores them (dataset-wordpress.ts).
+      const { writeWordpressDataset } = await import('./dataset-wordpress.js');
+      await writeWordpressDataset(url, { ...index, now, replies, convCreated, log });
+      return { ...index, buildSeconds: (performance.now() - t0) / 1000 };
+    }
     await store.db.transaction().execute(async (trx) => {
       let t = performance.now();
       const lap = (what: string) => {
@@ -309,44 +405,13 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
         log(`  ${what} in ${s} s`);
         t = performance.now();
       };
-      await insertAll(trx, 'users', U, (u) => ({
-        id: userId(u),
-        login: `user${userId(u)}`,
-        name: `${FIRST[u % FIRST.length]} ${LAST[(u >>> 4) % LAST.length]}`,
-        email: `user${userId(u)}@example.com`,
-        phone: u % 2 === 0 ? `+212 6${String(10_000_000 + u).slice(-8)}` : '',
-        whatsapp: u % 4 === 0 ? `+2126${String(10_000_000 + u).slice(-8)}` : '',
-        website: u % 10 === 0 ? `https://user${userId(u)}.example.com` : '',
-        // Half have a picture; the other half get the Gravatar-style address (D8).
-        profile_picture: u % 2 === 0 ? `${SITE_URL}/wp-content/uploads/avatars/${userId(u)}.jpg` : '',
-        disabled: 0,
-      }));
+      await insertAll(trx, 'users', U, userFields);
       // One hash for all: the same work per sign-in as one hash each, without hashing 10,000 times here.
       const passwordHash = await hashPassword(BENCH_PASSWORD);
       await insertAll(trx, 'user_credentials', U, (u) => ({ user_id: userId(u), password_hash: passwordHash }));
       lap(`${U} users`);
 
-      const statuses = ['publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'pending', 'expired', 'draft'];
-      await insertAll(trx, 'listings', L, (i) => {
-        const title = titleOf(i);
-        const s = slug(`${title}-${i}`);
-        const h = Math.imul(i + 7, 2246822519) >>> 0;
-        const c1 = h % CATEGORY_TERMS.length;
-        const c2 = (c1 + 1 + ((h >>> 8) % (CATEGORY_TERMS.length - 1))) % CATEGORY_TERMS.length;
-        return {
-          id: listingId(i),
-          owner_id: userId(owner[i]!),
-          title,
-          slug: s,
-          status: statuses[h % statuses.length],
-          price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
-          // Written as the import writes them: the interface's own JSON (src/store/shared/media-json.ts).
-          images: imagesJson([1, 2, 3].map((k) => image(listingId(i) * 10 + k, `${s}-${k}`))),
-          category: termsJson([CATEGORY_TERMS[c1]!, CATEGORY_TERMS[c2]!]),
-          location: termsJson([LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]!]),
-          updated_at: now - (h % (365 * DAY_MS)),
-        };
-      });
+      await insertAll(trx, 'listings', L, (i) => listingFields(i, owner, now));
       lap(`${L} listings`);
 
       const favUser = new Int32Array(favListing.length);
@@ -385,7 +450,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
             id: m + 1,
             con_id: m + 1,
             source_id: userId(convCaller[m]!),
-            message: `Hello, is the ${titleOf(convListing[m]!).toLowerCase()} still available?`,
+            message: firstMessage(convListing[m]!),
             type: 'text',
             attachments: null,
             meta: null,
@@ -399,7 +464,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
           id: m + 1,
           con_id: c + 1,
           source_id: userId(owner[convListing[c]!]!),
-          message: 'Yes, it is. You can come and see it this weekend.',
+          message: REPLY_MESSAGE,
           type: 'text',
           attachments: null,
           meta: null,
@@ -424,21 +489,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       await sql`pragma wal_checkpoint(truncate)`.execute(store.db);
     }
 
-    return {
-      sizes,
-      owner,
-      favStart,
-      favListing,
-      convId,
-      convListing,
-      convCaller,
-      seededPairs,
-      maxConversationId: C,
-      counts,
-      apiKey: auth.apiKey,
-      jwtSecret: auth.jwtSecret,
-      buildSeconds: (performance.now() - t0) / 1000,
-    };
+    return { ...index, buildSeconds: (performance.now() - t0) / 1000 };
   } finally {
     await store.close();
   }

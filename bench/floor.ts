@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { openStore } from '../src/store/index.js';
 import { postJson, withWorkers } from '../tools/http.js';
 import { ROOT, startProcess, type ServerProcess } from '../tools/processes.js';
-import { SITE_URL, listingId, type Dataset } from './dataset.js';
+import { SITE_URL, listingFields, listingId, userFields, type Dataset } from './dataset.js';
 import { PATHS } from './scenarios.js';
 
 export const FLOOR_SCRIPT = resolve(ROOT, '../shared/bench/minimal-toggle.mjs');
@@ -26,9 +26,27 @@ export interface FloorData {
 
 const parsed = (json: string | null) => (json ? JSON.parse(json) : []);
 
-/** Writes the bench database's users and listings as the import document the floor reads. */
-export async function writeFloorData(url: string): Promise<FloorData> {
+/**
+ * Writes the bench database's users and listings as the import document the floor reads. On a
+ * WordPress database (mysql://) they are not in Souk's schema: the document is made from the data
+ * set's own generators, the values dataset.ts writes into SQLite or PostgreSQL.
+ */
+export async function writeFloorData(url: string, data: Dataset): Promise<FloorData> {
   const dir = mkdtempSync(join(tmpdir(), 'souk-floor-'));
+  if (url.startsWith('mysql://')) {
+    const now = Date.now();
+    const users = Array.from({ length: data.sizes.users }, (_, u) => {
+      const { disabled: _disabled, ...user } = userFields(u);
+      return user;
+    });
+    const listings = Array.from({ length: data.sizes.listings }, (_, i) => {
+      const { updated_at: _updated, ...l } = listingFields(i, data.owner, now);
+      return { ...l, images: parsed(l.images), category: parsed(l.category), location: parsed(l.location) };
+    });
+    const file = join(dir, 'data.json');
+    writeFileSync(file, JSON.stringify({ users, listings }));
+    return { file, remove: () => rmSync(dir, { recursive: true, force: true }) };
+  }
   const store = openStore(url, { poolSize: 1, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
     const users = await store.db

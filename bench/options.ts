@@ -41,7 +41,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --duration SECONDS   measured seconds per row (default 20; 3 with --quick)
   --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 50)
-  --instances N        N Souk processes (and N bare servers) on one PostgreSQL; needs DATABASE_URL=postgres://...
+  --instances N        N Souk processes (and N bare servers) on one database; needs DATABASE_URL=postgres://... or mysql://...
   --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,toggle,start-new,start-existing,chat-list,chat-poll
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
@@ -54,7 +54,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --build / --no-build always / never run npm run build first (default: only when dist/ is older than src/)
   --users N --listings N --conversations N   override the data-set sizes
 
-DATABASE_URL=postgres://... runs on a fresh schema in that database (dropped afterwards); otherwise SQLite.`;
+DATABASE_URL=postgres://... runs on a fresh schema in that database (dropped afterwards); DATABASE_URL=mysql://user@host:port/db
+on a fresh database on that MySQL/MariaDB server holding a WordPress site's tables (dropped afterwards); otherwise SQLite.`;
 
 function positive(raw: string | undefined, name: string, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -90,12 +91,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
   const quick = values.quick ?? false;
   const base = quick ? QUICK_SIZES : FULL_SIZES;
   const databaseUrl = env.DATABASE_URL && env.DATABASE_URL !== '' ? env.DATABASE_URL : undefined;
-  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new Error('DATABASE_URL must be postgres://... for the bench (without it the bench uses a fresh SQLite file)');
+  if (databaseUrl && !/^(postgres(ql)?|mysql):\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be postgres://... or mysql://... for the bench (without it the bench uses a fresh SQLite file)');
   }
   const instances = Math.floor(positive(values.instances, '--instances', 1));
   if (instances > 1 && !databaseUrl)
-    throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... (instances share one PostgreSQL)');
+    throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... or mysql://... (instances share one database server)');
   const connections = Math.floor(positive(values.connections, '--connections', 50));
   if (connections < instances) throw new Error('--connections must be at least --instances');
   return {

@@ -5,11 +5,12 @@
  * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { cpus, loadavg, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
+import { createConnection as createMysqlConnection } from 'mysql2/promise';
 import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
 import { buildDataset, type Dataset } from './dataset.js';
 import { runLoad, type LoadResult } from './load.js';
@@ -49,45 +50,96 @@ function gitCommit(): string | undefined {
   return r.status === 0 ? `${r.stdout.trim()}${dirty ? '-dirty' : ''}` : undefined;
 }
 
-/** PostgreSQL backends serving Souk's connections, when the server runs on this machine. */
+/** CPU seconds of one thread (a MariaDB connection's): /proc/TID/stat would give its whole process's. */
+function threadCpuSeconds(tid: number): number | undefined {
+  try {
+    const tgid = /^Tgid:\s+(\d+)$/m.exec(readFileSync(`/proc/${tid}/status`, 'utf8'))?.[1];
+    const stat = readFileSync(`/proc/${tgid}/task/${tid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The database's CPU time serving Souk's connections, when the server runs on this machine: the
+ * PostgreSQL backends (processes) of Souk's application_name, or the MariaDB threads (one per
+ * connection: `TID` of information_schema.processlist, MariaDB 10.5+) connected to the bench's
+ * database. MariaDB's background threads (InnoDB's log writer, page cleaner, purge) are not
+ * counted: their CPU falls in "other".
+ */
 class DatabaseCpu {
   private constructor(
-    private readonly client: pg.Client | undefined,
-    private readonly appName: string | undefined,
+    private readonly backends: (() => Promise<number[]>) | undefined,
+    private readonly close_: () => Promise<void>,
+    private readonly cpuOf: (id: number) => number | undefined = cpuSeconds,
+    /** MariaDB: a connection may start on a cached thread, whose CPU time is not zero. */
+    private readonly threadsReused = false,
   ) {}
 
   static async open(db: BenchDatabase): Promise<DatabaseCpu> {
-    if (db.dialect !== 'postgres' || !db.adminUrl) return new DatabaseCpu(undefined, undefined);
+    const none = new DatabaseCpu(undefined, async () => {});
+    if (!db.adminUrl) return none;
     const host = new URL(db.adminUrl).hostname;
-    if (!['127.0.0.1', 'localhost', '[::1]', '::1', ''].includes(host)) return new DatabaseCpu(undefined, undefined);
+    if (!['127.0.0.1', 'localhost', '[::1]', '::1', ''].includes(host)) return none;
+    if (db.dialect === 'mysql') {
+      const c = await createMysqlConnection({ uri: db.adminUrl });
+      try {
+        await c.query('select tid from information_schema.processlist limit 1');
+      } catch {
+        await c.end();
+        return none; // MySQL (not MariaDB): no thread ids to read.
+      }
+      return new DatabaseCpu(
+        async () => {
+          const [rows] = await c.query('select tid from information_schema.processlist where db = ? and id <> connection_id()', [
+            db.databaseName,
+          ]);
+          return (rows as { tid: number }[]).map((r) => Number(r.tid));
+        },
+        () => c.end(),
+        threadCpuSeconds,
+        true,
+      );
+    }
+    if (db.dialect !== 'postgres') return none;
     const client = new pg.Client({ connectionString: db.adminUrl });
     await client.connect();
-    return new DatabaseCpu(client, db.appName);
+    return new DatabaseCpu(
+      async () =>
+        (await client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [db.appName])).rows.map(
+          (r) => r.pid,
+        ),
+      () => client.end(),
+    );
   }
 
   /** CPU seconds of each backend now. */
   async snapshot(): Promise<Map<number, number> | undefined> {
-    if (!this.client) return undefined;
-    const { rows } = await this.client.query<{ pid: number }>('select pid from pg_stat_activity where application_name = $1', [
-      this.appName,
-    ]);
+    if (!this.backends) return undefined;
     const out = new Map<number, number>();
-    for (const { pid } of rows) {
-      const s = cpuSeconds(pid);
+    for (const pid of await this.backends()) {
+      const s = this.cpuOf(pid);
       if (s !== undefined) out.set(pid, s);
     }
     return out;
   }
 
-  static used(before: Map<number, number> | undefined, after: Map<number, number> | undefined): number | null {
+  used(before: Map<number, number> | undefined, after: Map<number, number> | undefined): number | null {
     if (!before || !after) return null;
     let total = 0;
-    for (const [pid, s] of after) total += s - (before.get(pid) ?? 0);
+    // A backend new since `before` counts from zero: a PostgreSQL process is new, but MariaDB hands a
+    // new connection a cached thread that ran other connections before, so there it is left out.
+    for (const [pid, s] of after) {
+      const was = before.get(pid);
+      if (was !== undefined || !this.threadsReused) total += s - (was ?? 0);
+    }
     return total;
   }
 
   async close(): Promise<void> {
-    await this.client?.end();
+    await this.close_();
   }
 }
 
@@ -196,7 +248,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const gen = process.cpuUsage(genBefore);
     const dbAfter = onSouk ? await ctx.dbCpu.snapshot() : undefined;
     const serverCpu = servers.reduce((sum, s, i) => sum + ((cpuSeconds(s.pid) ?? 0) - cpuBefore[i]!), 0);
-    const dbCpu = DatabaseCpu.used(dbBefore, dbAfter);
+    const dbCpu = ctx.dbCpu.used(dbBefore, dbAfter);
     const rss = servers.map((s) => (peakRss(s.pid) ?? 0) / 2 ** 20);
     const pct = (cpuS: number) => (100 * cpuS) / result.seconds;
     const perRequest = (cpuS: number) => (result.requests ? (1000 * cpuS) / result.requests : 0);
@@ -315,7 +367,7 @@ async function main(): Promise<void> {
     log(`signed ${tokens.length} tokens (one per user) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
     if (rows.some(isFloorRow)) {
-      floor = await writeFloorData(db.url);
+      floor = await writeFloorData(db.url, data);
       log(`floor: ${FLOOR_SCRIPT} on the same users and listings (${floor.file})`);
     }
     const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [] };
@@ -354,7 +406,7 @@ async function main(): Promise<void> {
     if (ceiling !== undefined && bareRps.length > 1) log(`% of bare: against the mean of the two bare rows, ${Math.round(ceiling)} req/s.`);
     if (results.some((r) => r.pctOfFloor !== null)) log('% of floor: against the floor row of the same operation in this run.');
     log(
-      `CPU: % of one core used during the measured window by the server process(es), the PostgreSQL backends serving them, the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
+      `CPU: % of one core used during the measured window by the server process(es), the database's backends serving them (PostgreSQL's processes, MariaDB's connection threads), the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
     );
     log(formatCpuPerRequest(results));
     if (opts.instructions) {
@@ -387,7 +439,7 @@ async function main(): Promise<void> {
       database: {
         dialect: db.dialect,
         instances: opts.instances,
-        location: db.dialect === 'postgres' ? redact(db.location) : 'temporary SQLite file',
+        location: db.dialect === 'sqlite' ? 'temporary SQLite file' : redact(db.location),
       },
       options: {
         quick: opts.quick,
