@@ -199,9 +199,15 @@ describe('webhooks', () => {
     await hooks.waitFor(1, 15_000);
     assert.equal(hooks.received[0]!.body.type, 'favourite.added');
 
-    const listed = await cli(['webhooks', 'list', '--status', 'delivered'], env);
+    // The receiver has the delivery; the server records it as delivered once the answer is read.
+    const delivered = /\tdelivered\t\d+\t.*\tfavourite\.added\tmsg_/;
+    let listed = await cli(['webhooks', 'list', '--status', 'delivered'], env);
+    for (const until = Date.now() + 10_000; !delivered.test(listed.stdout) && Date.now() < until;) {
+      await new Promise((r) => setTimeout(r, 100));
+      listed = await cli(['webhooks', 'list', '--status', 'delivered'], env);
+    }
     assert.equal(listed.code, 0, listed.stderr);
-    assert.match(listed.stdout, /\tdelivered\t\d+\t.*\tfavourite\.added\tmsg_/);
+    assert.match(listed.stdout, delivered);
     assert.ok(!listed.stdout.includes(secret.slice(6)), 'the secret is never printed');
     const config = await cli(['config'], env);
     assert.match(config.stdout, /WEBHOOK_SECRET=\*\*\*\*/);
