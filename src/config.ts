@@ -569,6 +569,50 @@ const SETTINGS = {
       meaning: 'How long a receiver has to answer a delivery; no 2xx answer in time is a failed attempt.',
     }),
   },
+  push: {
+    enabled: flag('PUSH_NOTIFICATIONS', true, {
+      meaning:
+        'Push notifications through Expo (README, "Push notifications"): `push-notification/register` stores devices and a new message is pushed to its recipient. `false`: those routes answer 404 and nothing is pushed. SQLite and PostgreSQL only.',
+    }),
+    expoUrl: setting(
+      'EXPO_PUSH_URL',
+      'https://exp.host/--/api/v2/push/send',
+      (_raw, env) => {
+        const value = given(env, 'EXPO_PUSH_URL') ?? 'https://exp.host/--/api/v2/push/send';
+        if (!isHttpUrl(value)) throw new ConfigError(`EXPO_PUSH_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+        return value;
+      },
+      {
+        meaning: "Expo's push API, where the pushes are POSTed (a local receiver in tests).",
+        kind: 'url',
+        print: maskUrlSecrets,
+      },
+    ),
+    accessToken: secret('EXPO_ACCESS_TOKEN', {
+      shownDefault: '*(unset)*',
+      meaning:
+        'An Expo access token, sent as `Authorization: Bearer` when the Expo project has enhanced push security on. Secret: never printed or logged. Or `EXPO_ACCESS_TOKEN_FILE`.',
+    }),
+    appScheme: text('PUSH_APP_SCHEME', 'rtcl', {
+      meaning:
+        "The app's URL scheme (`expo.scheme` in its app.json): a push's `data.url` is `<scheme>://conversation/<con_id>/<listing_id>`.",
+      check: (value) => (/^[a-z][a-z0-9+.-]{0,63}$/i.test(value) ? undefined : `must be a URL scheme such as myapp, got "${value}"`),
+    }),
+    devicesPerUser: integer('PUSH_DEVICES_PER_USER', 10, 1, 100, {
+      meaning: "Most devices (push tokens) one user may have; registering one more drops the user's least recently registered. 1 to 100.",
+    }),
+    retryForS: integer('PUSH_RETRY_FOR_S', 3600, 1, 86_400, {
+      shownDefault: '`3600` (1 h)',
+      meaning:
+        'How long a push that Expo did not take (no answer, 429, 5xx) is retried, with exponential backoff, before it is kept as failed: a late push about an old message helps nobody. 1 to 86400.',
+    }),
+    retryBaseMs: integer('PUSH_RETRY_BASE_MS', 5000, 10, 3_600_000, {
+      meaning: 'The first retry of a push waits this long; each next one twice as long, at most an hour.',
+    }),
+    timeoutMs: integer('PUSH_TIMEOUT_MS', 10_000, 100, 600_000, {
+      meaning: "How long Expo's push API has to answer; no answer in time is a failed attempt.",
+    }),
+  },
 };
 
 type Declarations = { readonly [key: string]: Setting<unknown> | Declarations };

@@ -16,6 +16,7 @@ import { shutdownOnSignals } from './shutdown.js';
 import { loggedPayloadJson } from './events/payloads.js';
 import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
+import { PushSender, RecentViews } from './events/push.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -25,6 +26,8 @@ export interface Souk {
   revoked: RevokedTokens;
   /** The event streams in this process; absent where the store keeps no event log (MySQL). */
   streams: StreamHub | undefined;
+  /** The push notifications' sender; absent where the store keeps no push outbox (MySQL) or PUSH_NOTIFICATIONS is false. */
+  push: PushSender | undefined;
   close(): Promise<void>;
 }
 
@@ -107,6 +110,35 @@ function webhookSender(
   });
 }
 
+/**
+ * Push notifications, when on and the store keeps devices: the route's deps and the sender. A
+ * conversation is in view while its user streams here or read it lately here (events/push.ts).
+ */
+function pushNotifications(
+  config: Config,
+  store: Store,
+  deps: RouteDeps,
+  streams: StreamHub | undefined,
+  onError: (err: unknown, what: string) => void,
+): PushSender | undefined {
+  if (!config.push.enabled || !store.pushDevices || !store.pushOutbox) return undefined;
+  const views = new RecentViews();
+  deps.push = { devices: store.pushDevices, views, devicesPerUser: config.push.devicesPerUser };
+  return new PushSender({
+    outbox: store.pushOutbox,
+    devices: store.pushDevices,
+    repos: store.repos,
+    inView: (userId, conId, now) => (streams?.isStreaming(userId) ?? false) || views.recent(userId, conId, now),
+    url: config.push.expoUrl,
+    accessToken: config.push.accessToken,
+    appScheme: config.push.appScheme,
+    retryForMs: config.push.retryForS * 1000,
+    retryBaseMs: config.push.retryBaseMs,
+    timeoutMs: config.push.timeoutMs,
+    onError,
+  });
+}
+
 export interface SoukOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logDestination?: LogDestination;
@@ -127,7 +159,7 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
-  const store = openStore(config.databaseUrl, { ...config.db, webhookUrls: config.webhooks.urls });
+  const store = openStore(config.databaseUrl, { ...config.db, webhookUrls: config.webhooks.urls, push: config.push.enabled });
   try {
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
@@ -145,11 +177,13 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation());
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
+    const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     streams?.start();
     const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
     webhooks?.start();
+    push?.start();
     warnOfLoosePermissions(app.log, store);
     return {
       app,
@@ -158,6 +192,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       tokens,
       revoked,
       streams,
+      push,
       async close() {
         settings.stop();
         revoked.stop();
@@ -165,6 +200,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         streams?.close();
         await app.close();
         await webhooks?.stop();
+        await push?.stop();
         await store.close();
       },
     };

@@ -75,6 +75,11 @@ export class StreamHub implements EventStreams {
     return this.open;
   }
 
+  /** Whether the user has a stream open in this process (push notifications wait for none). */
+  isStreaming(userId: number): boolean {
+    return this.byUser.has(userId);
+  }
+
   /** Listens to the store's signals and starts the heartbeats, token checks and pruning. */
   start(): void {
     if (this.unsubscribe) return;

@@ -14,6 +14,7 @@ import { conversationRoutes } from './routes/conversation.js';
 import { chatRoutes } from './routes/chat.js';
 import { messageRoutes } from './routes/messages.js';
 import { eventRoutes } from './routes/events.js';
+import { pushRoutes } from './routes/push.js';
 import { favouriteRoutes } from './routes/favourites.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
@@ -88,6 +89,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(chatRoutes, deps);
       await api.register(messageRoutes, deps);
       await api.register(eventRoutes, deps);
+      await api.register(pushRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

@@ -6,6 +6,7 @@ import type { ChatLimits } from '../domain/chat.js';
 import type { ChatReadDeps } from '../domain/conversations.js';
 import type { EventStreams } from '../domain/events.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
+import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/conversation.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
@@ -29,4 +30,10 @@ export interface RouteDeps {
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
   /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log (MySQL). */
   events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
+  /**
+   * Push notifications (push-notification/register): the devices, where reads of a conversation
+   * are reported (no push while it is in view), the bound per user. Absent where the store keeps
+   * none (MySQL) or PUSH_NOTIFICATIONS is false.
+   */
+  push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
 }

@@ -24,6 +24,8 @@ const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   temp_id: () => MESSAGES.tempId,
   page: () => MESSAGES.page,
   per_page: () => MESSAGES.perPage,
+  push_token: () => MESSAGES.pushToken,
+  events: () => MESSAGES.pushEvents,
 };
 
 interface ValidationIssue {

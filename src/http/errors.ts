@@ -74,6 +74,8 @@ export const MESSAGES = {
   perPage: 'per_page must be a positive integer.',
   perPageRange: 'per_page must be between 1 and 100.',
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
+  pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
+  pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
 } as const;
 
 // Texts of the deployed PHP service where the interface gives only their meaning.

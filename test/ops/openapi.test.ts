@@ -35,6 +35,8 @@ const CHECK = '/wp-json/rtcl/v1/my/chat/check';
 const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
+const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -75,11 +77,26 @@ describe('OpenAPI document', () => {
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
+      '/api/v1/push-notification/add-device',
+      '/api/v1/push-notification/register',
     ]);
   });
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
-    assert.deepEqual(Object.keys(doc.paths).sort(), [LOGIN, LOGOUT, MY, CHATS, CHECK, PATHS.start, MESSAGE, EVENTS, TICKET, PATHS.toggle]);
+    assert.deepEqual(Object.keys(doc.paths).sort(), [
+      LOGIN,
+      LOGOUT,
+      MY,
+      CHATS,
+      CHECK,
+      PATHS.start,
+      MESSAGE,
+      EVENTS,
+      TICKET,
+      PATHS.toggle,
+      PUSH_ADD_DEVICE,
+      PUSH_REGISTER,
+    ]);
     assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
     for (const [path, method] of [
@@ -93,6 +110,8 @@ describe('OpenAPI document', () => {
       [MESSAGE, 'post'],
       [MESSAGE, 'put'],
       [TICKET, 'post'],
+      [PUSH_REGISTER, 'post'],
+      [PUSH_ADD_DEVICE, 'post'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }

@@ -34,6 +34,7 @@ export const openapi = fp(
           { name: 'favourites', description: "The caller's favourite listings" },
           { name: 'chat', description: 'Conversations between a user and a listing owner' },
           { name: 'events', description: "The caller's events as they happen: a Server-Sent Events stream" },
+          { name: 'push', description: "Push notifications to the caller's devices, through Expo" },
         ],
         components: {
           securitySchemes: {

@@ -56,6 +56,8 @@ export const chatRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
     const conId = requiredId(params, 'con_id');
     const result = await readConversation(deps.chatReads, request.caller!.id, conId, messagePaging(params, classic));
     if (!result.ok) throw conversationForbidden();
+    // The caller has it in view: no push for its messages for a while (events/push.ts).
+    deps.push?.views.viewed(request.caller!.id, conId, Date.now());
     return sendJson(reply, conversationReadJson(result.value, deps.presentation));
   });
 

@@ -238,6 +238,18 @@ export function eventStreamErrors(limits: { bodyLimit: number }) {
   };
 }
 
+/** push-notification/register and add-device: a member route whose token and event list may be refused. */
+export function registerDeviceErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`push_token` or `events` is not valid, or the body cannot be read (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.pushToken),
+      badRequest(MESSAGES.pushEvents),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
 const pageErrors = () => [badRequest(MESSAGES.page), badRequest(MESSAGES.perPage), badRequest(MESSAGES.perPageRange)];
 
 /** A list a page at a time (GET my/favourites, GET my/chat): a member route whose page and per_page may be refused (N2). */

@@ -6,6 +6,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { eventLog, webhookOutbox } from '../shared/events.js';
 import { ListingCache } from '../shared/listing-cache.js';
+import { pushDeviceRepository, pushOutbox } from '../shared/push.js';
 import type { Database } from '../shared/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
 import { isPostgresUnavailable } from './errors.js';
@@ -30,8 +31,10 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache, opts.webhookUrls)),
+    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push)),
     webhooks: webhookOutbox(db, true),
+    pushDevices: pushDeviceRepository(db),
+    pushOutbox: pushOutbox(db, true),
     migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     isUnavailable: isPostgresUnavailable,

@@ -15,6 +15,7 @@ import { listingDetailsMigration } from '../shared/migrations/009-listing-detail
 import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
 import { eventsMigration } from '../shared/migrations/011-events.js';
 import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
+import { pushMigration } from '../shared/migrations/013-push.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -31,4 +32,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '010-conversations-by-participant': conversationsByParticipantMigration,
   '011-events': eventsMigration('bigint'),
   '012-webhooks': webhooksMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '013-push': pushMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

@@ -120,7 +120,12 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
 };
 
-export const postgresRepositories = (run: QueryRunner, cache: ListingCache, webhookUrls: readonly string[] = []): Repositories =>
+export const postgresRepositories = (
+  run: QueryRunner,
+  cache: ListingCache,
+  webhookUrls: readonly string[] = [],
+  push = false,
+): Repositories =>
   repositories(
     run,
     cache,
@@ -131,5 +136,7 @@ export const postgresRepositories = (run: QueryRunner, cache: ListingCache, webh
         await logEvent(r, userId, type, payload, at);
       },
       webhookUrls,
+      undefined,
+      push,
     ),
   );

@@ -15,6 +15,7 @@ import type {
   WebhookStatus,
 } from '../../domain/ports.js';
 import { prepare, type QueryRunner } from './prepared.js';
+import { queuePush } from './push.js';
 import type { Database } from './schema.js';
 
 const q = {
@@ -68,20 +69,24 @@ const streamed = new Set<EventType>(STREAMED_EVENTS);
 
 /**
  * The use cases' EventRecorder over a transaction's runner: the user's log for the streamed
- * events, and one outbox row per webhook receiver for every event.
+ * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
+ * for a new message's recipient who has a device (push.ts).
  */
 export function eventRecorder(
   run: QueryRunner,
   logEvent: LogEvent,
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
+  push = false,
 ): EventRecorder {
   return {
     async record(userId: number, event: DomainEvent, at: number) {
       if (webhookUrls.length > 0) await queueWebhooks(run, webhookUrls, userId, event, at);
       if (!streamed.has(event.type)) return;
-      await logEvent(run, userId, event.type, JSON.stringify(event), at);
+      const payload = JSON.stringify(event);
+      await logEvent(run, userId, event.type, payload, at);
       recorded?.(userId);
+      if (push && event.type === 'message.new') await queuePush(run, userId, event.message.id, payload, at);
     },
   };
 }

@@ -173,6 +173,30 @@ export interface WebhookOutboxTable {
   delivered_at: number | null;
 }
 
+/** A device's Expo push token, for one user at a time (migration 013). */
+export interface PushDevicesTable {
+  token: string;
+  user_id: number;
+  /** JSON text of the plugin's `events` list. */
+  events: string;
+  registered_at: number;
+}
+
+/** A push to send: one new message for one recipient (migration 013). */
+export interface PushOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  message_id: number;
+  /** The `message.new` domain event, JSON text. */
+  payload: string;
+  created_at: number;
+  /** pending, sent, skipped or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -187,6 +211,8 @@ export interface Database {
   events: EventsTable;
   event_tickets: EventTicketsTable;
   webhook_outbox: WebhookOutboxTable;
+  push_devices: PushDevicesTable;
+  push_outbox: PushOutboxTable;
 }
 
 /**

@@ -21,6 +21,7 @@ import {
   type UnitOfWork,
   type WebhookOutbox,
 } from '../../domain/ports.js';
+import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
@@ -42,6 +43,8 @@ export interface DbOptions {
   wordpressTablePrefix?: string;
   /** Where every event is also delivered (WEBHOOK_URLS): the recorder writes their outbox rows. */
   webhookUrls?: readonly string[];
+  /** Push notifications on: a new message's recipient with a device gets a push outbox row. */
+  push?: boolean;
 }
 
 /** A database file or folder that other users of the host can read. */
@@ -69,6 +72,10 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly eventTickets?: EventTicketRepository;
   /** The webhook outbox (with eventLog). */
   readonly webhooks?: WebhookOutbox;
+  /** The devices' Expo push tokens (with eventLog). */
+  readonly pushDevices?: PushDeviceRepository;
+  /** The push outbox (with eventLog). */
+  readonly pushOutbox?: PushOutbox;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */

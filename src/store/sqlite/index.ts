@@ -7,6 +7,7 @@ import type { UnitOfWork } from '../../domain/ports.js';
 import { eventLog, LocalEventSignals, webhookOutbox } from '../shared/events.js';
 import { ListingCache } from '../shared/listing-cache.js';
 import { migrateToLatest, migrationsApplied } from '../shared/migrate.js';
+import { pushDeviceRepository, pushOutbox } from '../shared/push.js';
 import { kyselyRunner } from '../shared/prepared.js';
 import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
 import { connectSqlite, sqlitePath } from './connection.js';
@@ -27,7 +28,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const batch = new SqliteWriteBatch(
     db,
     connection,
-    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded),
+    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push),
     undefined,
     () => {
       walFlusher?.afterCommit();
@@ -42,6 +43,8 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     eventLog: eventLog(kyselyRunner(db)),
     eventSignals: signals,
     webhooks: webhookOutbox(db, false),
+    pushDevices: pushDeviceRepository(db),
+    pushOutbox: pushOutbox(db, false),
     transaction,
     migrate: () => migrateToLatest(db, SQLITE_MIGRATIONS),
     poolStats: () => undefined,

@@ -11,6 +11,7 @@ import { listingDetailsMigration } from '../shared/migrations/009-listing-detail
 import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
 import { eventsMigration } from '../shared/migrations/011-events.js';
 import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
+import { pushMigration } from '../shared/migrations/013-push.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -36,5 +37,8 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '011-events': atomically(eventsMigration('integer')),
   '012-webhooks': atomically(
     webhooksMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '013-push': atomically(
+    pushMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
 };

@@ -71,4 +71,5 @@ export const sqliteRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   recorded?: (userId: number) => void,
-): Repositories => repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded));
+  push = false,
+): Repositories => repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push));

@@ -1,0 +1,89 @@
+/**
+ * Push notifications (issue 21, "Push"): the devices' Expo push tokens, the push outbox the
+ * message transaction writes, and the registration use case. src/events/push.ts sends what the
+ * outbox holds to Expo's push service; src/store implements the ports.
+ */
+
+/** A device's Expo push token, as the plugin's `push-notification/register` stores it for the caller. */
+export interface PushDevice {
+  token: string;
+  userId: number;
+  /** The plugin's `events` list, as sent (kept and echoed; Souk pushes new messages only). */
+  events: string[];
+  /** When the token was last registered (epoch ms): a user over the bound loses the oldest. */
+  registeredAt: number;
+}
+
+export interface PushDeviceRepository {
+  /**
+   * Stores the token for the user (taking it from whoever had it: a token belongs to one user at
+   * a time) and keeps the user's `maxPerUser` most recently registered tokens, dropping the rest.
+   */
+  register(device: PushDevice, maxPerUser: number): Promise<void>;
+  /** The user's tokens, most recently registered first. */
+  tokensOf(userId: number): Promise<string[]>;
+  /** Drops the user's tokens among `tokens` (Expo answered DeviceNotRegistered); a token moved to another user stays. */
+  drop(userId: number, tokens: string[]): Promise<number>;
+}
+
+export type PushStatus = 'pending' | 'sent' | 'skipped' | 'failed';
+
+/** One new message for one recipient, as the push outbox holds it. */
+export interface PushDelivery {
+  id: number;
+  userId: number;
+  /** The chat message's id: one row per message and recipient (the outbox's unique key). */
+  messageId: number;
+  /** The `message.new` DomainEvent, JSON text. */
+  payload: string;
+  createdAt: number;
+  status: PushStatus;
+  attempts: number;
+  nextAttemptAt: number;
+  lastError: string | null;
+}
+
+/** The push outbox: written with the message (the store's EventRecorder), read by the push sender. */
+export interface PushOutbox {
+  /** Pending deliveries due by `now`, at most `limit`, each leased until `leaseUntil` (as WebhookOutbox.claimDue). */
+  claimDue(now: number, leaseUntil: number, limit: number): Promise<PushDelivery[]>;
+  /** The delivery is done: `sent` (Expo took it), `skipped` (the recipient had the conversation open, or no device). */
+  finished(id: number, status: 'sent' | 'skipped', note: string | null): Promise<void>;
+  /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
+  attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
+  list(limit: number): Promise<PushDelivery[]>;
+  /** Forgets the finished deliveries created before `before`; how many. */
+  prune(before: number): Promise<number>;
+}
+
+/** Where the routes report that a user is looking at a conversation (GET my/chat/conversation). */
+export interface ConversationViews {
+  viewed(userId: number, conId: number, at: number): void;
+}
+
+/** Expo's token forms: `ExponentPushToken[...]`, `ExpoPushToken[...]`. */
+const EXPO_TOKEN = /^Expo(nent)?PushToken\[[A-Za-z0-9_\-:.]{1,200}\]$/;
+
+export const isExpoPushToken = (token: string): boolean => EXPO_TOKEN.test(token);
+
+/** Most entries of `events` a registration keeps, and their length. */
+export const PUSH_EVENTS_MAX = 20;
+export const PUSH_EVENT_MAX_LENGTH = 64;
+
+export type RegisterDeviceError = 'push_token' | 'events';
+
+/** Stores the caller's device token, after checking it and the events list. */
+export async function registerPushDevice(
+  devices: PushDeviceRepository,
+  userId: number,
+  input: { token: string; events: string[] },
+  limits: { devicesPerUser: number },
+  now: number,
+): Promise<{ ok: true; device: PushDevice } | { ok: false; error: RegisterDeviceError }> {
+  if (!isExpoPushToken(input.token)) return { ok: false, error: 'push_token' };
+  const events = [...new Set(input.events.map((e) => e.trim()).filter((e) => e !== ''))];
+  if (events.length > PUSH_EVENTS_MAX || events.some((e) => e.length > PUSH_EVENT_MAX_LENGTH)) return { ok: false, error: 'events' };
+  const device: PushDevice = { token: input.token, userId, events, registeredAt: now };
+  await devices.register(device, limits.devicesPerUser);
+  return { ok: true, device };
+}

@@ -1,0 +1,283 @@
+/**
+ * Push notifications: sends the push outbox to Expo's push service (EXPO_PUSH_URL), one request
+ * per new message with one Expo message per device of its recipient, in the plugin's payload:
+ *
+ *   {"to": "<token>", "title": "<the sender's name>", "body": "<the text, cut>",
+ *    "data": {"url": "<scheme>://conversation/<con_id>/<listing_id>"}, "sound": "default"}
+ *
+ * The outbox row is written in the message's transaction (store/shared/push.ts), one per message
+ * and recipient, so a message is pushed once whatever the client retries, and a crash between the
+ * write and the send pushes after the restart (at least once: a crash after Expo took it and
+ * before the row was marked pushes it again). No push while the recipient has the conversation in
+ * view: an event stream open in this process, or GET my/chat/conversation for it within
+ * VIEW_WINDOW_MS on this instance (RecentViews); the state is per instance, in memory.
+ *
+ * Expo answers one ticket per message; a ticket with `DeviceNotRegistered` drops its token. Any
+ * other answer than 200 with the tickets (no answer, 429, 5xx) is retried with backoff for
+ * PUSH_RETRY_FOR_S, then the row is kept as failed.
+ *
+ * Plain fetch rather than `expo-server-sdk`: the SDK takes its address from the EXPO_BASE_URL
+ * environment variable when the module loads (documented as for Expo's own testing, and only the
+ * host: the path is fixed), where Souk's settings are declared and checked in one place
+ * (config.ts); it cannot time a request out, and it retries 429 by itself, which the outbox does
+ * already. The format is Expo's documented HTTP/2 API: a JSON array of messages, `{data: [tickets]}`.
+ */
+import type { Message } from '../domain/model.js';
+import type { Repositories } from '../domain/ports.js';
+import type { ConversationViews, PushDelivery, PushDeviceRepository, PushOutbox } from '../domain/push.js';
+import { nextAttempt } from './webhooks.js';
+
+/** How long a read of a conversation (GET my/chat/conversation) counts as having it open. */
+export const VIEW_WINDOW_MS = 15_000;
+/** Most (user, conversation) reads remembered per instance; beyond them the oldest is forgotten. */
+const VIEWS_TRACKED = 50_000;
+/** A push's body: the message text, at most this many characters. */
+export const PUSH_BODY_MAX = 178;
+
+/**
+ * The conversations each user read lately, in this process: bounded (the least recently read
+ * goes first), and anything older than the window is as good as absent.
+ */
+export class RecentViews implements ConversationViews {
+  private readonly seen = new Map<string, number>();
+
+  constructor(
+    private readonly windowMs = VIEW_WINDOW_MS,
+    private readonly max = VIEWS_TRACKED,
+  ) {}
+
+  viewed(userId: number, conId: number, at: number): void {
+    const key = `${userId}:${conId}`;
+    // Re-inserted, so that the Map's order is the order of the last reads.
+    this.seen.delete(key);
+    this.seen.set(key, at);
+    if (this.seen.size > this.max) this.seen.delete(this.seen.keys().next().value!);
+  }
+
+  recent(userId: number, conId: number, now: number): boolean {
+    const at = this.seen.get(`${userId}:${conId}`);
+    return at !== undefined && now - at < this.windowMs;
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+}
+
+export interface PushSenderOptions {
+  outbox: PushOutbox;
+  devices: PushDeviceRepository;
+  /** The sender's name and the conversation's listing. */
+  repos: Pick<Repositories, 'users' | 'conversations'>;
+  /** True while the user has the conversation in view: then nothing is pushed. */
+  inView: (userId: number, conId: number, now: number) => boolean;
+  url: string;
+  accessToken?: string;
+  appScheme: string;
+  retryForMs: number;
+  retryBaseMs: number;
+  timeoutMs: number;
+  /** How often the outbox is looked at. */
+  pollMs?: number;
+  now?: () => number;
+  onError?: (err: unknown, what: string) => void;
+}
+
+export interface ExpoMessage {
+  to: string;
+  title: string;
+  body: string;
+  data: { url: string };
+  sound: 'default';
+}
+
+const BATCH = 20;
+const PRUNE_EVERY_MS = 60_000;
+/** Finished rows are kept this long (to see what was pushed), then pruned. */
+const KEEP_FINISHED_MS = 86_400_000;
+
+/** The text cut to `max` characters (whole code points), with an ellipsis when cut. */
+export function pushBody(message: Pick<Message, 'text' | 'attachments'>, max = PUSH_BODY_MAX): string {
+  const text = message.text.trim();
+  if (text === '') {
+    const files = message.attachments?.length ?? 0;
+    return files > 1 ? `Sent ${files} files` : 'Sent a file';
+  }
+  const chars = Array.from(text);
+  return chars.length <= max ? text : `${chars.slice(0, max - 1).join('')}…`;
+}
+
+export class PushSender {
+  private timer: NodeJS.Timeout | undefined;
+  private pruner: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+  private readonly now: () => number;
+
+  constructor(private readonly o: PushSenderOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? 1000);
+    this.timer.unref();
+    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
+    this.pruner.unref();
+    this.kick();
+  }
+
+  /** Looks at the outbox now (and again after, when a look is already under way). */
+  kick(): void {
+    if (this.stopped) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.drain().finally(() => {
+      this.running = undefined;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
+    });
+  }
+
+  /** Stops polling and waits for the pushes under way. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    clearInterval(this.pruner);
+    await this.running;
+  }
+
+  async prune(): Promise<void> {
+    try {
+      await this.o.outbox.prune(this.now() - KEEP_FINISHED_MS);
+    } catch (err) {
+      this.o.onError?.(err, 'pruning the push outbox');
+    }
+  }
+
+  private async drain(): Promise<void> {
+    try {
+      for (;;) {
+        const now = this.now();
+        const due = await this.o.outbox.claimDue(now, now + this.o.timeoutMs + 1000, BATCH);
+        await Promise.all(due.map((d) => this.deliver(d)));
+        if (due.length < BATCH || this.stopped) return;
+      }
+    } catch (err) {
+      this.o.onError?.(err, 'reading the push outbox');
+    }
+  }
+
+  /** The Expo messages of a delivery, or why there are none. */
+  private async messagesOf(d: PushDelivery): Promise<{ messages: ExpoMessage[] } | { skip: string }> {
+    const message = (JSON.parse(d.payload) as { message: Message }).message;
+    if (this.o.inView(d.userId, message.conId, this.now())) return { skip: 'conversation in view' };
+    const tokens = await this.o.devices.tokensOf(d.userId);
+    if (tokens.length === 0) return { skip: 'no device' };
+    const [conversation, sender] = await Promise.all([
+      this.o.repos.conversations.findById(message.conId),
+      this.o.repos.users.findById(message.sourceId),
+    ]);
+    if (!conversation) return { skip: 'no conversation' };
+    const title = sender?.name.trim() || sender?.login || 'New message';
+    const body = pushBody(message);
+    const url = `${this.o.appScheme}://conversation/${message.conId}/${conversation.listingId}`;
+    return { messages: tokens.map((to) => ({ to, title, body, data: { url }, sound: 'default' })) };
+  }
+
+  private async deliver(d: PushDelivery): Promise<void> {
+    let error: string;
+    try {
+      const built = await this.messagesOf(d);
+      if ('skip' in built) {
+        await this.o.outbox.finished(d.id, 'skipped', built.skip);
+        return;
+      }
+      const tokens = built.messages.map((m) => m.to);
+      const tickets = await this.send(built.messages);
+      if (typeof tickets === 'string') {
+        error = tickets;
+      } else {
+        const gone: string[] = [];
+        const problems: string[] = [];
+        tickets.forEach((ticket, i) => {
+          if (ticket?.status !== 'error') return;
+          const code = ticket.details?.error ?? ticket.message ?? 'error';
+          if (code === 'DeviceNotRegistered') gone.push(tokens[i]!);
+          // The token itself is not recorded: it is what reaches the user's phone.
+          else problems.push(`device ${i + 1}: ${String(code).slice(0, 100)}`);
+        });
+        if (gone.length > 0) await this.o.devices.drop(d.userId, gone);
+        const note = [...(gone.length > 0 ? [`${gone.length} device(s) not registered, dropped`] : []), ...problems];
+        await this.o.outbox.finished(d.id, 'sent', note.length > 0 ? note.join('; ') : null);
+        return;
+      }
+    } catch (err) {
+      error = String((err as Error)?.message ?? err);
+    }
+    const attempts = d.attempts + 1;
+    const window = { retryBaseMs: this.o.retryBaseMs, retryForMs: this.o.retryForMs };
+    try {
+      await this.o.outbox.attemptFailed(d.id, attempts, nextAttempt({ windowFrom: d.createdAt }, attempts, this.now(), window), error);
+    } catch (err) {
+      this.o.onError?.(err, 'recording a failed push');
+    }
+  }
+
+  /** POSTs the messages; Expo's tickets, one per message, or what went wrong. */
+  private async send(messages: ExpoMessage[]): Promise<ExpoTicket[] | string> {
+    let res: Response;
+    try {
+      res = await fetch(this.o.url, {
+        method: 'POST',
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'user-agent': 'Souk-Push/1',
+          ...(this.o.accessToken ? { authorization: `Bearer ${this.o.accessToken}` } : {}),
+        },
+        body: JSON.stringify(messages),
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.o.timeoutMs),
+      });
+    } catch (err) {
+      return (err as Error)?.name === 'TimeoutError' ? `no answer within ${this.o.timeoutMs} ms` : String((err as Error)?.cause ?? err);
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (err) {
+      return `the answer could not be read: ${String((err as Error)?.message ?? err)}`;
+    }
+    if (res.status !== 200) return `HTTP ${res.status}${expoErrors(text)}`;
+    let data: unknown;
+    try {
+      data = (JSON.parse(text) as { data?: unknown }).data;
+    } catch {
+      return 'the answer is not JSON';
+    }
+    if (!Array.isArray(data) || data.length !== messages.length) return `expected ${messages.length} ticket(s)${expoErrors(text)}`;
+    return data as ExpoTicket[];
+  }
+}
+
+interface ExpoTicket {
+  status?: string;
+  id?: string;
+  message?: string;
+  details?: { error?: string };
+}
+
+/** The first request-level error Expo named (`{errors: [{code, message}]}`), for the outbox's last_error. */
+function expoErrors(text: string): string {
+  try {
+    const first = (JSON.parse(text) as { errors?: Array<{ code?: string; message?: string }> }).errors?.[0];
+    return first ? `: ${String(first.code ?? '')} ${String(first.message ?? '')}`.slice(0, 300) : '';
+  } catch {
+    return '';
+  }
+}

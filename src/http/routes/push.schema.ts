@@ -1,0 +1,51 @@
+/** Schemas of push-notification/register and push-notification/add-device (the plugin's routes). */
+import { Type } from '@sinclair/typebox';
+import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
+import { registerDeviceErrors } from './errors.schema.js';
+
+const DESCRIPTION =
+  "Stores the device's Expo push token for the caller: a new message to the caller is then pushed to it through " +
+  'Expo, unless the caller has that conversation in view (an open event stream, or `GET my/chat/conversation` for it ' +
+  'within 15 s). A token belongs to one user at a time: registering it for another user moves it. A user keeps their ' +
+  '`PUSH_DEVICES_PER_USER` most recently registered tokens; one more drops the oldest. Registering a token again ' +
+  'changes nothing but its `events` and its time. The parameters may come in the query string or the body (form ' +
+  'bodies: `events[]=a&events[]=b`, or one comma-separated `events`). Not offered on MySQL or with ' +
+  '`PUSH_NOTIFICATIONS=false` (404).';
+
+export function registerDeviceSchema(limits: { bodyLimit: number }, operationId: string, summary: string) {
+  return {
+    operationId,
+    summary,
+    description: DESCRIPTION,
+    tags: ['push'],
+    security: SECURITY,
+    headers: RequestHeaders,
+    consumes: CONSUMES,
+    body: Type.Object(
+      {
+        push_token: Type.Optional(
+          Type.String({ description: 'The Expo push token: `ExponentPushToken[...]` or `ExpoPushToken[...]`. Required.' }),
+        ),
+        events: Type.Optional(
+          Type.Union([Type.Array(Type.String()), Type.String(), Type.Null()], {
+            description: "The plugin's event list (at most 20 names of at most 64 characters), kept and echoed; Souk pushes new messages.",
+          }),
+        ),
+      },
+      { additionalProperties: true, examples: [{ push_token: 'ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]', events: ['chat'] }] },
+    ),
+    response: {
+      200: success(
+        Type.Object(
+          {
+            push_token: Type.String({ description: 'The token stored.' }),
+            events: Type.Array(Type.String(), { description: 'The event list stored.' }),
+          },
+          { additionalProperties: false },
+        ),
+        'The device is registered for the caller.',
+      ),
+      ...registerDeviceErrors(limits),
+    },
+  };
+}

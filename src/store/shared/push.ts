@@ -1,0 +1,171 @@
+/**
+ * Push notifications' tables (migration 013) as SQLite and PostgreSQL read them: the devices'
+ * tokens, the push outbox, and the row the message transaction writes into it.
+ */
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { PushDelivery, PushDeviceRepository, PushOutbox, PushStatus } from '../../domain/push.js';
+import { prepare, type QueryRunner } from './prepared.js';
+import type { Database } from './schema.js';
+
+/**
+ * One outbox row for the new message's recipient, only when they have a device (nobody else's
+ * messages fill the outbox); a second row for the same message and recipient is nothing.
+ * Parameters are cast: PostgreSQL cannot tell the type of a bare one in a select list.
+ */
+const queue = prepare((db, userId: number, messageId: number, payload: string, at: number) =>
+  db
+    .insertInto('push_outbox')
+    .columns(['user_id', 'message_id', 'payload', 'created_at', 'status', 'attempts', 'next_attempt_at'])
+    .expression(
+      db
+        .selectNoFrom([
+          sql<number>`cast(${userId} as bigint)`.as('user_id'),
+          sql<number>`cast(${messageId} as bigint)`.as('message_id'),
+          sql<string>`cast(${payload} as text)`.as('payload'),
+          sql<number>`cast(${at} as bigint)`.as('created_at'),
+          sql<string>`'pending'`.as('status'),
+          sql<number>`0`.as('attempts'),
+          sql<number>`cast(${at} as bigint)`.as('next_attempt_at'),
+        ])
+        .where(({ exists, selectFrom }) =>
+          exists(
+            selectFrom('push_devices')
+              .select(sql`1`.as('one'))
+              .where('user_id', '=', userId),
+          ),
+        ),
+    )
+    .onConflict((oc) => oc.columns(['user_id', 'message_id']).doNothing()),
+);
+
+/** In the message's transaction: the push for its recipient (`message.new`'s user). */
+export async function queuePush(run: QueryRunner, userId: number, messageId: number, payload: string, at: number): Promise<void> {
+  await queue(run, userId, messageId, payload, at);
+}
+
+export function pushDeviceRepository(db: Kysely<Database>): PushDeviceRepository {
+  return {
+    async register(device, maxPerUser) {
+      await db.transaction().execute(async (trx) => {
+        await trx
+          .insertInto('push_devices')
+          .values({
+            token: device.token,
+            user_id: device.userId,
+            events: JSON.stringify(device.events),
+            registered_at: device.registeredAt,
+          })
+          .onConflict((oc) =>
+            oc.column('token').doUpdateSet({
+              user_id: device.userId,
+              events: JSON.stringify(device.events),
+              registered_at: device.registeredAt,
+            }),
+          )
+          .execute();
+        // The user's most recent `maxPerUser` stay; older ones go (a user who changed phones many times).
+        const keep = trx
+          .selectFrom('push_devices')
+          .select('token')
+          .where('user_id', '=', device.userId)
+          .orderBy('registered_at', 'desc')
+          .orderBy('token')
+          .limit(maxPerUser);
+        await trx
+          .deleteFrom('push_devices')
+          .where('user_id', '=', device.userId)
+          .where('token', 'not in', (eb) => eb.selectFrom(keep.as('kept')).select('kept.token'))
+          .execute();
+      });
+    },
+    async tokensOf(userId) {
+      const rows = await db
+        .selectFrom('push_devices')
+        .select('token')
+        .where('user_id', '=', userId)
+        .orderBy('registered_at', 'desc')
+        .orderBy('token')
+        .execute();
+      return rows.map((r) => r.token);
+    },
+    async drop(userId, tokens) {
+      if (tokens.length === 0) return 0;
+      const result = await db.deleteFrom('push_devices').where('user_id', '=', userId).where('token', 'in', tokens).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+const PUSH_COLUMNS = [
+  'id',
+  'user_id',
+  'message_id',
+  'payload',
+  'created_at',
+  'status',
+  'attempts',
+  'next_attempt_at',
+  'last_error',
+] as const;
+
+function toDelivery(r: Selectable<Database['push_outbox']>): PushDelivery {
+  return {
+    id: Number(r.id),
+    userId: Number(r.user_id),
+    messageId: Number(r.message_id),
+    payload: r.payload,
+    createdAt: Number(r.created_at),
+    status: r.status as PushStatus,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    lastError: r.last_error,
+  };
+}
+
+/** `skipLocked`: PostgreSQL's claim skips the rows another instance is claiming, as the webhook outbox's. */
+export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbox {
+  return {
+    async claimDue(now, leaseUntil, limit) {
+      return db.transaction().execute(async (trx) => {
+        let due = trx
+          .selectFrom('push_outbox')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt_at', '<=', now)
+          .orderBy('id')
+          .limit(limit);
+        if (skipLocked) due = due.forUpdate().skipLocked();
+        const ids = (await due.execute()).map((r) => Number(r.id));
+        if (ids.length === 0) return [];
+        const rows = await trx
+          .updateTable('push_outbox')
+          .set({ next_attempt_at: leaseUntil })
+          .where('id', 'in', ids)
+          .returning(PUSH_COLUMNS)
+          .execute();
+        return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+      });
+    },
+    async finished(id, status, note) {
+      await db.updateTable('push_outbox').set({ status, last_error: note }).where('id', '=', id).execute();
+    },
+    async attemptFailed(id, attempts, retryAt, error) {
+      await db
+        .updateTable('push_outbox')
+        .set({ attempts, last_error: error.slice(0, 500), ...(retryAt === null ? { status: 'failed' } : { next_attempt_at: retryAt }) })
+        .where('id', '=', id)
+        .execute();
+    },
+    async list(limit) {
+      return (await db.selectFrom('push_outbox').select(PUSH_COLUMNS).orderBy('id', 'desc').limit(limit).execute()).map(toDelivery);
+    },
+    async prune(before) {
+      const result = await db
+        .deleteFrom('push_outbox')
+        .where('status', '<>', 'pending')
+        .where('created_at', '<', before)
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
