@@ -1,13 +1,14 @@
 /**
  * Users and listings read from WordPress's own tables, into the domain's types: a user from
  * wp_users and wp_usermeta, a listing from wp_posts (post_type rtcl_listing), wp_postmeta, its
- * terms and its image attachments. Nothing is cached across requests: the site may change any of
- * it at any time.
+ * terms and its image attachments. A listing asked for again is reused while its post row is
+ * unchanged (findListings); users are cached above the store (auth/user-cache.ts), for at most
+ * CATALOG_PERIOD_MS.
  */
 import { sql } from 'kysely';
 import type { ListingDetails, ListingStatus, ShownListing, TermObject, User, Listing, ListingContact } from '../../domain/model.js';
 import { imagesJson, stringsJson, termsJson, contactJson } from '../shared/media-json.js';
-import { rows, T, type Db, type MysqlContext } from './context.js';
+import { CATALOG_PERIOD_MS, rows, statement, T, type Db, type MysqlContext } from './context.js';
 import { hierarchical, imageObject, termObject, type AttachmentRow, type TermRow } from './media.js';
 import { phpObject, type SiteOptions } from './site.js';
 
@@ -83,30 +84,48 @@ async function attachmentUrl(db: Db, ctx: MysqlContext, id: number, site: SiteOp
   return image ? image.sizes.thumbnail.src : '';
 }
 
+interface UserPictureRow extends UserRow {
+  /** The picture attachment joined by `pp_id`, when it is an image attachment. */
+  pp_found: number | string | null;
+  pp_file: string | null;
+  pp_meta: string | null;
+}
+
 /**
- * A user's row and password hash. Disabled: WordPress has no such flag; a user whose legacy
- * `user_status` is not 0 (multisite's "spam" mark, which WordPress refuses at sign-in) counts as
- * disabled. Admin: the site's `{prefix}capabilities` holds `administrator`.
+ * The users matching `condition`, lowest id first, each with its metas as columns and its profile
+ * picture's attachment (file and metadata) joined in: one round trip for a user and its picture.
  */
-export async function loadUser(
-  db: Db,
-  ctx: MysqlContext,
-  where: { id: number } | { login: string } | { email: string },
-): Promise<{ user: User; passwordHash: string } | undefined> {
+function usersQuery(ctx: MysqlContext, condition: ReturnType<typeof sql>, limit: ReturnType<typeof sql>) {
   const { t } = ctx;
-  const condition =
-    'id' in where ? sql`u.ID = ${where.id}` : 'login' in where ? sql`u.user_login = ${where.login}` : sql`u.user_email = ${where.email}`;
   const keys = { ...USER_META, capabilities: `${t.prefix}capabilities` };
-  const [row] = await rows(
-    db,
-    sql<UserRow>`select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)}
+  const postMeta = (key: string) =>
+    sql`(select max(pm.meta_value) from ${T(t.postmeta)} pm where pm.post_id = pa.ID and pm.meta_key = ${key})`;
+  return sql<UserPictureRow>`select x.*, pa.ID as pp_found, ${postMeta('_wp_attached_file')} as pp_file,
+      ${postMeta('_wp_attachment_metadata')} as pp_meta
+    from (select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)}
       from ${T(t.users)} u left join ${T(t.usermeta)} m on m.user_id = u.ID and m.meta_key in (${sql.join(Object.values(keys))})
-      where ${condition} group by u.ID order by u.ID limit 1`,
-  );
-  if (!row) return undefined;
-  const site = await ctx.site();
+      where ${condition} group by u.ID order by u.ID ${limit}) x
+    left join ${T(t.posts)} pa on pa.ID = cast(x.pp_id as unsigned) and pa.post_type = 'attachment' and pa.post_mime_type like 'image/%'
+    order by x.ID`;
+}
+
+const userById = statement((ctx, _variant, id: number) => usersQuery(ctx, sql`u.ID = ${id}`, sql`limit 1`));
+const userByLogin = statement((ctx, _variant, login: string) => usersQuery(ctx, sql`u.user_login = ${login}`, sql`limit 1`));
+const userByEmail = statement((ctx, _variant, email: string) => usersQuery(ctx, sql`u.user_email = ${email}`, sql`limit 1`));
+
+async function toUser(db: Db, ctx: MysqlContext, row: UserPictureRow, site: SiteOptions): Promise<User> {
   const ppId = Number(row.pp_id);
-  const user: User = {
+  let profilePicture = '';
+  if (Number.isSafeInteger(ppId) && ppId > 0) {
+    // The join compared as MySQL reads a number in text; a value JavaScript reads otherwise (` 12`,
+    // `0x1f`) is looked up alone, as it always was.
+    if (!/^\d+$/.test(row.pp_id ?? '')) profilePicture = await attachmentUrl(db, ctx, ppId, site);
+    else if (row.pp_found !== null && Number(row.pp_found) === ppId) {
+      const picture = { ID: ppId, post_title: '', post_excerpt: '', post_mime_type: '', file: row.pp_file, meta: row.pp_meta, alt: null };
+      profilePicture = imageObject(picture, site)?.sizes.thumbnail.src ?? '';
+    }
+  }
+  return {
     id: Number(row.ID),
     login: row.user_login,
     name: row.display_name,
@@ -114,7 +133,7 @@ export async function loadUser(
     phone: row.phone ?? '',
     whatsapp: row.whatsapp ?? '',
     website: row.website ?? '',
-    profilePicture: Number.isSafeInteger(ppId) && ppId > 0 ? await attachmentUrl(db, ctx, ppId, site) : '',
+    profilePicture,
     disabled: Number(row.user_status) !== 0,
     firstName: row.first_name ?? '',
     lastName: row.last_name ?? '',
@@ -126,7 +145,37 @@ export async function loadUser(
     longitude: row.longitude ?? '',
     locations: await termsById(db, ctx, termIds(row.location), 'rtcl_location'),
   };
-  return { user, passwordHash: row.user_pass };
+}
+
+/**
+ * A user's row and password hash. Disabled: WordPress has no such flag; a user whose legacy
+ * `user_status` is not 0 (multisite's "spam" mark, which WordPress refuses at sign-in) counts as
+ * disabled. Admin: the site's `{prefix}capabilities` holds `administrator`.
+ */
+export async function loadUser(
+  db: Db,
+  ctx: MysqlContext,
+  where: { id: number } | { login: string } | { email: string },
+): Promise<{ user: User; passwordHash: string } | undefined> {
+  const found =
+    'id' in where
+      ? await userById(db, ctx, '', where.id)
+      : 'login' in where
+        ? await userByLogin(db, ctx, '', where.login)
+        : await userByEmail(db, ctx, '', where.email);
+  const row = found.rows[0];
+  if (!row) return undefined;
+  return { user: await toUser(db, ctx, row, await ctx.site()), passwordHash: row.user_pass };
+}
+
+/** Users by id, in one query (a page of conversations' participants); missing ids are left out. */
+export async function loadUsers(db: Db, ctx: MysqlContext, ids: number[]): Promise<Map<number, User>> {
+  const out = new Map<number, User>();
+  if (ids.length === 0) return out;
+  const found = await rows(db, usersQuery(ctx, sql`u.ID in (${sql.join(ids)})`, sql``));
+  const site = await ctx.site();
+  for (const row of found) out.set(Number(row.ID), await toUser(db, ctx, row, site));
+  return out;
 }
 
 const LISTING_META = {
@@ -159,6 +208,7 @@ type ListingRow = { [K in keyof typeof LISTING_META]: string | null } & {
   post_name: string;
   post_status: string;
   post_date_gmt: string;
+  post_modified_gmt: string;
 };
 
 /** The plugin's statuses as the domain's; auto-drafts and the like are not listings yet. */
@@ -202,7 +252,8 @@ async function loadListings(db: Db, ctx: MysqlContext, ids: number[]): Promise<M
   const [posts, terms, images] = await Promise.all([
     rows(
       db,
-      sql<ListingRow>`select p.ID, p.post_author, p.post_title, p.post_name, p.post_status, p.post_date_gmt, ${pivot(LISTING_META)}
+      sql<ListingRow>`select p.ID, p.post_author, p.post_title, p.post_name, p.post_status, p.post_date_gmt, p.post_modified_gmt,
+          ${pivot(LISTING_META)}
         from ${T(t.posts)} p left join ${T(t.postmeta)} m on m.post_id = p.ID and m.meta_key in (${sql.join(Object.values(LISTING_META))})
         where p.ID in (${idList}) and p.post_type = 'rtcl_listing' group by p.ID`,
     ),
@@ -246,8 +297,80 @@ async function loadListings(db: Db, ctx: MysqlContext, ids: number[]): Promise<M
   return out;
 }
 
+/** A listing's own row in wp_posts: what findListings checks a kept listing against. */
+interface PostState {
+  ID: number | string;
+  post_author: number | string;
+  post_title: string;
+  post_name: string;
+  post_status: string;
+  post_modified_gmt: string;
+}
+
+const postStates = (db: Db, ctx: MysqlContext, ids: number[]) =>
+  rows(
+    db,
+    sql<PostState>`select ID, post_author, post_title, post_name, post_status, post_modified_gmt from ${T(ctx.t.posts)}
+      where ID in (${sql.join(ids)}) and post_type = 'rtcl_listing'`,
+  );
+const postState = statement(
+  (ctx, _variant, id: number) =>
+    sql<PostState>`select ID, post_author, post_title, post_name, post_status, post_modified_gmt from ${T(ctx.t.posts)}
+      where ID = ${id} and post_type = 'rtcl_listing'`,
+);
+
+const PERIODS = 2 ** 20;
+
+/**
+ * The version a listing is kept with: its post's post_modified_gmt (WordPress sets it on every
+ * save of the post, the plugin's listing form and the admin's editor alike), in the current
+ * CATALOG_PERIOD_MS. Not every change of the site moves post_modified_gmt (a meta written alone,
+ * an image uploaded, a term renamed), and the site's save is no transaction (a read between its
+ * post and its metas sees half of it), so a kept listing is also read again every period.
+ */
+function versionOf(modifiedGmt: string, now: number): number {
+  const seconds = Math.floor(Date.parse(`${modifiedGmt.replace(' ', 'T')}Z`) / 1000);
+  return (Number.isFinite(seconds) && seconds > 0 ? seconds : 0) * PERIODS + (Math.floor(now / CATALOG_PERIOD_MS) % PERIODS);
+}
+
+/** A kept listing still says what its post row says. */
+const matches = (listing: Listing, row: PostState) =>
+  listing.ownerId === Number(row.post_author) &&
+  listing.title === row.post_title &&
+  listing.slug === row.post_name &&
+  listing.status === STATUS[row.post_status];
+
+/**
+ * Listings by id as findById answers them; missing ids are left out. A listing asked for again
+ * (ctx.listings) is served from its post row alone (one primary-key read for all of `ids`) while
+ * that row's version is the one it was read at; the others are read whole, in one go.
+ */
+export async function findListings(db: Db, ctx: MysqlContext, ids: number[], now = Date.now()): Promise<Map<number, Listing>> {
+  const out = new Map<number, Listing>();
+  const kept = ids.filter((id) => ctx.listings.has(id));
+  let toRead = kept.length === ids.length ? [] : ids.filter((id) => !ctx.listings.has(id));
+  if (kept.length > 0) {
+    const states = kept.length === 1 ? (await postState(db, ctx, '', kept[0]!)).rows : await postStates(db, ctx, kept);
+    for (const row of states) {
+      const id = Number(row.ID);
+      const listing = ctx.listings.get(id, versionOf(row.post_modified_gmt, now));
+      if (listing && matches(listing, row)) out.set(id, listing);
+      else toRead.push(id);
+    }
+    // A kept id without a post row is no listing now: left out, as a read would leave it.
+  }
+  if (toRead.length > 0) {
+    toRead = [...new Set(toRead)];
+    for (const [id, { listing, row }] of await loadListings(db, ctx, toRead)) {
+      ctx.listings.offer(id, versionOf(row.post_modified_gmt, now), listing);
+      out.set(id, listing);
+    }
+  }
+  return out;
+}
+
 export async function loadListing(db: Db, ctx: MysqlContext, id: number): Promise<Listing | undefined> {
-  return (await loadListings(db, ctx, [id])).get(id)?.listing;
+  return (await findListings(db, ctx, [id])).get(id);
 }
 
 export async function listingStatus(db: Db, ctx: MysqlContext, id: number): Promise<ListingStatus | undefined> {

@@ -5,8 +5,16 @@
  * plugin's chat tables the site has (4.x, with a message's `type`, `attachments`, `meta` and a
  * conversation's `updated_at`, or 2.x without them).
  */
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { ListingCache } from '../shared/listing-cache.js';
 import { OPTION_NAMES, readSiteOptions, type SiteOptions } from './site.js';
+
+/**
+ * How long what Souk read from the site (a user, a listing's meta, terms and images) may be reused
+ * before it is read again: the site changes them without telling Souk, and not always with a
+ * trace Souk could check (a meta written alone, a term added, an image uploaded).
+ */
+export const CATALOG_PERIOD_MS = 30_000;
 
 /** The site's tables are addressed by name (sql.table), not through a typed schema. */
 export type WpDatabase = Record<string, never>;
@@ -63,12 +71,51 @@ export interface MysqlContext {
   /** The site's options and the chat tables' form, read once (the first call reads them). */
   site(): Promise<SiteOptions>;
   chat(): Promise<ChatForm>;
+  /** Listings read lately, kept with the version of their post row (catalog.ts). */
+  listings: ListingCache;
 }
 
 export const T = (name: string) => sql.table(name);
 
 export async function rows<R>(db: Db, query: RawBuilder<R>): Promise<R[]> {
   return (await query.execute(db)).rows;
+}
+
+/** Marks where an argument lands in a statement's compiled parameters; compared by identity. */
+class Slot {
+  constructor(readonly index: number) {}
+}
+
+/**
+ * A request-path statement, built and compiled by Kysely once per store (per context, and per
+ * `variant` of it, e.g. the chat tables' form), then only run with new arguments: Kysely's
+ * building and compiling cost more than the round trip of a small query.
+ */
+export function statement<A extends unknown[], R>(build: (ctx: MysqlContext, variant: string, ...args: A) => RawBuilder<R>) {
+  const templates = new WeakMap<MysqlContext, Map<string, { sql: string; slots: number[]; constants: readonly unknown[] }>>();
+  return async (
+    db: Db,
+    ctx: MysqlContext,
+    variant: string,
+    ...args: A
+  ): Promise<{ rows: R[]; insertId?: bigint; numAffectedRows?: bigint }> => {
+    let byVariant = templates.get(ctx);
+    if (!byVariant) templates.set(ctx, (byVariant = new Map()));
+    let t = byVariant.get(variant);
+    if (!t) {
+      const slots = Array.from({ length: args.length }, (_, i) => new Slot(i));
+      const compiled = build(ctx, variant, ...(slots as unknown as A)).compile(ctx.db);
+      t = {
+        sql: compiled.sql,
+        slots: compiled.parameters.map((p) => (p instanceof Slot ? p.index : -1)),
+        constants: compiled.parameters,
+      };
+      byVariant.set(variant, t);
+    }
+    const { slots, constants } = t;
+    const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : constants[i]));
+    return db.executeQuery(CompiledQuery.raw(t.sql, parameters)) as Promise<{ rows: R[]; insertId?: bigint; numAffectedRows?: bigint }>;
+  };
 }
 
 async function columnsOf(db: Db, table: string): Promise<Set<string>> {
@@ -95,6 +142,7 @@ export function mysqlContext(db: Db, prefix: string): MysqlContext {
   return {
     db,
     t,
+    listings: new ListingCache(),
     site: () =>
       site ??
       once(

@@ -4,21 +4,24 @@
  * them, so that the site and Souk see each other's writes at once. Souk never changes those
  * tables' structure; its own few tables are `{prefix}souk_...` (migrations.ts).
  *
- * A unit of work is one transaction (READ COMMITTED) that first locks its writer's row in
- * wp_users (SELECT ... FOR UPDATE): one user's toggles and conversation starts run one at a time
- * across every instance, as the plugin's tables have no unique key to lean on. The site's own
- * writes take no such lock: Souk cannot serialise them (README, "Running beside WordPress").
+ * A unit of work is one transaction (READ COMMITTED, each connection's session level) that locks
+ * its writer's row in wp_users (SELECT ... FOR UPDATE) before its first statement that writes or
+ * reads chat or favourites: one user's toggles and conversation starts run one at a time across
+ * every instance, as the plugin's tables have no unique key to lean on. Its reads of the catalog
+ * before that (the listing, its owner) run on the same connection ahead of BEGIN, so the lock is
+ * held for the writes alone. The site's own writes take no such lock: Souk cannot serialise them
+ * (README, "Running beside WordPress").
  */
 import { createRequire } from 'node:module';
-import { Kysely, MysqlDialect, sql } from 'kysely';
+import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
 import type { Pool, PoolOptions } from 'mysql2';
 import type { CatalogUnitOfWork } from '../../domain/ports.js';
 import type { Database } from '../shared/schema.js';
 import type { DbOptions, Store } from '../shared/store.js';
-import { mysqlContext, T, type Db, type WpDatabase } from './context.js';
+import { mysqlContext, type Db, type WpDatabase } from './context.js';
 import { isMysqlUnavailable } from './errors.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrations.js';
-import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
+import { lockWriter, mysqlFavouriteLists, mysqlRepositories, type WriteScope } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 
 const require = createRequire(import.meta.url);
@@ -59,8 +62,10 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     dialect: new MysqlDialect({
       pool,
       // A row lock waited for longer than the statement timeout answers 503, not a hung request.
+      // The isolation level is the session's, set once here rather than before every transaction.
       onCreateConnection: async (connection) => {
         await connection.executeQuery(sql`set session innodb_lock_wait_timeout = ${sql.lit(lockWaitS)}`.compile(db));
+        await connection.executeQuery(CompiledQuery.raw('set session transaction isolation level read committed'));
       },
     }),
   });
@@ -92,13 +97,38 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),
     transaction: (fn, writer) =>
-      db
-        .transaction()
-        .setIsolationLevel('read committed')
-        .execute(async (trx) => {
-          if (writer !== undefined) await sql`select ID from ${T(t.users)} where ID = ${writer} for update`.execute(trx);
-          return fn(mysqlRepositories(trx, ctx));
-        }),
+      db.connection().execute(async (connection) => {
+        // Begun by the first statement that needs it (repositories.ts, WriteScope): a unit of work
+        // that only reads (a start for a missing listing) sends no BEGIN, lock nor COMMIT.
+        let begun: Promise<unknown> | undefined;
+        let locked: Promise<unknown> | undefined = writer === undefined ? Promise.resolve() : undefined;
+        const begin = () => (begun ??= connection.executeQuery(CompiledQuery.raw('begin')));
+        const scope: WriteScope = {
+          writer,
+          async enter() {
+            await begin();
+            await (locked ??= lockWriter(connection, ctx, '', writer!));
+          },
+          async enterTakingLock() {
+            await begin();
+            if (locked) {
+              await locked;
+              return false;
+            }
+            // The caller's next statement, on this connection, takes it.
+            locked = Promise.resolve();
+            return true;
+          },
+        };
+        try {
+          const result = await fn(mysqlRepositories(connection, ctx, scope));
+          if (begun) await connection.executeQuery(CompiledQuery.raw('commit'));
+          return result;
+        } catch (error) {
+          if (begun) await connection.executeQuery(CompiledQuery.raw('rollback'));
+          throw error;
+        }
+      }),
     catalogTransaction: refuseCatalog,
     async migrate() {
       const applied = await migrateMysql(db, t);

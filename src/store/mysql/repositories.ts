@@ -7,10 +7,10 @@
  */
 import { sql } from 'kysely';
 import { serialize, unserialize } from 'php-serialize';
-import type { Conversation, ConversationListRow, Message, MessageType, NewMessage, Side } from '../../domain/model.js';
+import type { Conversation, ConversationListRow, Listing, Message, MessageType, NewMessage, Side, User } from '../../domain/model.js';
 import type { FavouriteListRepository, Repositories } from '../../domain/ports.js';
-import { listingStatus, loadListing, loadShownListings, loadUser, publishedAmong } from './catalog.js';
-import { rows, T, type ChatForm, type Db, type MysqlContext } from './context.js';
+import { findListings, listingStatus, loadShownListings, loadUser, loadUsers, publishedAmong } from './catalog.js';
+import { statement, T, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
@@ -123,64 +123,234 @@ export function toMessage(row: MessageRow, clock: SiteClock): Message {
   };
 }
 
-async function favouriteIds(db: Db, ctx: MysqlContext, userId: number, lock: boolean): Promise<{ id: number | null; ids: number[] }> {
-  const [row] = await rows(
-    db,
-    sql<{ umeta_id: number | string; meta_value: string | null }>`select umeta_id, meta_value from ${T(ctx.t.usermeta)}
-      where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY} order by umeta_id limit 1 ${lock ? sql`for update` : sql``}`,
-  );
-  return { id: row ? Number(row.umeta_id) : null, ids: parseFavourites(row?.meta_value) };
+const favouritesRow = (ctx: MysqlContext, userId: unknown, lock: boolean) =>
+  sql<{ umeta_id: number | string; meta_value: string | null }>`select umeta_id, meta_value from ${T(ctx.t.usermeta)}
+    where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY} order by umeta_id limit 1 ${lock ? sql`for update` : sql``}`;
+const favouritesQuery = statement((ctx, variant, userId: number) => favouritesRow(ctx, userId, variant === 'lock'));
+/**
+ * The writer's row lock and their favourites row, read for update, in one statement: the user
+ * row first (the left join's outer table), as a separate lock would take it.
+ */
+const lockAndFavourites = statement(
+  (ctx, _variant, userId: number) =>
+    sql<{ umeta_id: number | string | null; meta_value: string | null }>`select m.umeta_id, m.meta_value from ${T(ctx.t.users)} u
+      left join ${T(ctx.t.usermeta)} m on m.user_id = u.ID and m.meta_key = ${FAVOURITES_META_KEY}
+      where u.ID = ${userId} order by m.umeta_id limit 1 for update`,
+);
+const insertFavourites = statement(
+  (ctx, _variant, userId: number, value: string) =>
+    sql`insert into ${T(ctx.t.usermeta)} (user_id, meta_key, meta_value) values (${userId}, ${FAVOURITES_META_KEY}, ${value})`,
+);
+const updateFavourites = statement(
+  (ctx, _variant, id: number, value: string) => sql`update ${T(ctx.t.usermeta)} set meta_value = ${value} where umeta_id = ${id}`,
+);
+
+async function favouriteIds(
+  db: Db,
+  ctx: MysqlContext,
+  userId: number,
+  lock: 'no' | 'row' | 'writer-and-row',
+): Promise<{ id: number | null; ids: number[] }> {
+  const [row] = (
+    lock === 'writer-and-row'
+      ? await lockAndFavourites(db, ctx, '', userId)
+      : await favouritesQuery(db, ctx, lock === 'row' ? 'lock' : '', userId)
+  ).rows;
+  return { id: row && row.umeta_id !== null ? Number(row.umeta_id) : null, ids: parseFavourites(row?.meta_value) };
 }
 
-/** Every port's repository over `db`: the pool, or a transaction's connection. */
-export function mysqlRepositories(db: Db, ctx: MysqlContext): Repositories {
-  const { t } = ctx;
+/** The writer's row lock: one user's units of work run one at a time, on every instance. */
+export const lockWriter = statement(
+  (ctx, _variant, userId: number) => sql`select ID from ${T(ctx.t.users)} where ID = ${userId} for update`,
+);
+
+/**
+ * A unit of work's transaction (index.ts), begun by the first statement that needs it: reads of
+ * the catalog (a listing, its status, a user) run before, outside the transaction and the
+ * writer's lock, as they would under READ COMMITTED inside it (they take no lock).
+ */
+export interface WriteScope {
+  writer: number | undefined;
+  /** Begins the transaction and takes the writer's lock, once; before a statement that writes or must see the locked state. */
+  enter(): Promise<void>;
+  /**
+   * Begins the transaction; true when the writer's lock is still to be taken and the caller's next
+   * statement takes it (FOR UPDATE of the writer's row, which must be `writer`'s).
+   */
+  enterTakingLock(): Promise<boolean>;
+}
+
+/** Lookups made in one turn of the event loop, sent as one query (a page of conversations' users and listings). */
+function batched<V>(loadMany: (ids: number[]) => Promise<Map<number, V>>): (id: number) => Promise<V | undefined> {
+  let waiting: Map<number, { resolve: (v: V | undefined) => void; reject: (e: unknown) => void }[]> | undefined;
+  const flush = () => {
+    const batch = waiting!;
+    waiting = undefined;
+    loadMany([...batch.keys()]).then(
+      (found) => {
+        for (const [id, callers] of batch) for (const c of callers) c.resolve(found.get(id));
+      },
+      (error: unknown) => {
+        for (const callers of batch.values()) for (const c of callers) c.reject(error);
+      },
+    );
+  };
+  return (id) =>
+    new Promise<V | undefined>((resolve, reject) => {
+      if (!waiting) {
+        waiting = new Map();
+        setImmediate(flush);
+      }
+      const callers = waiting.get(id);
+      if (callers) callers.push({ resolve, reject });
+      else waiting.set(id, [{ resolve, reject }]);
+    });
+}
+
+/** The chat tables' form as a statement's variant, and back. */
+const formKey = (form: ChatForm) => `${form.messageDetails ? 'm' : ''}${form.conversationUpdatedAt ? 'u' : ''}`;
+const formOf = (variant: string): ChatForm => ({ messageDetails: variant.includes('m'), conversationUpdatedAt: variant.includes('u') });
+
+type ListRow = ConversationRow & {
+  last_text: string | null;
+  last_is_read: number | null;
+  last_source_id: number | null;
+  last_created_at: string | null;
+  unread: number | string;
+};
+
+const q = {
+  openConversation: statement(
+    (ctx, variant, listingId: number, senderId: number, recipientId: number) =>
+      sql<ConversationRow>`select ${conversationColumns(ctx, formOf(variant))} from ${T(ctx.t.conversations)} c
+        where c.listing_id = ${listingId} and c.sender_id = ${senderId} and c.recipient_id = ${recipientId}
+          and c.sender_delete = 0 and c.recipient_delete = 0
+        order by c.con_id desc limit 1`,
+  ),
+  insertConversation: statement((ctx, variant, listingId: number, senderId: number, recipientId: number, local: string) =>
+    formOf(variant).conversationUpdatedAt
+      ? sql`insert into ${T(ctx.t.conversations)} (listing_id, sender_id, recipient_id, created_at, updated_at)
+          values (${listingId}, ${senderId}, ${recipientId}, ${local}, ${local})`
+      : sql`insert into ${T(ctx.t.conversations)} (listing_id, sender_id, recipient_id, created_at)
+          values (${listingId}, ${senderId}, ${recipientId}, ${local})`,
+  ),
+  conversationById: statement(
+    (ctx, variant, conId: number) =>
+      sql<ConversationRow>`select ${conversationColumns(ctx, formOf(variant))} from ${T(ctx.t.conversations)} c where c.con_id = ${conId}`,
+  ),
+  unreadFrom: statement(
+    (ctx, _variant, conId: number, senderId: number) =>
+      sql<{ n: number | string }>`select count(*) as n from ${T(ctx.t.messages)}
+        where con_id = ${conId} and source_id = ${senderId} and is_read = 0`,
+  ),
+  conversationPage: statement(
+    (ctx, variant, userId: number, limit: number, offset: number) =>
+      sql<ListRow>`
+        select ${conversationColumns(ctx, formOf(variant))}, m.message as last_text, m.is_read as last_is_read, m.source_id as last_source_id,
+          m.created_at as last_created_at,
+          (select count(*) from ${T(ctx.t.messages)} u where u.con_id = c.con_id and u.is_read = 0
+            and u.source_id = case when c.sender_id = ${userId} then c.recipient_id else c.sender_id end) as unread
+        from ${T(ctx.t.conversations)} c left join ${T(ctx.t.messages)} m on m.message_id = c.last_message_id
+        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``}
+        order by c.last_message_id desc, c.con_id desc limit ${limit} offset ${offset}`,
+  ),
+  conversationCount: statement(
+    (ctx, variant, userId: number) =>
+      sql<{ n: number | string }>`select count(*) as n from ${T(ctx.t.conversations)} c
+        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``}`,
+  ),
+  leave: statement((ctx, variant, conId: number) =>
+    variant === 'sender'
+      ? sql`update ${T(ctx.t.conversations)} set sender_delete = 1 where con_id = ${conId}`
+      : sql`update ${T(ctx.t.conversations)} set recipient_delete = 1 where con_id = ${conId}`,
+  ),
+  messageByTempId: statement(
+    (ctx, variant, conId: number, sourceId: number, tempId: string) =>
+      sql<MessageRow>`select ${messageColumns(formOf(variant))}, s.temp_id from ${T(ctx.t.soukMessageTempIds)} s
+        join ${T(ctx.t.messages)} m on m.message_id = s.message_id
+        where s.con_id = ${conId} and s.source_id = ${sourceId} and s.temp_id = ${tempId} order by m.message_id limit 1`,
+  ),
+  messageById: statement(
+    (ctx, variant, id: number) =>
+      sql<MessageRow>`select ${messageColumns(formOf(variant))} from ${T(ctx.t.messages)} m where m.message_id = ${id}`,
+  ),
+  insertMessage: statement(
+    (ctx, variant, conId: number, sourceId: number, type: string, text: string, attachments: string | null, local: string) =>
+      formOf(variant).messageDetails
+        ? sql`insert into ${T(ctx.t.messages)} (con_id, source_id, type, message, attachments, meta, is_read, created_at)
+            values (${conId}, ${sourceId}, ${type}, ${text}, ${attachments}, null, 0, ${local})`
+        : sql`insert into ${T(ctx.t.messages)} (con_id, source_id, message, is_read, created_at)
+            values (${conId}, ${sourceId}, ${text}, 0, ${local})`,
+  ),
+  // Both participants may write at once: the conversation never moves back to an older message.
+  lastMessage: statement((ctx, variant, conId: number, id: number, local: string) =>
+    formOf(variant).conversationUpdatedAt
+      ? sql`update ${T(ctx.t.conversations)} set last_message_id = greatest(coalesce(last_message_id, 0), ${id}),
+          updated_at = case when updated_at < ${local} then ${local} else updated_at end where con_id = ${conId}`
+      : sql`update ${T(ctx.t.conversations)} set last_message_id = greatest(coalesce(last_message_id, 0), ${id}) where con_id = ${conId}`,
+  ),
+  insertTempId: statement(
+    (ctx, _variant, id: number, conId: number, sourceId: number, tempId: string) =>
+      sql`insert into ${T(ctx.t.soukMessageTempIds)} (message_id, con_id, source_id, temp_id) values (${id}, ${conId}, ${sourceId}, ${tempId})`,
+  ),
+  messagePage: statement(
+    (ctx, variant, conId: number, afterId: number, limit: number, offset: number) =>
+      sql<MessageRow>`select ${messageColumns(formOf(variant))} from ${T(ctx.t.messages)} m where m.con_id = ${conId} and m.message_id > ${afterId}
+        order by m.message_id desc limit ${limit} offset ${offset}`,
+  ),
+  messageCount: statement(
+    (ctx, _variant, conId: number, afterId: number) =>
+      sql<{ n: number | string }>`select count(*) as n from ${T(ctx.t.messages)} where con_id = ${conId} and message_id > ${afterId}`,
+  ),
+  markRead: statement(
+    (ctx, _variant, conId: number, sourceId: number, upToId: number) => sql`update ${T(ctx.t.messages)} set is_read = 1
+      where con_id = ${conId} and source_id = ${sourceId} and is_read = 0 and message_id <= ${upToId}`,
+  ),
+};
+
+/**
+ * Every port's repository over `db`: the pool, or a unit of work's connection with its `scope`
+ * (statements that write or must run under the writer's lock enter it first). On the pool, the
+ * users and listings looked up in one turn of the event loop are read together.
+ */
+export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope): Repositories {
   const clock = async () => (await ctx.site()).clock;
+  const enter = scope ? () => scope.enter() : () => Promise.resolve();
+  const form = async () => formKey(await ctx.chat());
+  const findUser = async (id: number) => (await loadUser(db, ctx, { id }))?.user;
+  const findListing = async (id: number) => (await findListings(db, ctx, [id])).get(id);
+  const user: (id: number) => Promise<User | undefined> = scope ? findUser : batched((ids) => loadUsers(db, ctx, ids));
+  const listing: (id: number) => Promise<Listing | undefined> = scope ? findListing : batched((ids) => findListings(db, ctx, ids));
   return {
-    users: {
-      findById: async (id) => (await loadUser(db, ctx, { id }))?.user,
-    },
+    users: { findById: (id) => user(id) },
     listings: {
-      findById: (id) => loadListing(db, ctx, id),
+      findById: (id) => listing(id),
       statusOf: (id) => listingStatus(db, ctx, id),
     },
     favourites: {
       async toggle(userId, listingId) {
-        // The caller's transaction holds the user's row (index.ts); the meta row is read for update too.
-        const { id, ids } = await favouriteIds(db, ctx, userId, true);
+        // The unit of work holds the user's row (index.ts); the meta row is read for update too,
+        // with the user's row when its lock is still to be taken.
+        const takeLock = scope !== undefined && scope.writer === userId ? await scope.enterTakingLock() : (await enter(), false);
+        const { id, ids } = await favouriteIds(db, ctx, userId, takeLock ? 'writer-and-row' : 'row');
         const after = ids.includes(listingId) ? ids.filter((x) => x !== listingId) : [...ids, listingId];
         const value = serializeFavourites(after);
-        if (id === null) {
-          await sql`insert into ${T(t.usermeta)} (user_id, meta_key, meta_value) values (${userId}, ${FAVOURITES_META_KEY}, ${value})`.execute(
-            db,
-          );
-        } else {
-          await sql`update ${T(t.usermeta)} set meta_value = ${value} where umeta_id = ${id}`.execute(db);
-        }
+        if (id === null) await insertFavourites(db, ctx, '', userId, value);
+        else await updateFavourites(db, ctx, '', id, value);
         return after;
       },
-      listIds: async (userId) => (await favouriteIds(db, ctx, userId, false)).ids,
+      listIds: async (userId) => (await favouriteIds(db, ctx, userId, 'no')).ids,
     },
     conversations: {
       async findOpen(listingId, senderId, recipientId) {
-        const form = await ctx.chat();
-        const [row] = await rows(
-          db,
-          sql<ConversationRow>`select ${conversationColumns(ctx, form)} from ${T(t.conversations)} c
-            where c.listing_id = ${listingId} and c.sender_id = ${senderId} and c.recipient_id = ${recipientId}
-              and c.sender_delete = 0 and c.recipient_delete = 0
-            order by c.con_id desc limit 1`,
-        );
+        await enter();
+        const [row] = (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows;
         return row && toConversation(row, await clock());
       },
       async create(listingId, senderId, recipientId, at) {
-        const form = await ctx.chat();
+        await enter();
         const local = (await clock()).local(at);
-        const result = form.conversationUpdatedAt
-          ? await sql`insert into ${T(t.conversations)} (listing_id, sender_id, recipient_id, created_at, updated_at)
-              values (${listingId}, ${senderId}, ${recipientId}, ${local}, ${local})`.execute(db)
-          : await sql`insert into ${T(t.conversations)} (listing_id, sender_id, recipient_id, created_at)
-              values (${listingId}, ${senderId}, ${recipientId}, ${local})`.execute(db);
+        const result = await q.insertConversation(db, ctx, await form(), listingId, senderId, recipientId, local);
         const at1 = (await clock()).epoch(local);
         return {
           id: Number(result.insertId),
@@ -198,44 +368,19 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext): Repositories {
         };
       },
       async findById(conId) {
-        const form = await ctx.chat();
-        const [row] = await rows(
-          db,
-          sql<ConversationRow>`select ${conversationColumns(ctx, form)} from ${T(t.conversations)} c where c.con_id = ${conId}`,
-        );
+        await enter();
+        const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
         return row && toConversation(row, await clock());
       },
       async unreadFrom(conId, senderId) {
-        const [row] = await rows(
-          db,
-          sql<{
-            n: number | string;
-          }>`select count(*) as n from ${T(t.messages)} where con_id = ${conId} and source_id = ${senderId} and is_read = 0`,
-        );
-        return Number(row?.n ?? 0);
+        await enter();
+        return Number((await q.unreadFrom(db, ctx, '', conId, senderId)).rows[0]?.n ?? 0);
       },
       async listFor(userId, offset, limit, listedOnly): Promise<ConversationListRow[]> {
-        const form = await ctx.chat();
+        await enter();
+        const variant = `${await form()}${listedOnly ? 'L' : ''}`;
         const c = await clock();
-        const found = await rows(
-          db,
-          sql<
-            ConversationRow & {
-              last_text: string | null;
-              last_is_read: number | null;
-              last_source_id: number | null;
-              last_created_at: string | null;
-              unread: number | string;
-            }
-          >`
-            select ${conversationColumns(ctx, form)}, m.message as last_text, m.is_read as last_is_read, m.source_id as last_source_id,
-              m.created_at as last_created_at,
-              (select count(*) from ${T(t.messages)} u where u.con_id = c.con_id and u.is_read = 0
-                and u.source_id = case when c.sender_id = ${userId} then c.recipient_id else c.sender_id end) as unread
-            from ${T(t.conversations)} c left join ${T(t.messages)} m on m.message_id = c.last_message_id
-            where ${participantOf(userId)} ${listedOnly ? listed(ctx) : sql``}
-            order by c.last_message_id desc, c.con_id desc limit ${limit} offset ${offset}`,
-        );
+        const found = (await q.conversationPage(db, ctx, variant, userId, limit, offset)).rows;
         return found.map((row) => ({
           conversation: toConversation(row, c),
           lastMessage:
@@ -251,96 +396,69 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext): Repositories {
         }));
       },
       async countFor(userId, listedOnly) {
-        const [row] = await rows(
-          db,
-          sql<{ n: number | string }>`select count(*) as n from ${T(t.conversations)} c
-            where ${participantOf(userId)} ${listedOnly ? listed(ctx) : sql``}`,
-        );
-        return Number(row?.n ?? 0);
+        await enter();
+        return Number((await q.conversationCount(db, ctx, listedOnly ? 'L' : '', userId)).rows[0]?.n ?? 0);
       },
       async leave(conId, side: Side) {
-        const column = side === 'sender' ? sql`sender_delete` : sql`recipient_delete`;
-        await sql`update ${T(t.conversations)} set ${column} = 1 where con_id = ${conId}`.execute(db);
+        await enter();
+        await q.leave(db, ctx, side, conId);
       },
     },
     messages: {
       async findByTempId(conId, sourceId, tempId) {
-        const form = await ctx.chat();
-        const [row] = await rows(
-          db,
-          sql<MessageRow>`select ${messageColumns(form)}, s.temp_id from ${T(t.soukMessageTempIds)} s
-            join ${T(t.messages)} m on m.message_id = s.message_id
-            where s.con_id = ${conId} and s.source_id = ${sourceId} and s.temp_id = ${tempId} order by m.message_id limit 1`,
-        );
+        await enter();
+        const [row] = (await q.messageByTempId(db, ctx, await form(), conId, sourceId, tempId)).rows;
         return row && toMessage(row, await clock());
       },
       async findById(id) {
-        const form = await ctx.chat();
-        const [row] = await rows(db, sql<MessageRow>`select ${messageColumns(form)} from ${T(t.messages)} m where m.message_id = ${id}`);
+        await enter();
+        const [row] = (await q.messageById(db, ctx, await form(), id)).rows;
         return row && toMessage(row, await clock());
       },
       async append(m: NewMessage) {
-        const form = await ctx.chat();
+        await enter();
+        const chat = await ctx.chat();
+        const variant = formKey(chat);
         const c = await clock();
         const local = c.local(m.createdAt);
         const text = storedText(m.text);
         const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
-        const inserted = form.messageDetails
-          ? await sql`insert into ${T(t.messages)} (con_id, source_id, type, message, attachments, meta, is_read, created_at)
-              values (${m.conId}, ${m.sourceId}, ${m.type}, ${text}, ${attachments}, null, 0, ${local})`.execute(db)
-          : await sql`insert into ${T(t.messages)} (con_id, source_id, message, is_read, created_at)
-              values (${m.conId}, ${m.sourceId}, ${text}, 0, ${local})`.execute(db);
+        const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
         const id = Number(inserted.insertId);
-        // Both participants may write at once: the conversation never moves back to an older message.
-        await (
-          form.conversationUpdatedAt
-            ? sql`update ${T(t.conversations)} set last_message_id = greatest(coalesce(last_message_id, 0), ${id}),
-              updated_at = case when updated_at < ${local} then ${local} else updated_at end where con_id = ${m.conId}`
-            : sql`update ${T(t.conversations)} set last_message_id = greatest(coalesce(last_message_id, 0), ${id}) where con_id = ${m.conId}`
-        ).execute(db);
-        if (m.tempId !== null) {
-          await sql`insert into ${T(t.soukMessageTempIds)} (message_id, con_id, source_id, temp_id)
-            values (${id}, ${m.conId}, ${m.sourceId}, ${m.tempId})`.execute(db);
-        }
+        await q.lastMessage(db, ctx, variant, m.conId, id, local);
+        if (m.tempId !== null) await q.insertTempId(db, ctx, '', id, m.conId, m.sourceId, m.tempId);
         return {
           id,
           conId: m.conId,
           sourceId: m.sourceId,
           text,
           type: m.type,
-          attachments: form.messageDetails ? m.attachments : null,
+          attachments: chat.messageDetails ? m.attachments : null,
           isRead: false,
           tempId: m.tempId,
           createdAt: c.epoch(local),
         };
       },
       async pageOf(conId, afterId, offset, limit) {
-        const form = await ctx.chat();
+        await enter();
         const c = await clock();
-        const found = await rows(
-          db,
-          sql<MessageRow>`select ${messageColumns(form)} from ${T(t.messages)} m where m.con_id = ${conId} and m.message_id > ${afterId}
-            order by m.message_id desc limit ${limit} offset ${offset}`,
-        );
+        const found = (await q.messagePage(db, ctx, await form(), conId, afterId, limit, offset)).rows;
         return found.map((row) => toMessage(row, c));
       },
       async countOf(conId, afterId) {
-        const [row] = await rows(
-          db,
-          sql<{ n: number | string }>`select count(*) as n from ${T(t.messages)} where con_id = ${conId} and message_id > ${afterId}`,
-        );
-        return Number(row?.n ?? 0);
+        await enter();
+        return Number((await q.messageCount(db, ctx, '', conId, afterId)).rows[0]?.n ?? 0);
       },
       async markRead(conId, sourceId, upToId) {
-        const result = await sql`update ${T(t.messages)} set is_read = 1
-          where con_id = ${conId} and source_id = ${sourceId} and is_read = 0 and message_id <= ${upToId}`.execute(db);
+        await enter();
+        const result = await q.markRead(db, ctx, '', conId, sourceId, upToId);
         return Number(result.numAffectedRows ?? 0);
       },
     },
   };
 }
 
-const participantOf = (userId: number) =>
+const participantOf = (userId: unknown) =>
   sql`((c.sender_id = ${userId} and c.sender_delete = 0) or (c.recipient_id = ${userId} and c.recipient_delete = 0))`;
 
 const listed = (ctx: MysqlContext) =>
@@ -349,7 +467,7 @@ const listed = (ctx: MysqlContext) =>
 /** GET my/favourites: the user's favourites whose listing is published, most recently added first. */
 export function mysqlFavouriteLists(db: Db, ctx: MysqlContext): FavouriteListRepository {
   const shownIds = async (userId: number) => {
-    const { ids } = await favouriteIds(db, ctx, userId, false);
+    const { ids } = await favouriteIds(db, ctx, userId, 'no');
     const published = await publishedAmong(db, ctx, ids);
     return ids.filter((id) => published.has(id)).reverse();
   };

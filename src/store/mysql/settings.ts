@@ -13,7 +13,7 @@ import { sql } from 'kysely';
 import { serialize } from 'php-serialize';
 import { CATALOG_VERSION, type AccountRepository, type RevocationRepository, type SettingsRepository } from '../../domain/ports.js';
 import { loadUser } from './catalog.js';
-import { rows, T, type Db, type MysqlContext } from './context.js';
+import { CATALOG_PERIOD_MS, rows, T, type Db, type MysqlContext } from './context.js';
 import { phpObject } from './site.js';
 
 const API_KEY = 'api_key';
@@ -22,7 +22,7 @@ const API_KEY_OPTION = 'rtcl_rest_api_key';
 const TOOLS_OPTION = 'rtcl_tools_settings';
 
 /** How long a user read from the site may be reused (auth/user-cache.ts) before it is read again. */
-export const CATALOG_PERIOD_MS = 30_000;
+export { CATALOG_PERIOD_MS };
 
 async function option(db: Db, ctx: MysqlContext, name: string, lock = false): Promise<string | undefined> {
   const [row] = await rows(

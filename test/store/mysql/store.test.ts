@@ -107,6 +107,40 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     assert.equal(list.json().data[0].updated_at, reply.newMessage.created_at, "2.x: a conversation's update time is its last message's");
   });
 
+  it('reuses a listing asked for again until the site saves its post, and reads a page of users and listings together', async () => {
+    const site = await wordpressDatabase('wordpress-seeded.sql');
+    const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
+    const repos = t.souk.store.repos;
+    const once = await repos.listings.findById(IPHONE);
+    const first = await repos.listings.findById(IPHONE);
+    assert.ok(first);
+    assert.deepEqual(first, once, 'read twice: the second is kept');
+    assert.equal(await repos.listings.findById(IPHONE), first, 'kept while the post is unchanged');
+    // A price written alone leaves the post as it was: the kept listing stays (for at most a period).
+    await site.query(`update wp_postmeta set meta_value = '123' where post_id = ${IPHONE} and meta_key = 'price'`);
+    assert.equal(await repos.listings.findById(IPHONE), first);
+    // Saving the post (wp_update_post) moves post_modified_gmt: read again, with the new price.
+    await site.query(`update wp_posts set post_modified_gmt = now() + interval 1 second where ID = ${IPHONE}`);
+    const saved = await repos.listings.findById(IPHONE);
+    assert.notEqual(saved, first);
+    assert.equal(saved?.price, '123');
+    // A title changed without the date is seen too: the post row is compared with the kept listing.
+    await site.query(`update wp_posts set post_title = 'iPhone, renamed' where ID = ${IPHONE}`);
+    assert.equal((await repos.listings.findById(IPHONE))?.title, 'iPhone, renamed');
+    // Looked up in one turn (a chat page): each answers as alone, missing ones undefined.
+    const [users, listings] = await Promise.all([
+      Promise.all([ALICE, 3, ALICE, 999_999].map((id) => repos.users.findById(id))),
+      Promise.all([IPHONE, 999_999].map((id) => repos.listings.findById(id))),
+    ]);
+    assert.deepEqual(users[0], users[2]);
+    assert.equal(users[0]?.id, ALICE);
+    assert.equal(users[3], undefined);
+    assert.equal(listings[0]?.title, 'iPhone, renamed');
+    assert.equal(listings[1], undefined);
+    const tx = await t.souk.store.transaction((r) => r.users.findById(ALICE), ALICE);
+    assert.deepEqual(tx, users[0], 'a user read alone is the same as one of a page');
+  });
+
   it("writes and answers times in the site's local time", async () => {
     const site = await wordpressDatabase('wordpress-seeded.sql');
     await site.query("update wp_options set option_value = 'Asia/Tokyo' where option_name = 'timezone_string'");
