@@ -30,6 +30,10 @@ export interface BenchOptions {
   only: string[] | undefined;
   databaseUrl: string | undefined;
   sizes: DatasetSizes;
+  /** Event streams the stream rows hold open (at most one per user of the data set). */
+  streams: number;
+  /** Messages per second the streams row sends. */
+  messageRate: number;
 }
 
 export const FULL_SIZES: DatasetSizes = { users: 10_000, listings: 100_000, favouritesPerUser: 5, conversations: 20_000 };
@@ -42,7 +46,11 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 50)
   --instances N        N Souk processes (and N bare servers) on one database; needs DATABASE_URL=postgres://... or mysql://...
-  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,toggle,start-new,start-existing,chat-list,chat-poll
+  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,toggle,toggle-streams,start-new,start-existing,
+                       chat-list,chat-poll,login,toggle-under-logins,streams
+  --streams N          open event streams (GET my/events, one per user) of the rows toggle-streams and streams
+                       (default 10000; 1000 with --quick; at most the data set's users)
+  --message-rate N     messages per second the streams row sends to users holding a stream (default 1000)
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
   --instructions       run each server under valgrind (callgrind) and report the instructions it executes
@@ -84,6 +92,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       users: { type: 'string' },
       listings: { type: 'string' },
       conversations: { type: 'string' },
+      streams: { type: 'string' },
+      'message-rate': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -99,8 +109,11 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... or mysql://... (instances share one database server)');
   const connections = Math.floor(positive(values.connections, '--connections', 50));
   if (connections < instances) throw new Error('--connections must be at least --instances');
+  const users = Math.floor(positive(values.users, '--users', base.users));
   return {
     quick,
+    streams: Math.min(users, Math.floor(positive(values.streams, '--streams', quick ? 1_000 : 10_000))),
+    messageRate: positive(values['message-rate'], '--message-rate', 1_000),
     duration: positive(values.duration, '--duration', quick ? 3 : 20),
     warmup: positive(values.warmup, '--warmup', quick ? 1 : 5),
     connections,
@@ -117,7 +130,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       .filter(Boolean),
     databaseUrl,
     sizes: {
-      users: Math.floor(positive(values.users, '--users', base.users)),
+      users,
       listings: Math.floor(positive(values.listings, '--listings', base.listings)),
       favouritesPerUser: base.favouritesPerUser,
       conversations: Math.floor(positive(values.conversations, '--conversations', base.conversations)),

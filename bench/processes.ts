@@ -18,6 +18,8 @@ export interface SoukProcessOptions {
   /** A command to run the server under, and Node.js flags for it (callgrind.ts). */
   prefix?: string[];
   nodeFlags?: string[];
+  /** More environment (MAX_CONNECTIONS for the stream rows). */
+  env?: Record<string, string>;
 }
 
 // Under valgrind, loading the modules alone takes a minute or more.
@@ -27,7 +29,7 @@ export function startSouk(name: string, opts: SoukProcessOptions): Promise<Serve
   const profile = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
   return startProcess(name, {
     args: [...npmStartFlags(), ...(opts.nodeFlags ?? []), ...profile, SOUK_BIN, 'serve'],
-    env: { DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'warn', SITE_URL: 'https://souk.example' },
+    env: { DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'warn', SITE_URL: 'https://souk.example', ...opts.env },
     ready: SOUK_READY,
     ...(opts.prefix ? { prefix: opts.prefix } : {}),
     startupMs: startupMs(opts.prefix),

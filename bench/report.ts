@@ -17,7 +17,43 @@ export const LABELS: Record<RowName, string> = {
   'chat-poll': 'conversation read (GET my/chat/conversation)',
   login: 'sign-in (POST login, bcrypt cost 10)',
   'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
+  'toggle-streams': 'toggle favourite with the event streams open',
+  streams: 'event streams: messages (POST my/chat/message)',
 };
+
+/** What the stream rows measured besides the table's columns (bench/streams.ts). */
+export interface StreamFigures {
+  /** Streams asked for, opened, failed to open, closed by the server before the end. */
+  streams: number;
+  opened: number;
+  failed: number;
+  dropped: number;
+  openSeconds: number;
+  /** The server's RSS (VmRSS) once started and idle, then with the streams open and idle. */
+  rssBeforeMb: number;
+  rssOpenMb: number;
+  /** Heartbeat rounds seen while the streams were open: streams reached, ms from the first to the last. */
+  heartbeats: { streams: number; spreadMs: number }[];
+  /** The delivery part (streams row). */
+  delivery?: {
+    rate: number;
+    achievedRate: number;
+    /** Messages answered (warm-up included), delivered exactly once to the recipient's stream, never, twice or more, to another stream. */
+    answered: number;
+    deliveredOnce: number;
+    missing: number;
+    duplicates: number;
+    misdelivered: number;
+    unknown: number;
+    failedSends: number;
+    /** Event arrival minus reply arrival, ms (negative: the event came first), over the measured window's messages. */
+    p50Ms: number;
+    p99Ms: number;
+    maxMs: number;
+    minMs: number;
+    maxInFlight: number;
+  };
+}
 
 export interface Row {
   name: RowName;
@@ -43,6 +79,7 @@ export interface Row {
   loadAverage: [number, number];
   load: LoadResult;
   peakRssPerProcessMb: number[];
+  streams?: StreamFigures;
 }
 
 const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
@@ -104,4 +141,53 @@ export function writeResults(name: string, report: unknown): string {
   const path = `${RESULTS_DIR}${name}.json`;
   writeFileSync(path, `${JSON.stringify(report, null, 2)}\n`);
   return path;
+}
+
+/** The stream rows' own figures: memory with the streams open, delivery, and the toggle with and without them. */
+export function formatStreams(rows: Row[]): string | undefined {
+  const held = rows.filter((r) => r.streams);
+  if (held.length === 0) return undefined;
+  const lines = ['Event streams (GET my/events), each a connection from the bench process, on one Souk process:'];
+  for (const r of held) {
+    const s = r.streams!;
+    const per = s.opened > 0 ? ((s.rssOpenMb - s.rssBeforeMb) * 1024) / s.opened : 0;
+    lines.push(
+      `  ${r.name}: ${fmt(s.opened)} of ${fmt(s.streams)} opened in ${s.openSeconds.toFixed(1)} s (${s.failed} failed, ${s.dropped} closed by the server); ` +
+        `RSS ${fmt(s.rssBeforeMb, 1)} MB idle -> ${fmt(s.rssOpenMb, 1)} MB with them open (${fmt(per, 1)} KB a stream); peak ${fmt(r.peakRssMb, 1)} MB`,
+    );
+    const full = s.heartbeats.filter((h) => h.streams >= s.opened * 0.9);
+    if (full.length > 0)
+      lines.push(
+        `  heartbeat rounds (one write to every stream): ${full.length}, from the first stream's to the last's ${full.map((h) => fmt(h.spreadMs, 0)).join(', ')} ms`,
+      );
+    const d = s.delivery;
+    if (d) {
+      lines.push(
+        `  delivery: ${fmt(d.achievedRate)} messages/s (asked ${fmt(d.rate)}); event arrival - reply arrival p50 ${fmt(d.p50Ms, 2)} ms, ` +
+          `p99 ${fmt(d.p99Ms, 2)} ms, max ${fmt(d.maxMs, 1)} ms, min ${fmt(d.minMs, 1)} ms; reply p99 ${fmt(r.p99Ms, 2)} ms; at most ${d.maxInFlight} in flight`,
+      );
+      lines.push(
+        `  of ${fmt(d.answered)} messages answered (warm-up included): ${fmt(d.deliveredOnce)} delivered exactly once to the recipient, ` +
+          `${d.missing} never, ${d.duplicates} more than once, ${d.misdelivered} to another user, ${d.unknown} unknown events, ${d.failedSends} failed sends`,
+      );
+    }
+  }
+  // With --only toggle,toggle-streams,toggle,toggle-streams (turns, for a busy machine): the means.
+  const mean = (name: RowName, of: (r: Row) => number) => {
+    const rs = rows.filter((r) => r.name === name);
+    return rs.length === 0 ? undefined : { value: rs.reduce((n, r) => n + of(r), 0) / rs.length, rows: rs.length };
+  };
+  const without = mean('toggle', (r) => r.rps);
+  const withStreams = mean('toggle-streams', (r) => r.rps);
+  if (without && withStreams && without.value > 0) {
+    const cpuWithout = mean('toggle', (r) => r.cpuMsPerRequest.servers)!.value;
+    const cpuWith = mean('toggle-streams', (r) => r.cpuMsPerRequest.servers)!.value;
+    const rowsNote = without.rows + withStreams.rows > 2 ? ` (means of ${withStreams.rows} and ${without.rows} rows)` : '';
+    lines.push(
+      `  toggle with ${fmt(held.find((r) => r.name === 'toggle-streams')!.streams!.opened)} idle streams: ${fmt(withStreams.value)} req/s, ` +
+        `${fmt((100 * withStreams.value) / without.value, 1)} % of the toggle's ${fmt(without.value)} without${rowsNote}; ` +
+        `server CPU ${cpuWith.toFixed(3)} vs ${cpuWithout.toFixed(3)} ms a request (${fmt((100 * cpuWith) / cpuWithout, 1)} %)`,
+    );
+  }
+  return lines.join('\n');
 }

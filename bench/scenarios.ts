@@ -10,7 +10,9 @@
  *   chat-list       GET my/chat by the caller of one of the data set's conversations;
  *   chat-poll       GET my/chat/conversation of one of the data set's conversations, by its caller;
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
- *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in.
+ *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in;
+ *   toggle-streams  the toggle's requests, while --streams idle event streams are open;
+ *   streams         --streams event streams, and messages at --message-rate to their users (bench/streams.ts).
  * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
  * counted as an error), so a broken server cannot post a good number.
  */
@@ -29,19 +31,25 @@ export type RowName =
   | 'chat-list'
   | 'chat-poll'
   | 'login'
-  | 'toggle-under-logins';
+  | 'toggle-under-logins'
+  | 'toggle-streams'
+  | 'streams';
 export const ROWS: RowName[] = [
   'bare',
   'floor-toggle',
   'floor-start-new',
   'toggle',
+  'toggle-streams',
   'start-new',
   'start-existing',
   'chat-list',
   'chat-poll',
   'login',
   'toggle-under-logins',
+  'streams',
 ];
+/** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
+export const holdsStreams = (name: RowName) => name === 'streams' || name === 'toggle-streams';
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
 /** The floor row each Souk row is set against ("% of floor"). */
 export const FLOOR_OF: Partial<Record<RowName, RowName>> = { toggle: 'floor-toggle', 'start-new': 'floor-start-new' };
@@ -404,6 +412,9 @@ export function scenario(name: RowName, data: Dataset): Scenario {
     case 'login':
       return loginScenario(data);
     case 'toggle-under-logins':
+    case 'toggle-streams':
       return toggleScenario(data, name);
+    case 'streams':
+      throw new Error('the streams row has no autocannon scenario (bench/streams.ts)');
   }
 }
