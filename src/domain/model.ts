@@ -124,12 +124,8 @@ export interface ShownListing {
  */
 export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location' | 'details'> {
   media: ListingMediaJson;
-  /**
-   * The listing's price type (`fixed`, `negotiable`, ...), when the store knows it: the price markup
-   * then names it as the current plugin does (D7's second-round markup). The MySQL store, on a
-   * WordPress site's own tables, fills it; without it the summary keeps the first-round markup.
-   */
-  priceType?: string;
+  /** The listing's price type (`fixed`, `negotiable`, ...; '' when it has none): the price markup names it (D7). */
+  priceType: string;
 }
 
 /** The JSON arrays of a listing's images, categories and locations, exactly as replies carry them. */

@@ -36,11 +36,11 @@ const escapeAttribute = (value: string) =>
   value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#039;' })[c] ?? c);
 
 /**
- * The price's markup. With the listing's price type, the current plugin's (D7's second round):
- * `<div class="rtcl-price price-type-fixed"><span class="rtcl-price-amount amount"><bdi>...</bdi></span></div>`;
- * without it, the first round's `<span class="rtcl-price-amount amount">...</span>`.
+ * The price's markup as the current plugin writes it (D7, second round):
+ * `<div class="rtcl-price price-type-fixed"><span class="rtcl-price-amount amount"><bdi>...</bdi></span></div>`,
+ * named after the listing's price type; `fixed`, the plugin's default, when the listing has none.
  */
-export function formatAmount(raw: string, f: PriceFormat, priceType?: string): string {
+export function formatAmount(raw: string, f: PriceFormat, priceType: string): string {
   if (raw === '') return '';
   const { whole, fraction } = roundDecimal(raw, f.decimals);
   const showFraction = f.decimals > 0 && !(f.trimZeros && /^0*$/.test(fraction));
@@ -52,6 +52,6 @@ export function formatAmount(raw: string, f: PriceFormat, priceType?: string): s
     right: number + symbol,
     right_space: `${number}&nbsp;${symbol}`,
   }[f.position];
-  if (priceType === undefined) return `<span class="rtcl-price-amount amount">${inner}</span>`;
-  return `<div class="rtcl-price price-type-${escapeAttribute(priceType)}"><span class="rtcl-price-amount amount"><bdi>${inner}</bdi></span></div>`;
+  const type = escapeAttribute(priceType || 'fixed');
+  return `<div class="rtcl-price price-type-${type}"><span class="rtcl-price-amount amount"><bdi>${inner}</bdi></span></div>`;
 }

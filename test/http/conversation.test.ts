@@ -44,7 +44,8 @@ const BIKE = {
   title: 'Road bike',
   url: `${SITE_URL}/listing/road-bike/`,
   images: [image(501, 'road-bike'), { ...image(502, 'road-bike-side'), srcset: 'a.jpg 300w' }],
-  amount: '<span class="rtcl-price-amount amount"><span class="rtcl-price-currencySymbol">&#36;</span>1,200.00</span>',
+  amount:
+    '<div class="rtcl-price price-type-fixed"><span class="rtcl-price-amount amount"><bdi><span class="rtcl-price-currencySymbol">&#36;</span>1,200.00</bdi></span></div>',
   raw_price: '1200',
   location: [term(21, 'Casablanca', 'rtcl_location')],
   category: [term(11, 'Bikes', 'rtcl_category'), term(12, 'Sport', 'rtcl_category')],
@@ -220,7 +221,8 @@ describe('POST /my/chat/conversation', () => {
       title: 'Draft lamp',
       url: `${SITE_URL}/listing/draft-lamp/`,
       images: [],
-      amount: '<span class="rtcl-price-amount amount"><span class="rtcl-price-currencySymbol">&#36;</span>15.50</span>',
+      amount:
+        '<div class="rtcl-price price-type-fixed"><span class="rtcl-price-amount amount"><bdi><span class="rtcl-price-currencySymbol">&#36;</span>15.50</bdi></span></div>',
       raw_price: '15.5',
       location: [],
       category: [],

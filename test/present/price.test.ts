@@ -4,16 +4,24 @@ import { formatAmount } from '../../src/present/price.js';
 import type { PriceFormat } from '../../src/present/price.js';
 
 const dollars: PriceFormat = { currencySymbol: '&#36;', position: 'left', decimals: 2, thousandsSeparator: ',', decimalSeparator: '.' };
-const wrap = (inner: string) => `<span class="rtcl-price-amount amount">${inner}</span>`;
+/** The current plugin's markup (D7, second round), named after the listing's price type. */
+const wrap = (inner: string, type = 'fixed') =>
+  `<div class="rtcl-price price-type-${type}"><span class="rtcl-price-amount amount"><bdi>${inner}</bdi></span></div>`;
 const symbol = (s: string) => `<span class="rtcl-price-currencySymbol">${s}</span>`;
 
 describe('listing amount (D7)', () => {
   it("renders the interface's example", () => {
-    assert.equal(formatAmount('1200', dollars), wrap(`${symbol('&#36;')}1,200.00`));
+    assert.equal(formatAmount('1200', dollars, ''), wrap(`${symbol('&#36;')}1,200.00`));
+  });
+
+  it("names the listing's price type, escaped as an attribute; fixed when it has none", () => {
+    assert.equal(formatAmount('1200', dollars, 'negotiable'), wrap(`${symbol('&#36;')}1,200.00`, 'negotiable'));
+    assert.equal(formatAmount('1200', dollars, 'a"b'), wrap(`${symbol('&#36;')}1,200.00`, 'a&quot;b'));
+    assert.equal(formatAmount('1200', dollars, ''), wrap(`${symbol('&#36;')}1,200.00`));
   });
 
   it('is empty when there is no price', () => {
-    assert.equal(formatAmount('', dollars), '');
+    assert.equal(formatAmount('', dollars, ''), '');
   });
 
   for (const [raw, shown] of [
@@ -26,7 +34,7 @@ describe('listing amount (D7)', () => {
     ['99999999999999.995', '100,000,000,000,000.00'],
   ] as const) {
     it(`rounds half up without binary float errors: ${raw} -> ${shown}`, () => {
-      assert.equal(formatAmount(raw, dollars), wrap(`${symbol('&#36;')}${shown}`));
+      assert.equal(formatAmount(raw, dollars, ''), wrap(`${symbol('&#36;')}${shown}`));
     });
   }
 
@@ -38,8 +46,8 @@ describe('listing amount (D7)', () => {
       thousandsSeparator: '.',
       decimalSeparator: ',',
     };
-    assert.equal(formatAmount('1234567.5', euros), wrap(`1.234.568&nbsp;${symbol('&euro;')}`));
-    assert.equal(formatAmount('12.5', { ...euros, position: 'left_space', decimals: 1 }), wrap(`${symbol('&euro;')}&nbsp;12,5`));
-    assert.equal(formatAmount('12.5', { ...dollars, position: 'right' }), wrap(`12.50${symbol('&#36;')}`));
+    assert.equal(formatAmount('1234567.5', euros, ''), wrap(`1.234.568&nbsp;${symbol('&euro;')}`));
+    assert.equal(formatAmount('12.5', { ...euros, position: 'left_space', decimals: 1 }, ''), wrap(`${symbol('&euro;')}&nbsp;12,5`));
+    assert.equal(formatAmount('12.5', { ...dollars, position: 'right' }, ''), wrap(`12.50${symbol('&#36;')}`));
   });
 });

@@ -54,7 +54,7 @@ function detailsOf(row: ShownRow): DetailsRow {
 function toShownListing(row: ShownRow): ShownListing {
   const d = detailsOf(row);
   return {
-    listing: toListing(row),
+    listing: toListing(row, d.price_type),
     details: {
       pricingType: d.pricing_type as PricingType,
       maxPrice: d.max_price,

@@ -136,7 +136,14 @@ const q = {
       .where('id', '<=', upToId),
   ),
   userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
-  listingById: prepare((db, id: number) => db.selectFrom('listings').select(LISTING_COLUMNS).where('id', '=', id)),
+  listingById: prepare((db, id: number) =>
+    db
+      .selectFrom('listings')
+      .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
+      .select(LISTING_COLUMNS.map((column) => `listings.${column}` as const))
+      .select('listing_details.price_type')
+      .where('listings.id', '=', id),
+  ),
   favouriteIds: prepare((db, userId: number) =>
     db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
   ),
@@ -205,7 +212,7 @@ function listingRepository(run: QueryRunner, cache: ListingCache, state: Listing
       }
       const row = (await q.listingById(run, id)).rows[0];
       if (!row) return undefined;
-      const listing = toListing(row);
+      const listing = toListing(row, row.price_type);
       cache.offer(id, row.version, listing);
       return listing;
     },

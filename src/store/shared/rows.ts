@@ -35,7 +35,8 @@ export function toUser(row: Selectable<UsersTable>): User {
   };
 }
 
-export function toListing(row: Selectable<ListingsTable>): Listing {
+/** `priceType`: the listing's details' (null when it has no details row: imported before migration 009). */
+export function toListing(row: Selectable<ListingsTable>, priceType: string | null): Listing {
   return {
     id: row.id,
     ownerId: row.owner_id,
@@ -44,6 +45,7 @@ export function toListing(row: Selectable<ListingsTable>): Listing {
     status: row.status as ListingStatus,
     price: row.price,
     media: { images: row.images, category: row.category, location: row.location },
+    priceType: priceType ?? '',
   };
 }
 
