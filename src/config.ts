@@ -413,9 +413,13 @@ const SETTINGS = {
       'Also accept tokens a WordPress site with Classified Listing issued (`sub` `"123456789"`, the user by the login in `name`), signed with `JWT_SECRET`. Unsafe: anyone who knows the plugin\'s public secret can forge them (see "Running beside WordPress"); for a move, then back to `false`.',
   }),
   passwordConcurrency: integer('PASSWORD_CONCURRENCY', 0, 0, 1024, {
-    shownDefault: '`0` (one less than the cores, at least 1)',
+    shownDefault: '`0` (as many as the cores)',
     meaning:
-      'Password verifications (`POST login`) run at once, each on a thread of its own; 0: one less than the cores, so that a burst of sign-ins leaves a core to every other request.',
+      'Password threads: verifications (`POST login`) and hashes computed at once, each on a thread of its own; 0: one a core. They run at `PASSWORD_NICE`, so they use the cores that the other requests leave idle.',
+  }),
+  passwordNice: integer('PASSWORD_NICE', 19, 0, 19, {
+    meaning:
+      "The password threads' nice value on Linux (19: the lowest priority, 0: the process's own): a burst of sign-ins then waits for idle cores instead of slowing every other request. Elsewhere the threads keep the process's priority.",
   }),
   signInQueue: integer('SIGN_IN_QUEUE', 64, 0, 100_000, {
     meaning:

@@ -67,7 +67,11 @@ function routeDeps(
     chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
-      passwords: passwordHasher({ concurrency: config.passwordConcurrency || defaultPasswordConcurrency(), queue: config.signInQueue }),
+      passwords: passwordHasher({
+        concurrency: config.passwordConcurrency || defaultPasswordConcurrency(),
+        queue: config.signInQueue,
+        nice: config.passwordNice,
+      }),
       revoked,
       tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },

@@ -1,16 +1,11 @@
 /**
  * bcrypt, plain ($2y$, $2a$, $2b$) and in WordPress 6.8+'s form ($wp$2y$...), through @node-rs/bcrypt.
- * Its hash and verify are napi AsyncTasks: the work runs on libuv's thread pool, never on the event
- * loop, and verify compares the digests without an early exit (the Rust bcrypt crate's verify).
+ * Synchronous: these run on the password threads (thread.ts), never on the event loop. The library's
+ * verify compares the digests without an early exit (the Rust bcrypt crate's verify).
  */
 import { createHmac } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { hashSync, verifySync } from '@node-rs/bcrypt';
 import { WORDPRESS_PREFIX } from './forms.js';
-
-type Bcrypt = typeof import('@node-rs/bcrypt');
-let library: Bcrypt | undefined;
-/** Loaded on first use, like pg: a server that never signs anyone in never loads the native module. */
-const bcrypt = (): Bcrypt => (library ??= createRequire(import.meta.url)('@node-rs/bcrypt') as Bcrypt);
 
 /** PHP's password_hash() default before 8.4, and what WordPress's own hashes here carry ($wp$2y$10$). */
 const COST = 10;
@@ -27,14 +22,14 @@ function wordPressPrehash(password: string): string {
 /**
  * As PHP's password_verify(): $2y$ is the same algorithm as $2b$, and the library reads $2y$, $2a$
  * and $2b$ as they are, so no prefix is rewritten. Bytes past the 72nd are ignored, as in PHP.
- * A malformed hash resolves false (the library does not throw for it).
+ * A malformed hash answers false (the library does not throw for it).
  */
-export function verifyBcrypt(password: string, stored: string): Promise<boolean> {
-  return bcrypt().verify(password, stored);
+export function verifyBcrypt(password: string, stored: string): boolean {
+  return verifySync(password, stored);
 }
 
 /** As wp_check_password(): the '$wp' prefix is dropped and the rest is a plain bcrypt hash of the pre-hash. */
-export function verifyWordPress(password: string, stored: string): Promise<boolean> {
+export function verifyWordPress(password: string, stored: string): boolean {
   return verifyBcrypt(wordPressPrehash(password), stored.slice(WORDPRESS_PREFIX.length));
 }
 
@@ -43,8 +38,8 @@ export function verifyWordPress(password: string, stored: string): Promise<boole
  * not trimmed first: wp_check_password() does not trim either, so a trimmed hash could fail the very
  * password it was made from. Surrounding whitespace is the caller's policy.
  */
-export async function hashWordPress(password: string): Promise<string> {
-  const made = await bcrypt().hash(wordPressPrehash(password), COST);
+export function hashWordPress(password: string): string {
+  const made = hashSync(wordPressPrehash(password), COST);
   // The library writes $2b$; PHP (and so WordPress) writes $2y$ for the same algorithm.
   return WORDPRESS_PREFIX + made.replace(/^\$2b\$/, '$2y$');
 }
