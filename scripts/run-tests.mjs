@@ -38,6 +38,7 @@ const ALONE = [
   `mysql${sep}concurrency.test.ts`,
   `mysql${sep}store.test.ts`,
   `mysql${sep}crash.test.ts`,
+  `mysql${sep}events.test.ts`,
 ];
 /** Tests of the MySQL store, which never read TEST_DATABASE_URL: once is enough. */
 const isMysql = (file) => file.includes(`${sep}store${sep}mysql${sep}`);

@@ -535,6 +535,10 @@ const SETTINGS = {
     ticketTtlS: integer('EVENTS_TICKET_TTL_S', 30, 5, 600, {
       meaning: "Lifetime of a single-use ticket from `POST my/events/ticket` (for a browser's `EventSource`), in seconds. 5 to 600.",
     }),
+    pollMs: integer('EVENTS_POLL_MS', 250, 20, 60_000, {
+      meaning:
+        "MySQL only: how often an instance with event streams open reads the event log for the events other instances wrote (its own are sent at once). A stream gets another instance's event within about this long. 20 to 60000.",
+    }),
   },
   webhooks: {
     urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
@@ -576,7 +580,7 @@ const SETTINGS = {
   push: {
     enabled: flag('PUSH_NOTIFICATIONS', true, {
       meaning:
-        'Push notifications through Expo (README, "Push notifications"): `push-notification/register` stores devices and a new message is pushed to its recipient. `false`: those routes answer 404 and nothing is pushed. SQLite and PostgreSQL only.',
+        'Push notifications through Expo (README, "Push notifications"): `push-notification/register` stores devices and a new message is pushed to its recipient. `false`: those routes answer 404 and nothing is pushed.',
     }),
     expoUrl: setting(
       'EXPO_PUSH_URL',

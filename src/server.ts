@@ -24,9 +24,9 @@ export interface Souk {
   settings: LiveSettings;
   tokens: TokenVerifier;
   revoked: RevokedTokens;
-  /** The event streams in this process; absent where the store keeps no event log (MySQL). */
+  /** The event streams in this process; absent where the store keeps no event log. */
   streams: StreamHub | undefined;
-  /** The push notifications' sender; absent where the store keeps no push outbox (MySQL) or PUSH_NOTIFICATIONS is false. */
+  /** The push notifications' sender; absent where the store keeps no push outbox or PUSH_NOTIFICATIONS is false. */
   push: PushSender | undefined;
   close(): Promise<void>;
 }
@@ -78,7 +78,7 @@ function routeDeps(
   };
 }
 
-/** The event streams, where the store keeps an event log (not MySQL, for now). */
+/** The event streams, where the store keeps an event log (every store does). */
 function eventStreams(config: Config, store: Store, deps: RouteDeps, onError: (err: unknown, what: string) => void): StreamHub | undefined {
   if (!store.eventLog || !store.eventSignals || !store.eventTickets) return undefined;
   return new StreamHub({
@@ -163,7 +163,12 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
-  const store = openStore(config.databaseUrl, { ...config.db, webhookUrls: config.webhooks.urls, push: config.push.enabled });
+  const store = openStore(config.databaseUrl, {
+    ...config.db,
+    webhookUrls: config.webhooks.urls,
+    push: config.push.enabled,
+    eventPollMs: config.events.pollMs,
+  });
   try {
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });

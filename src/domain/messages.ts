@@ -73,9 +73,13 @@ export async function markRead(
     if (!message || message.conId !== conId || message.sourceId !== other) return { ok: true, changed: false };
     const changed = (await repos.messages.markRead(conId, other, messageId)) > 0;
     if (changed && repos.events) {
+      const events = repos.events;
       // The read receipt names the message marked: every earlier one of its sender is read too.
-      await repos.events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
-      await recordUnread(repos, readerId, conId, other, now);
+      const receipt = () => events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
+      const unread = () => recordUnread(repos, readerId, conId, other, now);
+      // Two users' logs, written in ascending user id: when both participants mark read at once,
+      // their transactions take the logs' locks in one order and cannot deadlock.
+      for (const write of readerId < other ? [unread, receipt] : [receipt, unread]) await write();
     }
     return { ok: true, changed };
   }, readerId);

@@ -93,7 +93,7 @@ export interface Repositories {
   favourites: FavouriteRepository;
   conversations: ConversationRepository;
   messages: MessageRepository;
-  /** Absent where the store keeps no event log yet (MySQL): the use cases then record nothing. */
+  /** Present in a unit of work's repositories (absent outside one): the use cases then record nothing. */
   events?: EventRecorder;
 }
 
@@ -171,8 +171,9 @@ export interface EventTicketRepository {
 
 /**
  * Tells this process which users' logs got new events, once committed: on SQLite from the
- * commit itself, on PostgreSQL through LISTEN/NOTIFY from any instance. A signal may come for
- * nothing new (a rolled-back batch): readers then find nothing.
+ * commit itself, on PostgreSQL through LISTEN/NOTIFY from any instance, on MySQL from this
+ * process's commits and by polling the log for other instances' events. A signal may come for
+ * nothing new (a rolled-back batch, an event already read): readers then find nothing.
  */
 export interface EventSignals {
   /**
@@ -180,6 +181,11 @@ export interface EventSignals {
    * every reader should look again. Returns the unsubscribe.
    */
   subscribe(onUsers: (userIds: number[]) => void, onGap: () => void): () => void;
+  /**
+   * Told when this process's first stream opens (true) and its last one closes (false): a store
+   * that learns of other instances' events by polling (MySQL) polls only in between.
+   */
+  streaming?(open: boolean): void;
 }
 
 export interface UnitOfWork {

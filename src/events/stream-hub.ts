@@ -3,10 +3,11 @@
  *
  * A stream never holds events of its own: it holds a cursor (the last event number it sent) and,
  * when the store signals that its user has new events (EventSignals: the commit on SQLite,
- * LISTEN/NOTIFY from any instance on PostgreSQL), it reads the log after its cursor and writes
- * what it finds. So what a stream sends is what committed, in the user's order, once; a lost
- * signal delays an event until the next one, never loses it; and a client that reconnects with
- * Last-Event-ID continues from the log exactly where it was.
+ * LISTEN/NOTIFY from any instance on PostgreSQL, the commit and a poll of the log on MySQL), it
+ * reads the log after its cursor and writes what it finds. So what a stream sends is what
+ * committed, in the user's order, once (a second signal for an event finds nothing after the
+ * cursor); a lost signal delays an event until the next one, never loses it; and a client that
+ * reconnects with Last-Event-ID continues from the log exactly where it was.
  *
  * Memory per stream is bounded: a read takes at most a batch, the next waits until the client
  * has taken the last one (drain), and a stream with more than `bufferBytes` waiting for its client
@@ -129,7 +130,7 @@ export class StreamHub implements EventStreams {
       if (oldest) this.end(oldest, false);
     }
     streams.add(s);
-    this.open++;
+    if (this.open++ === 0) this.o.signals.streaming?.(true);
     s.sink.onClose(() => this.forget(s));
     // The client waits 2 s before reconnecting; the comment sends the head and says the stream is up.
     s.sink.write('retry: 2000\n: connected\n\n');
@@ -240,7 +241,7 @@ export class StreamHub implements EventStreams {
   private forget(s: Stream): void {
     if (s.closed) return;
     s.closed = true;
-    this.open--;
+    if (--this.open === 0) this.o.signals.streaming?.(false);
     const streams = this.byUser.get(s.userId);
     streams?.delete(s);
     if (streams?.size === 0) this.byUser.delete(s.userId);

@@ -28,12 +28,12 @@ export interface RouteDeps {
   favouriteLists: FavouriteListRepository;
   /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
-  /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log (MySQL). */
+  /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log. */
   events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
   /**
    * Push notifications (push-notification/register): the devices, where reads of a conversation
    * are reported (no push while it is in view), the bound per user. Absent where the store keeps
-   * none (MySQL) or PUSH_NOTIFICATIONS is false.
+   * none or PUSH_NOTIFICATIONS is false.
    */
   push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
 }

@@ -16,17 +16,14 @@ import { SOUK_READY, startProcess, type ServerProcess } from '../../tools/proces
 import { freshDatabase } from '../helpers/database.js';
 import { checkExchange, demoCommands, runDemoCommands } from '../helpers/demo-exchange.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
+import { outputOf, type CliRun } from '../helpers/processes.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BIN = join(ROOT, 'bin', 'souk');
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const KEY = /^[A-Za-z0-9_-]{43,}$/;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
+type Run = CliRun;
 
 /** A scratch folder with the database path every command of one test uses. */
 function scratch(t: TestContext): { dir: string; db: string } {
@@ -41,19 +38,13 @@ function envFor(db: string, extra: Record<string, string> = {}): NodeJS.ProcessE
 }
 
 function souk(db: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(db, opts.env) });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    // A command that exits without reading its input must not fail the test with EPIPE.
-    child.stdin.on('error', () => {});
-    if (opts.input === undefined) child.stdin.end();
-    else child.stdin.end(opts.input);
-  });
+  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(db, opts.env) });
+  const run = outputOf(child);
+  // A command that exits without reading its input must not fail the test with EPIPE.
+  child.stdin.on('error', () => {});
+  if (opts.input === undefined) child.stdin.end();
+  else child.stdin.end(opts.input);
+  return run;
 }
 
 /** Runs a command that must succeed and returns its standard output. */

@@ -5,77 +5,19 @@
  * read the conversation; DeviceNotRegistered drops the token; Expo down then up still delivers.
  * On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
+import { expoReceiver } from '../helpers/expo-receiver.js';
+import { until } from '../helpers/until.js';
 import { PUSH_BODY_MAX, RecentViews, pushBody } from '../../src/events/push.js';
 
 const API = '/wp-json/rtcl/v1';
 const REGISTER = `${API}/push-notification/register`;
 const ADD_DEVICE = `${API}/push-notification/add-device`;
 const token = (name: string) => `ExponentPushToken[${name}]`;
-
-interface ExpoMessage {
-  to: string;
-  title: string;
-  body: string;
-  data: { url: string };
-  sound: string;
-}
-
-/** Expo's push API on a loopback port: one ticket per message; `unregistered` tokens get DeviceNotRegistered. */
-async function expoReceiver() {
-  const requests: { headers: IncomingMessage['headers']; messages: ExpoMessage[] }[] = [];
-  const state = { mode: 'ok' as 'ok' | 'down', refused: 0, unregistered: new Set<string>() };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      if (state.mode === 'down') {
-        state.refused++;
-        res.writeHead(503, { 'content-type': 'application/json' }).end('{"errors":[{"code":"UNAVAILABLE","message":"down"}]}');
-        return;
-      }
-      const messages = JSON.parse(body) as ExpoMessage[];
-      requests.push({ headers: req.headers, messages });
-      const data = messages.map((m, i) =>
-        state.unregistered.has(m.to)
-          ? {
-              status: 'error',
-              message: `"${m.to}" is not a registered push notification recipient`,
-              details: { error: 'DeviceNotRegistered' },
-            }
-          : { status: 'ok', id: `ticket-${requests.length}-${i}` },
-      );
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/--/api/v2/push/send`,
-    requests,
-    state,
-    /** Every message received, in order. */
-    messages: () => requests.flatMap((r) => r.messages),
-  };
-}
-
-async function until(check: () => Promise<boolean> | boolean, ms = 8000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,79 +4,15 @@
  * `souk webhooks retry|replay` sends again; a SIGKILL between the write and the send delivers
  * after the restart. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
-import { describe, it, after } from 'node:test';
+import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { startTestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
-import { startServerProcess, SOUK_BIN } from '../helpers/processes.js';
-
-interface Received {
-  id: string;
-  body: any;
-}
-
-/** A webhook receiver on a loopback port; `mode` decides how it answers. */
-async function receiver(secret: string) {
-  const verifier = new Webhook(secret);
-  const received: Received[] = [];
-  const hanging: ServerResponse[] = [];
-  const state = { mode: 'ok' as 'ok' | 'down' | 'hang', refused: 0 };
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (c: string) => (body += c));
-    req.on('end', () => {
-      if (state.mode === 'hang') return void hanging.push(res);
-      if (state.mode === 'down') {
-        state.refused++;
-        res.writeHead(503).end();
-        return;
-      }
-      // Throws on a bad signature, a stale timestamp or a missing header: answered 400.
-      try {
-        verifier.verify(body, req.headers as Record<string, string>);
-      } catch (err) {
-        res.writeHead(400).end(String(err));
-        throw err;
-      }
-      received.push({ id: req.headers['webhook-id'] as string, body: JSON.parse(body) });
-      res.writeHead(204).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  after(() => {
-    hanging.forEach((r) => r.destroy());
-    server.closeAllConnections();
-    server.close();
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
-  return {
-    url,
-    received,
-    state,
-    hanging,
-    async waitFor(n: number, ms = 10_000) {
-      const deadline = Date.now() + ms;
-      while (new Set(received.map((r) => r.id)).size < n) {
-        if (Date.now() > deadline) throw new Error(`${received.length} deliveries, not ${n}`);
-        await new Promise((r) => setTimeout(r, 20));
-      }
-    },
-  };
-}
-
-async function until(check: () => Promise<boolean>, ms = 5000) {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error('the condition never held');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+import { runCli as cli, startServerProcess } from '../helpers/processes.js';
+import { webhookReceiver as receiver } from '../helpers/webhook-receiver.js';
+import { until } from '../helpers/until.js';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
@@ -217,15 +153,3 @@ describe('webhooks', () => {
     assert.equal((await cli(['webhooks', 'replay'], env)).code, 1);
   });
 });
-
-function cli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [SOUK_BIN, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}

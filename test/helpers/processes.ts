@@ -1,5 +1,6 @@
 /** Real Souk server processes (`bin/souk serve`) for tests that need more than one instance. */
 import { after } from 'node:test';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { SOUK_READY, startProcess, type ServerProcess as Process } from '../../tools/processes.js';
 
 export { freePort, SOUK_BIN } from '../../tools/processes.js';
@@ -15,4 +16,28 @@ export async function startServerProcess(env: Record<string, string>): Promise<S
   const server = await startProcess('souk serve', { args: [SOUK_BIN, 'serve'], env: { LOG_LEVEL: 'warn', ...env }, ready: SOUK_READY });
   after(() => server.stop('SIGKILL'));
   return { ...server, base: server.url };
+}
+
+/** How a command ended, and what it printed. */
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Resolves once the child has closed, with its exit code and its whole output. */
+export function outputOf(child: ChildProcessWithoutNullStreams): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Runs `souk ARGS...` (the built CLI) with only `env` (and PATH) to completion. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return outputOf(spawn(process.execPath, [SOUK_BIN, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } }));
 }

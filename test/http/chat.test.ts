@@ -1016,4 +1016,26 @@ describe('concurrency', () => {
     );
     assert.equal(json(await list(t, amina)).data[0].unread_count, 0);
   });
+
+  it('answers every PUT when both participants mark read at once (each writes to both logs)', async () => {
+    const t = await startTestSouk();
+    const s = await start(t);
+    const fromYoussef: Json[] = [];
+    const fromAmina: Json[] = [];
+    for (let i = 0; i < 15; i++) {
+      fromYoussef.push(await send(t, youssef, s.con_id, `To Amina ${i}`));
+      fromAmina.push(await send(t, amina, s.con_id, `To Youssef ${i}`));
+    }
+    const puts = fromYoussef.flatMap((m, i) => [
+      markRead(t, amina, s.con_id, m.message_id),
+      markRead(t, youssef, s.con_id, fromAmina[i]!.message_id),
+    ]);
+    const replies = await Promise.all(puts);
+    assert.deepEqual(
+      replies.map((r) => `${r.statusCode} ${r.statusCode === 200 ? '' : r.body}`),
+      Array(30).fill('200 '),
+    );
+    assert.equal(json(await read(t, amina, s.con_id)).unread_count, 0);
+    assert.equal(json(await read(t, youssef, s.con_id)).unread_count, 0);
+  });
 });

@@ -71,7 +71,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
   };
 
   app.get('/my/events', { schema: eventStreamSchema(limits), onRequest: memberOrTicket }, async (request, reply) => {
-    // A store without an event log (MySQL, for now) has no stream to offer.
+    // A store without an event log has no stream to offer.
     if (!events) throw noRoute();
     const token = request.callerToken!;
     const lastEventId = single(request.headers['last-event-id']) ?? single((request.query as Record<string, unknown>).last_event_id);

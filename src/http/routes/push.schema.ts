@@ -9,8 +9,7 @@ const DESCRIPTION =
   'within 15 s). A token belongs to one user at a time: registering it for another user moves it. A user keeps their ' +
   '`PUSH_DEVICES_PER_USER` most recently registered tokens; one more drops the oldest. Registering a token again ' +
   'changes nothing but its `events` and its time. The parameters may come in the query string or the body (form ' +
-  'bodies: `events[]=a&events[]=b`, or one comma-separated `events`). Not offered on MySQL or with ' +
-  '`PUSH_NOTIFICATIONS=false` (404).';
+  'bodies: `events[]=a&events[]=b`, or one comma-separated `events`). Not offered with `PUSH_NOTIFICATIONS=false` (404).';
 
 export function registerDeviceSchema(limits: { bodyLimit: number }, operationId: string, summary: string) {
   return {

@@ -37,7 +37,7 @@ export const pushRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
       path,
       { schema: registerDeviceSchema({ bodyLimit: deps.bodyLimit }, operationId, summary), onRequest: member },
       async (request) => {
-        // As GET my/events: a store without push (MySQL), or push turned off, offers no such route.
+        // As GET my/events: a store without push, or push turned off, offers no such route.
         const push = deps.push;
         if (!push) throw noRoute();
         const params = requestParameters(request.query, request.body);

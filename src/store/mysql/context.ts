@@ -36,6 +36,13 @@ export interface Tables {
   soukSettings: string;
   soukRevokedTokens: string;
   soukMessageTempIds: string;
+  /** Souk's event log, webhook and push outboxes (event-migrations.ts). */
+  soukEventSequences: string;
+  soukEvents: string;
+  soukEventTickets: string;
+  soukWebhookOutbox: string;
+  soukPushDevices: string;
+  soukPushOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -54,6 +61,12 @@ export function tables(prefix: string): Tables {
     soukSettings: `${prefix}souk_settings`,
     soukRevokedTokens: `${prefix}souk_revoked_tokens`,
     soukMessageTempIds: `${prefix}souk_message_temp_ids`,
+    soukEventSequences: `${prefix}souk_event_sequences`,
+    soukEvents: `${prefix}souk_events`,
+    soukEventTickets: `${prefix}souk_event_tickets`,
+    soukWebhookOutbox: `${prefix}souk_webhook_outbox`,
+    soukPushDevices: `${prefix}souk_push_devices`,
+    soukPushOutbox: `${prefix}souk_push_outbox`,
   };
 }
 

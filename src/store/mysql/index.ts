@@ -11,6 +11,10 @@
  * before that (the listing, its owner) run on the same connection ahead of BEGIN, so the lock is
  * held for the writes alone. The site's own writes take no such lock: Souk cannot serialise them
  * (README, "Running beside WordPress").
+ *
+ * The events a unit of work causes (the event log, the webhook and push outboxes, in Souk's own
+ * tables) are written in its transaction; other instances learn of them by polling the log
+ * (event-polling.ts).
  */
 import { createRequire } from 'node:module';
 import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
@@ -20,9 +24,13 @@ import type { Database } from '../shared/schema.js';
 import type { DbOptions, Store } from '../shared/store.js';
 import { mysqlContext, type Db, type WpDatabase } from './context.js';
 import { isMysqlUnavailable } from './errors.js';
+import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
+import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrations.js';
+import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { lockWriter, mysqlFavouriteLists, mysqlRepositories, type WriteScope } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
+import { mysqlWebhookOutbox } from './webhooks.js';
 
 const require = createRequire(import.meta.url);
 
@@ -71,6 +79,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
   });
   const ctx = mysqlContext(db, prefix);
   const { t } = ctx;
+  const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
+  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false };
 
   async function readiness() {
     try {
@@ -96,6 +106,12 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),
+    eventLog: mysqlEventLog(db, ctx),
+    eventSignals: signals,
+    eventTickets: mysqlEventTickets(db, ctx),
+    webhooks: mysqlWebhookOutbox(db, ctx),
+    pushDevices: mysqlPushDevices(db, ctx),
+    pushOutbox: mysqlPushOutbox(db, ctx),
     transaction: (fn, writer) =>
       db.connection().execute(async (connection) => {
         // Begun by the first statement that needs it (repositories.ts, WriteScope): a unit of work
@@ -120,9 +136,13 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
             return true;
           },
         };
+        // The users this unit of work recorded events for: told once it committed.
+        const recorded = new Set<number>();
+        const events = mysqlEventRecorder(connection, ctx, () => scope.enter(), { ...recording, recorded: (u) => recorded.add(u) });
         try {
-          const result = await fn(mysqlRepositories(connection, ctx, scope));
+          const result = await fn({ ...mysqlRepositories(connection, ctx, scope), events });
           if (begun) await connection.executeQuery(CompiledQuery.raw('commit'));
+          signals.committed(recorded);
           return result;
         } catch (error) {
           if (begun) await connection.executeQuery(CompiledQuery.raw('rollback'));
@@ -146,7 +166,10 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     isUnavailable: isMysqlUnavailable,
     walSyncs: () => undefined,
     loosePermissions: () => [],
-    close: () => db.destroy(),
+    async close() {
+      signals.close();
+      await db.destroy();
+    },
     get db(): Kysely<Database> {
       throw new Error("the MySQL store serves a WordPress site's own tables: it has no Kysely handle over Souk's schema");
     },

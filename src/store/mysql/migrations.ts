@@ -1,12 +1,14 @@
 /**
  * Souk's own tables on a WordPress database, beside the site's and never instead of them: the
- * settings Souk generates, revoked tokens, and the client `temp_id` of messages (for safe retries;
- * the plugin's message table has no column for it). Named `{prefix}souk_...`: uninstalling Souk is
- * dropping them. Instances that start together take turns under a named lock (GET_LOCK).
+ * settings Souk generates, revoked tokens, the client `temp_id` of messages (for safe retries;
+ * the plugin's message table has no column for it), and the event log and outboxes
+ * (event-migrations.ts). Named `{prefix}souk_...`: uninstalling Souk is dropping them. Instances
+ * that start together take turns under a named lock (GET_LOCK).
  */
 import { Migrator, sql, type Migration } from 'kysely';
 import type { Migrations } from '../shared/migrate.js';
 import { T, type Db, type Tables } from './context.js';
+import { eventMigrations } from './event-migrations.js';
 
 const TABLE_OPTIONS = sql.raw('engine=InnoDB default charset=utf8mb4 collate=utf8mb4_bin');
 
@@ -39,7 +41,7 @@ function mysqlMigrations(t: Tables): Migrations {
       }
     },
   };
-  return { '001-souk-tables': initial };
+  return { '001-souk-tables': initial, ...eventMigrations(t) };
 }
 
 function migrator(db: Db, t: Tables): Migrator {

@@ -9,6 +9,7 @@ import type {
   EventLog,
   EventRecorder,
   EventSignals,
+  EventTicket,
   EventTicketRepository,
   WebhookDelivery,
   WebhookOutbox,
@@ -68,10 +69,46 @@ export type LogEvent = (run: QueryRunner, userId: number, type: EventType, paylo
 const streamed = new Set<EventType>(STREAMED_EVENTS);
 
 /**
- * The use cases' EventRecorder over a transaction's runner: the user's log for the streamed
- * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
- * for a new message's recipient who has a device (push.ts).
+ * What an event leaves in a database, written in the transaction of the change that caused it.
+ * `payload` is the DomainEvent as JSON text.
  */
+export interface EventWrites {
+  /** The next event of the user's log. */
+  logEvent(userId: number, type: EventType, payload: string, at: number): Promise<void>;
+  /** One webhook outbox row per receiver, each with the event's Standard Webhooks id `messageId`. */
+  queueWebhooks(messageId: string, urls: readonly string[], userId: number, type: EventType, payload: string, at: number): Promise<void>;
+  /** The push of the new message `messageId` for its recipient, when they have a device. */
+  queuePush(userId: number, messageId: number, payload: string, at: number): Promise<void>;
+}
+
+/**
+ * The use cases' EventRecorder over a database's writes: the user's log for the streamed
+ * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
+ * for a new message's recipient. `recorded` is told of each user an event was logged for, before
+ * the commit.
+ */
+export function recordEvents(
+  writes: EventWrites,
+  webhookUrls: readonly string[],
+  recorded?: (userId: number) => void,
+  push = false,
+): EventRecorder {
+  return {
+    async record(userId: number, event: DomainEvent, at: number) {
+      const toStream = streamed.has(event.type);
+      // A favourite without webhooks leaves nothing: the toggle's path pays for no JSON.
+      if (!toStream && webhookUrls.length === 0) return;
+      const payload = JSON.stringify(event);
+      if (webhookUrls.length > 0) await writes.queueWebhooks(`msg_${randomUUID()}`, webhookUrls, userId, event.type, payload, at);
+      if (!toStream) return;
+      await writes.logEvent(userId, event.type, payload, at);
+      recorded?.(userId);
+      if (push && event.type === 'message.new') await writes.queuePush(userId, event.message.id, payload, at);
+    },
+  };
+}
+
+/** The EventRecorder over a transaction's runner (SQLite, PostgreSQL); push.ts writes the push row. */
 export function eventRecorder(
   run: QueryRunner,
   logEvent: LogEvent,
@@ -79,23 +116,23 @@ export function eventRecorder(
   recorded?: (userId: number) => void,
   push = false,
 ): EventRecorder {
-  return {
-    async record(userId: number, event: DomainEvent, at: number) {
-      if (webhookUrls.length > 0) await queueWebhooks(run, webhookUrls, userId, event, at);
-      if (!streamed.has(event.type)) return;
-      const payload = JSON.stringify(event);
-      await logEvent(run, userId, event.type, payload, at);
-      recorded?.(userId);
-      if (push && event.type === 'message.new') await queuePush(run, userId, event.message.id, payload, at);
-    },
+  const writes: EventWrites = {
+    logEvent: (userId, type, payload, at) => logEvent(run, userId, type, payload, at),
+    queueWebhooks: (messageId, urls, userId, type, payload, at) => queueWebhooks(run, messageId, urls, userId, type, payload, at),
+    queuePush: (userId, messageId, payload, at) => queuePush(run, userId, messageId, payload, at),
   };
+  return recordEvents(writes, webhookUrls, recorded, push);
+}
+
+/** An event log row as the port gives it; numbers may come as text (bigint columns). */
+export function toLoggedEvent(r: { seq: number | string; type: string; payload: string; created_at: number | string }): LoggedEvent {
+  return { seq: Number(r.seq), type: r.type as EventType, payload: r.payload, createdAt: Number(r.created_at) };
 }
 
 export function eventLog(run: QueryRunner): EventLog {
   return {
     async after(userId, afterSeq, limit): Promise<LoggedEvent[]> {
-      const rows = (await q.after(run, userId, afterSeq, limit)).rows;
-      return rows.map((r) => ({ seq: Number(r.seq), type: r.type as EventType, payload: r.payload, createdAt: Number(r.created_at) }));
+      return (await q.after(run, userId, afterSeq, limit)).rows.map(toLoggedEvent);
     },
     async lastSeq(userId) {
       return Number((await q.lastSeq(run, userId)).rows[0]?.seq ?? 0);
@@ -133,6 +170,19 @@ export class LocalEventSignals implements EventSignals {
   }
 }
 
+export type EventTicketRow = Selectable<Database['event_tickets']>;
+
+/** A ticket row as the port gives it; numbers may come as text (bigint columns). */
+export function toEventTicket(row: EventTicketRow): EventTicket {
+  return {
+    digest: row.digest,
+    userId: Number(row.user_id),
+    tokenDigest: row.token_digest,
+    tokenExpiresAt: Number(row.token_expires_at),
+    expiresAt: Number(row.expires_at),
+  };
+}
+
 export function eventTicketRepository(db: Kysely<Database>): EventTicketRepository {
   return {
     async issue(t) {
@@ -151,13 +201,7 @@ export function eventTicketRepository(db: Kysely<Database>): EventTicketReposito
       // The delete is the single use: of two takers of one ticket, one deletes the row.
       const row = await db.deleteFrom('event_tickets').where('digest', '=', digest).returningAll().executeTakeFirst();
       if (!row || Number(row.expires_at) <= now) return undefined;
-      return {
-        digest: row.digest,
-        userId: Number(row.user_id),
-        tokenDigest: row.token_digest,
-        tokenExpiresAt: Number(row.token_expires_at),
-        expiresAt: Number(row.expires_at),
-      };
+      return toEventTicket(row);
     },
     async forgetExpired(now) {
       return Number((await db.deleteFrom('event_tickets').where('expires_at', '<=', now).executeTakeFirst()).numDeletedRows);
@@ -165,7 +209,7 @@ export function eventTicketRepository(db: Kysely<Database>): EventTicketReposito
   };
 }
 
-const WEBHOOK_COLUMNS = [
+export const WEBHOOK_COLUMNS = [
   'id',
   'message_id',
   'url',
@@ -181,9 +225,10 @@ const WEBHOOK_COLUMNS = [
   'delivered_at',
 ] as const;
 
-type WebhookRow = Selectable<Database['webhook_outbox']>;
+export type WebhookRow = Selectable<Database['webhook_outbox']>;
 
-function toDelivery(r: WebhookRow): WebhookDelivery {
+/** A webhook outbox row as the port gives it; numbers may come as text (bigint columns). */
+export function toWebhookDelivery(r: WebhookRow): WebhookDelivery {
   return {
     id: Number(r.id),
     messageId: r.message_id,
@@ -219,10 +264,16 @@ const outboxInsert = prepare((db, messageId: string, url: string, type: string, 
 );
 
 /** One outbox row per receiver for the event, in the caller's transaction. */
-export async function queueWebhooks(run: QueryRunner, urls: readonly string[], userId: number, event: DomainEvent, at: number) {
-  const messageId = `msg_${randomUUID()}`;
-  const payload = JSON.stringify(event);
-  for (const url of urls) await outboxInsert(run, messageId, url, event.type, userId, payload, at);
+async function queueWebhooks(
+  run: QueryRunner,
+  messageId: string,
+  urls: readonly string[],
+  userId: number,
+  type: EventType,
+  payload: string,
+  at: number,
+) {
+  for (const url of urls) await outboxInsert(run, messageId, url, type, userId, payload, at);
 }
 
 /**
@@ -249,7 +300,7 @@ export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): Webhoo
           .where('id', 'in', ids)
           .returning(WEBHOOK_COLUMNS)
           .execute();
-        return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+        return rows.map(toWebhookDelivery).sort((a, b) => a.id - b.id);
       });
     },
     async delivered(id, now) {
@@ -270,7 +321,7 @@ export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): Webhoo
       let q = db.selectFrom('webhook_outbox').select(WEBHOOK_COLUMNS).orderBy('id', 'desc').limit(limit);
       if (status) q = q.where('status', '=', status);
       if (since !== undefined) q = q.where('created_at', '>=', since);
-      return (await q.execute()).map(toDelivery);
+      return (await q.execute()).map(toWebhookDelivery);
     },
     async retry(ids, now) {
       let q = db

@@ -96,7 +96,7 @@ export function pushDeviceRepository(db: Kysely<Database>): PushDeviceRepository
   };
 }
 
-const PUSH_COLUMNS = [
+export const PUSH_COLUMNS = [
   'id',
   'user_id',
   'message_id',
@@ -108,7 +108,10 @@ const PUSH_COLUMNS = [
   'last_error',
 ] as const;
 
-function toDelivery(r: Selectable<Database['push_outbox']>): PushDelivery {
+export type PushRow = Selectable<Database['push_outbox']>;
+
+/** A push outbox row as the port gives it; numbers may come as text (bigint columns). */
+export function toPushDelivery(r: PushRow): PushDelivery {
   return {
     id: Number(r.id),
     userId: Number(r.user_id),
@@ -143,7 +146,7 @@ export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbo
           .where('id', 'in', ids)
           .returning(PUSH_COLUMNS)
           .execute();
-        return rows.map(toDelivery).sort((a, b) => a.id - b.id);
+        return rows.map(toPushDelivery).sort((a, b) => a.id - b.id);
       });
     },
     async finished(id, status, note) {
@@ -157,7 +160,7 @@ export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbo
         .execute();
     },
     async list(limit) {
-      return (await db.selectFrom('push_outbox').select(PUSH_COLUMNS).orderBy('id', 'desc').limit(limit).execute()).map(toDelivery);
+      return (await db.selectFrom('push_outbox').select(PUSH_COLUMNS).orderBy('id', 'desc').limit(limit).execute()).map(toPushDelivery);
     },
     async prune(before) {
       const result = await db

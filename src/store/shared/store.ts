@@ -45,6 +45,8 @@ export interface DbOptions {
   webhookUrls?: readonly string[];
   /** Push notifications on: a new message's recipient with a device gets a push outbox row. */
   push?: boolean;
+  /** MySQL: how often an instance with streams open polls the event log for other instances' events; default 250. */
+  eventPollMs?: number;
 }
 
 /** A database file or folder that other users of the host can read. */
@@ -64,7 +66,7 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly revocations: RevocationRepository;
   /** The favourites list's reads. */
   readonly favouriteLists: FavouriteListRepository;
-  /** The users' event logs, for their streams; absent where the store keeps none yet (MySQL). */
+  /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
   readonly eventSignals?: EventSignals;

@@ -29,6 +29,7 @@ import pg from 'pg';
 import { openStore, type Store } from '../../../src/store/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
+import { outputOf, type CliRun } from '../../helpers/processes.js';
 import { recordedSteps } from '../../helpers/recordings.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
@@ -64,16 +65,10 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** The CLI's own entry (src/cli/main.ts, through tsx: no build needed), with only what Souk reads in its environment. */
-function souk(databaseUrl: string, args: string[]): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(
+function souk(databaseUrl: string, args: string[]): Promise<CliRun> {
+  return outputOf(
+    spawn(
       process.execPath,
       [
         '--import',
@@ -84,14 +79,8 @@ function souk(databaseUrl: string, args: string[]): Promise<Run> {
         ...args,
       ],
       { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
+    ),
+  );
 }
 
 async function importSite(databaseUrl: string, siteUrl: string): Promise<string> {

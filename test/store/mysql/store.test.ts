@@ -172,11 +172,17 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     assert.equal(tools!.option_value, 'a:1:{s:14:"allow_rest_api";s:3:"yes";}');
     const tables = await site.query<Record<string, string>>("show tables like 'wp\\_souk\\_%'");
     assert.deepEqual(tables.map((r) => Object.values(r)[0]).sort(), [
+      'wp_souk_event_sequences',
+      'wp_souk_event_tickets',
+      'wp_souk_events',
       'wp_souk_message_temp_ids',
       'wp_souk_migrations',
       'wp_souk_migrations_lock',
+      'wp_souk_push_devices',
+      'wp_souk_push_outbox',
       'wp_souk_revoked_tokens',
       'wp_souk_settings',
+      'wp_souk_webhook_outbox',
     ]);
   });
 
