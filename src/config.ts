@@ -620,6 +620,11 @@ const SETTINGS = {
     timeoutMs: integer('PUSH_TIMEOUT_MS', 10_000, 100, 600_000, {
       meaning: "How long Expo's push API has to answer; no answer in time is a failed attempt.",
     }),
+    receiptDelayS: integer('PUSH_RECEIPT_DELAY_S', 900, 1, 86_400, {
+      shownDefault: '`900` (15 min)',
+      meaning:
+        'How long after Expo took a push its receipt is asked for (`getReceipts` beside `EXPO_PUSH_URL`); a device the receipt reports not registered (the app uninstalled) is dropped. 1 to 86400.',
+    }),
   },
 };
 

@@ -16,6 +16,7 @@ import { shutdownOnSignals } from './shutdown.js';
 import { loggedPayloadJson } from './events/payloads.js';
 import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
+import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
 
 export interface Souk {
@@ -139,6 +140,14 @@ function pushNotifications(
     retryForMs: config.push.retryForS * 1000,
     retryBaseMs: config.push.retryBaseMs,
     timeoutMs: config.push.timeoutMs,
+    receipts: new PushReceipts({
+      devices: store.pushDevices,
+      pushUrl: config.push.expoUrl,
+      accessToken: config.push.accessToken,
+      delayMs: config.push.receiptDelayS * 1000,
+      timeoutMs: config.push.timeoutMs,
+      onError,
+    }),
     onError,
   });
 }

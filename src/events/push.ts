@@ -12,7 +12,8 @@
  * view: an event stream open in this process, or GET my/chat/conversation for it within
  * VIEW_WINDOW_MS on this instance (RecentViews); the state is per instance, in memory.
  *
- * Expo answers one ticket per message; a ticket with `DeviceNotRegistered` drops its token. Any
+ * Expo answers one ticket per message; a ticket with `DeviceNotRegistered` drops its token, and so
+ * does a receipt that says so, asked for later (push-receipts.ts). Any
  * other answer than 200 with the tickets (no answer, 429, 5xx) is retried with backoff for
  * PUSH_RETRY_FOR_S, then the row is kept as failed.
  *
@@ -25,6 +26,7 @@
 import type { Message } from '../domain/model.js';
 import type { Repositories } from '../domain/ports.js';
 import type { ConversationViews, PushDelivery, PushDeviceRepository, PushOutbox } from '../domain/push.js';
+import type { PushReceipts } from './push-receipts.js';
 import { nextAttempt } from './webhooks.js';
 
 /** How long a read of a conversation (GET my/chat/conversation) counts as having it open. */
@@ -79,6 +81,8 @@ export interface PushSenderOptions {
   timeoutMs: number;
   /** How often the outbox is looked at. */
   pollMs?: number;
+  /** Where the tickets Expo accepted are checked for their receipts. */
+  receipts?: PushReceipts;
   now?: () => number;
   onError?: (err: unknown, what: string) => void;
 }
@@ -124,6 +128,7 @@ export class PushSender {
     this.timer.unref();
     this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
+    this.o.receipts?.start();
     this.kick();
   }
 
@@ -148,7 +153,7 @@ export class PushSender {
     this.stopped = true;
     clearInterval(this.timer);
     clearInterval(this.pruner);
-    await this.running;
+    await Promise.all([this.running, this.o.receipts?.stop()]);
   }
 
   async prune(): Promise<void> {
@@ -204,7 +209,9 @@ export class PushSender {
       } else {
         const gone: string[] = [];
         const problems: string[] = [];
+        const accepted: { ticketId: string; token: string }[] = [];
         tickets.forEach((ticket, i) => {
+          if (ticket?.status === 'ok' && typeof ticket.id === 'string') accepted.push({ ticketId: ticket.id, token: tokens[i]! });
           if (ticket?.status !== 'error') return;
           const code = ticket.details?.error ?? ticket.message ?? 'error';
           if (code === 'DeviceNotRegistered') gone.push(tokens[i]!);
@@ -212,6 +219,7 @@ export class PushSender {
           else problems.push(`device ${i + 1}: ${String(code).slice(0, 100)}`);
         });
         if (gone.length > 0) await this.o.devices.drop(d.userId, gone);
+        this.o.receipts?.track(d.userId, accepted);
         const note = [...(gone.length > 0 ? [`${gone.length} device(s) not registered, dropped`] : []), ...problems];
         await this.o.outbox.finished(d.id, 'sent', note.length > 0 ? note.join('; ') : null);
         return;

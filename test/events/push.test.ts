@@ -229,6 +229,22 @@ describe('pushes', () => {
     assert.ok(!row!.lastError!.includes('gone'), 'the token is not recorded');
   });
 
+  it('drops a token whose receipt says DeviceNotRegistered, asked for PUSH_RECEIPT_DELAY_S after Expo took the push', async () => {
+    const { t, expo } = await pushSouk({ PUSH_RECEIPT_DELAY_S: '1' });
+    await register(t, USERS.youssef, { push_token: token('uninstalled') });
+    await register(t, USERS.youssef, { push_token: token('alive') });
+    expo.state.uninstalled.add(token('uninstalled'));
+    await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hello' });
+    await until(settled(t));
+    // Both tickets were accepted: both devices stay until the receipts are read.
+    assert.equal(expo.messages().length, 2);
+    assert.deepEqual((await t.souk.store.pushDevices!.tokensOf(USERS.youssef)).sort(), [token('alive'), token('uninstalled')]);
+    assert.deepEqual(expo.receiptRequests, []);
+    await until(async () => (await t.souk.store.pushDevices!.tokensOf(USERS.youssef)).length === 1, 10_000);
+    assert.deepEqual(await t.souk.store.pushDevices!.tokensOf(USERS.youssef), [token('alive')]);
+    assert.deepEqual(expo.receiptRequests.flat().sort(), ['ticket-1-0', 'ticket-1-1']);
+  });
+
   it('retries while Expo is down and delivers once it is back', async () => {
     const { t, expo } = await pushSouk({ PUSH_RETRY_BASE_MS: '100' });
     expo.state.mode = 'down';
