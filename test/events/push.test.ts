@@ -2,7 +2,8 @@
  * Push notifications: push-notification/register (and add-device) store the caller's Expo token;
  * a new message is pushed once to its recipient's devices, in the plugin's payload, through a real
  * local HTTP server standing in for Expo's push API; not while the recipient streams or has just
- * read the conversation; DeviceNotRegistered drops the token; Expo down then up still delivers.
+ * read the conversation; DeviceNotRegistered drops the token; Expo down then up still delivers, a
+ * SIGKILL in between too.
  * On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
 import { describe, it } from 'node:test';
@@ -12,6 +13,7 @@ import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
 import { expoReceiver } from '../helpers/expo-receiver.js';
 import { until } from '../helpers/until.js';
+import { startServerProcess } from '../helpers/processes.js';
 import { PUSH_BODY_MAX, RecentViews, pushBody } from '../../src/events/push.js';
 
 const API = '/wp-json/rtcl/v1';
@@ -243,6 +245,36 @@ describe('pushes', () => {
     await until(async () => (await t.souk.store.pushDevices!.tokensOf(USERS.youssef)).length === 1, 10_000);
     assert.deepEqual(await t.souk.store.pushDevices!.tokensOf(USERS.youssef), [token('alive')]);
     assert.deepEqual(expo.receiptRequests.flat().sort(), ['ticket-1-0', 'ticket-1-1']);
+  });
+
+  it('pushes after a SIGKILL that came between the message and its push', async () => {
+    const expo = await expoReceiver();
+    expo.state.mode = 'down';
+    // The in-process Souk makes the database and the fixture, and pushes nothing; processes serve it.
+    const t = await startTestSouk({ PUSH_NOTIFICATIONS: 'false' });
+    const env = { DATABASE_URL: t.database.url, SITE_URL: t.config.siteUrl, EXPO_PUSH_URL: expo.url, PUSH_RETRY_BASE_MS: '100' };
+    const first = await startServerProcess(env);
+    const post = (path: string, userId: number, body: unknown) =>
+      fetch(`${first.base}${path}`, {
+        method: 'POST',
+        headers: { ...t.auth(userId), 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    assert.equal((await post(REGISTER, USERS.youssef, { push_token: token('youssef') })).status, 200);
+    assert.equal(
+      (await post(`${API}/my/chat/conversation`, USERS.amina, { listing_id: LISTINGS.bike, text: 'before the crash' })).status,
+      200,
+    );
+    await until(() => expo.state.refused >= 1);
+    await first.stop('SIGKILL');
+    expo.state.mode = 'ok';
+    await startServerProcess(env);
+    await until(() => expo.messages().length >= 1, 15_000);
+    await sleep(300);
+    assert.deepEqual(
+      expo.messages().map((m) => [m.to, m.body]),
+      [[token('youssef'), 'before the crash']],
+    );
   });
 
   it('retries while Expo is down and delivers once it is back', async () => {
