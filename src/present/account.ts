@@ -27,6 +27,18 @@ export function userObject(user: User): UserObject {
   };
 }
 
+const objectTexts = new WeakMap<User, string>();
+
+/**
+ * The user object as JSON text, written once per user object (the user cache hands out the same
+ * one until the catalog changes): a favourites page carries one per listing, each with its MD5.
+ */
+export function userObjectJson(user: User): string {
+  let json = objectTexts.get(user);
+  if (json === undefined) objectTexts.set(user, (json = JSON.stringify(userObject(user))));
+  return json;
+}
+
 /** A signed token as sign-in hands it out: its text, and its issue and expiry times in seconds. */
 export interface SessionToken {
   token: string;

@@ -1,45 +1,34 @@
 /**
  * The chat's reads in both reply generations (neighbours.md N4, GET my/chat, my/chat/check,
- * my/chat/conversation), as JSON text: the listing summary is JSON already (listing.ts), the rest
- * is written field by field in the original's key order. The schemas in chat-schemas.ts describe
+ * my/chat/conversation), as JSON text: the listing summary and the users are JSON already (listing.ts,
+ * user.ts), the rest is written in the original's key order. The schemas in chat-schemas.ts describe
  * the same objects for the OpenAPI document; the contract tests compare real replies with the
  * recordings.
  */
 import type { ConversationListItem, ConversationRead, ConversationsPage, ConversationView } from '../domain/conversations.js';
 import type { Conversation, Message } from '../domain/model.js';
 import type { Presentation } from './conversation.js';
-import { objectJson, text, type Field } from './json-fields.js';
+import { fieldsJson, objectJson, text, type Field } from './json-fields.js';
 import { listingSummaryJson } from './listing.js';
-import { userSummary } from './user.js';
+import { userSummaryJson } from './user.js';
 
-const int = (n: number) => String(n);
 const bool = (b: boolean) => (b ? 'true' : 'false');
 /** A number or flag as the original's database rows carry it: a string of digits. */
 const digits = (n: number | boolean) => text(String(Number(n)));
 const flag = (b: boolean) => (b ? '1' : '0');
 const num = (n: number | boolean) => String(Number(n));
 
+// The current generation's objects, the ones the apps poll, are written as text in one go (a read
+// writes 50 messages, a list 20 items), the classic ones field by field: the same bytes either way.
 const listingJson = (view: ConversationView, p: Presentation) => (view.listing ? listingSummaryJson(view.listing, p) : 'null');
-const summaryJson = (view: ConversationView) => [
-  ['unread_count', int(view.unreadCount)] as Field,
-  ['sender', JSON.stringify(userSummary(view.sender))] as Field,
-  ['recipient', JSON.stringify(userSummary(view.recipient))] as Field,
-];
+const summaryJson = (view: ConversationView) =>
+  `"unread_count":${view.unreadCount},"sender":${userSummaryJson(view.sender)},"recipient":${userSummaryJson(view.recipient)}`;
 
 /** The conversation's own columns, typed as the current generation types them. */
-function conversationFields(c: Conversation): Field[] {
-  return [
-    ['listing_id', int(c.listingId)],
-    ['sender_id', int(c.senderId)],
-    ['recipient_id', int(c.recipientId)],
-    ['sender_delete', bool(c.senderDelete)],
-    ['recipient_delete', bool(c.recipientDelete)],
-    ['last_message_id', int(c.lastMessageId ?? 0)],
-    ['sender_review', bool(c.senderReview)],
-    ['recipient_review', bool(c.recipientReview)],
-    ['invert_review', bool(c.invertReview)],
-  ];
-}
+const conversationJson = (c: Conversation) =>
+  `"listing_id":${c.listingId},"sender_id":${c.senderId},"recipient_id":${c.recipientId},"sender_delete":${bool(c.senderDelete)},` +
+  `"recipient_delete":${bool(c.recipientDelete)},"last_message_id":${c.lastMessageId ?? 0},"sender_review":${bool(c.senderReview)},` +
+  `"recipient_review":${bool(c.recipientReview)},"invert_review":${bool(c.invertReview)}`;
 
 /** The same columns as the classic generation types them: ints, flags 0 or 1. */
 function classicConversationFields(c: Conversation, as: (n: number | boolean) => string): Field[] {
@@ -58,43 +47,29 @@ function classicConversationFields(c: Conversation, as: (n: number | boolean) =>
 }
 
 /** The last message's part of a list item: its text, whether read, who sent it, then the list's copies. */
-function lastMessageFields(item: ConversationListItem, p: Presentation): Field[] {
-  const m = item.lastMessage;
-  const sentAt = m ? text(p.formatTime(m.createdAt)) : 'null';
-  return [
-    ['message', m ? text(m.text) : 'null'],
-    ['is_read', m ? text(flag(m.isRead)) : 'null'],
-    ['source_id', m ? text(String(m.sourceId)) : 'null'],
-    ['last_message', m ? text(m.text) : 'null'],
-    ['last_message_created_at', sentAt],
-    ['display_name', text(item.other.name || item.other.login)],
-    ['user_login', text(item.other.login)],
-    ['other_id', text(String(item.other.id))],
-  ];
+function lastMessageJson(item: ConversationListItem, p: Presentation): string {
+  const { lastMessage: m, other } = item;
+  const names = `"display_name":${text(other.name || other.login)},"user_login":${text(other.login)},"other_id":"${other.id}"`;
+  if (!m) return `"message":null,"is_read":null,"source_id":null,"last_message":null,"last_message_created_at":null,${names}`;
+  const message = text(m.text);
+  return (
+    `"message":${message},"is_read":"${flag(m.isRead)}","source_id":"${m.sourceId}","last_message":${message},` +
+    `"last_message_created_at":${text(p.formatTime(m.createdAt))},${names}`
+  );
 }
 
 function listItemJson(item: ConversationListItem, p: Presentation): string {
   const c = item.conversation;
-  return objectJson([
-    ['con_id', int(c.id)],
-    ...conversationFields(c),
-    ['created_at', text(p.formatTime(c.createdAt))],
-    ['updated_at', text(p.formatTime(c.updatedAt))],
-    ...lastMessageFields(item, p),
-    ['listing', listingJson(item, p)],
-    ...summaryJson(item),
-  ]);
+  return (
+    `{"con_id":${c.id},${conversationJson(c)},"created_at":${text(p.formatTime(c.createdAt))},"updated_at":${text(p.formatTime(c.updatedAt))},` +
+    `${lastMessageJson(item, p)},"listing":${listingJson(item, p)},${summaryJson(item)}}`
+  );
 }
 
 function classicListItemJson(item: ConversationListItem, p: Presentation): string {
   const c = item.conversation;
-  return objectJson([
-    ...classicConversationFields(c, digits),
-    ['created_at', text(p.formatTime(c.createdAt))],
-    ...lastMessageFields(item, p),
-    ['listing', listingJson(item, p)],
-    ...summaryJson(item),
-  ]);
+  const head = fieldsJson([...classicConversationFields(c, digits), ['created_at', text(p.formatTime(c.createdAt))]]);
+  return `{${head},${lastMessageJson(item, p)},"listing":${listingJson(item, p)},${summaryJson(item)}}`;
 }
 
 const paginationJson = (total: number, perPage: number, page: number) =>
@@ -108,28 +83,18 @@ export function conversationListJson(page: ConversationsPage, p: Presentation): 
 }
 
 function messageRowJson(m: Message, p: Presentation): string {
-  return objectJson([
-    ['message_id', text(String(m.id))],
-    ['con_id', text(String(m.conId))],
-    ['source_id', text(String(m.sourceId))],
-    ['type', text(m.type)],
-    ['message', text(m.text)],
-    ['attachments', m.attachments === null ? 'null' : text(JSON.stringify(m.attachments))],
-    ['meta', 'null'],
-    ['is_read', text(flag(m.isRead))],
-    ['created_at', text(p.formatTime(m.createdAt))],
-  ]);
+  const attachments = m.attachments === null ? 'null' : text(JSON.stringify(m.attachments));
+  return (
+    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","type":${text(m.type)},"message":${text(m.text)},` +
+    `"attachments":${attachments},"meta":null,"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
+  );
 }
 
 function classicMessageRowJson(m: Message, p: Presentation): string {
-  return objectJson([
-    ['message_id', text(String(m.id))],
-    ['con_id', text(String(m.conId))],
-    ['source_id', text(String(m.sourceId))],
-    ['message', text(m.text)],
-    ['is_read', text(flag(m.isRead))],
-    ['created_at', text(p.formatTime(m.createdAt))],
-  ]);
+  return (
+    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","message":${text(m.text)},` +
+    `"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
+  );
 }
 
 /**
@@ -145,16 +110,12 @@ export function conversationReadJson(read: ConversationRead, p: Presentation): s
     return objectJson([...classicConversationFields(c, num), ['messages', `[${rows.join(',')}]`]]);
   }
   const last = view.lastMessage;
-  return objectJson([
-    ['con_id', int(c.id)],
-    ['listing', listingJson(view, p)],
-    ...summaryJson(view),
-    ...conversationFields(c),
-    ['created_at', text(p.formatTime(c.createdAt))],
-    ['updated_at', text(p.formatTime(c.updatedAt))],
-    ['last_message', last ? text(last.text) : 'null'],
-    ['last_message_created_at', last ? text(p.formatTime(last.createdAt)) : 'null'],
-    ['messages', `[${read.messages.map((m) => messageRowJson(m, p)).join(',')}]`],
-    ['pagination', paginationJson(read.total, read.perPage, read.page)],
-  ]);
+  const lastJson = last
+    ? `"last_message":${text(last.text)},"last_message_created_at":${text(p.formatTime(last.createdAt))}`
+    : '"last_message":null,"last_message_created_at":null';
+  return (
+    `{"con_id":${c.id},"listing":${listingJson(view, p)},${summaryJson(view)},${conversationJson(c)},` +
+    `"created_at":${text(p.formatTime(c.createdAt))},"updated_at":${text(p.formatTime(c.updatedAt))},${lastJson},` +
+    `"messages":[${read.messages.map((m) => messageRowJson(m, p)).join(',')}],"pagination":${paginationJson(read.total, read.perPage, read.page)}}`
+  );
 }

@@ -4,5 +4,8 @@ export type Field = readonly [key: string, json: string];
 
 export const text = (value: string) => JSON.stringify(value);
 
-/** The object of these fields, in this order. Keys are the interface's own: plain ASCII, never escaped. */
-export const objectJson = (fields: readonly Field[]) => `{${fields.map(([key, json]) => `"${key}":${json}`).join(',')}}`;
+/** The fields, in this order, without the object's braces. Keys are the interface's own: plain ASCII, never escaped. */
+export const fieldsJson = (fields: readonly Field[]) => fields.map(([key, json]) => `"${key}":${json}`).join(',');
+
+/** The object of these fields, in this order. */
+export const objectJson = (fields: readonly Field[]) => `{${fieldsJson(fields)}}`;

@@ -21,6 +21,15 @@ export function userSummary(user: User): UserSummary {
   return summary;
 }
 
+const summaryTexts = new WeakMap<User, string>();
+
+/** The summary as JSON text, written once per user object: a chat list carries two per conversation. */
+export function userSummaryJson(user: User): string {
+  let json = summaryTexts.get(user);
+  if (json === undefined) summaryTexts.set(user, (json = JSON.stringify(userSummary(user))));
+  return json;
+}
+
 function buildUserSummary(user: User): UserSummary {
   return {
     id: user.id,

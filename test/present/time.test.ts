@@ -1,7 +1,9 @@
 /** Wire times: `YYYY-MM-DD HH:MM:SS` in the site time zone, whatever order the times come in. */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { timeFormatter } from '../../src/present/time.js';
+import fc from 'fast-check';
+import { propertySeed } from '../helpers/property.js';
+import { isoUtcSecond, timeFormatter, utcSecond } from '../../src/present/time.js';
 
 it('formats in the site time zone, across a daylight-saving change', () => {
   const paris = timeFormatter('Europe/Paris');
@@ -40,4 +42,13 @@ it('keeps each second its own text when a reply goes back and forth between two 
     const sequence = [created, now, now, now, other, now, created, other, other, now, created];
     for (const [i, ms] of sequence.entries()) assert.equal(format(ms), reference(ms), `${zone}, call ${i}`);
   }
+});
+
+it('writes UTC seconds as the plain path (Date.toISOString) does, for every second of years 0 to 9999 and past them', () => {
+  const edges = [-62_167_219_200, -62_167_219_201, 253_402_300_799, 253_402_300_800, 0, -1, 86_399, 86_400, 951_782_400, 4_107_542_399];
+  for (const second of edges) assert.equal(utcSecond(second), isoUtcSecond(second), String(second));
+  fc.assert(
+    fc.property(fc.integer({ min: -70_000_000_000, max: 260_000_000_000 }), (second) => utcSecond(second) === isoUtcSecond(second)),
+    { numRuns: 20_000, seed: propertySeed() },
+  );
 });

@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { DEFAULT_LISTING_DETAILS, type ListingStore, type PricingType, type ShownListing } from '../../domain/model.js';
 import type { FavouriteListRepository } from '../../domain/ports.js';
 import { listingDetailsRow } from './catalog.js';
+import { kyselyRunner, prepare } from './prepared.js';
 import { toListing } from './rows.js';
 import { LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, type Database, type ListingDetailsTable, type ListingsTable } from './schema.js';
 
@@ -15,33 +16,50 @@ type ShownRow = Selectable<ListingsTable> & { [K in keyof DetailsRow]: DetailsRo
 /** What a listing imported before its details existed (migration 009) shows: the import's defaults. */
 const NO_DETAILS = listingDetailsRow(DEFAULT_LISTING_DETAILS);
 
-export function favouriteListRepository(db: Kysely<Database>): FavouriteListRepository {
-  // The favourites the list shows: the user's, whose listing is published.
-  const shown = (userId: number) =>
+type Db = Kysely<Database>;
+
+/** The favourites the list shows: the user's, whose listing is published. */
+const shown = (db: Db, userId: number) =>
+  db
+    .selectFrom('favourites')
+    .innerJoin('listings', 'listings.id', 'favourites.listing_id')
+    .where('favourites.user_id', '=', userId)
+    .where('listings.status', '=', 'publish');
+
+const q = {
+  // The page is sorted and cut on the favourites' keys, then its listings are read: sorting the
+  // joined rows would carry each listing's JSON (images, terms, contact: some 4 KB) through the sort.
+  shownPage: prepare((db, userId: number, limit: number, offset: number) =>
     db
-      .selectFrom('favourites')
-      .innerJoin('listings', 'listings.id', 'favourites.listing_id')
-      .where('favourites.user_id', '=', userId)
-      .where('listings.status', '=', 'publish');
+      .selectFrom(
+        shown(db, userId)
+          .select(['favourites.listing_id', 'favourites.added_at', 'favourites.id'])
+          // Most recently added first; the insertion order settles additions in the same millisecond.
+          .orderBy('favourites.added_at', 'desc')
+          .orderBy('favourites.id', 'desc')
+          .limit(limit)
+          .offset(offset)
+          .as('page'),
+      )
+      .innerJoin('listings', 'listings.id', 'page.listing_id')
+      .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
+      .select(LISTING_COLUMNS.map((c) => `listings.${c}` as const))
+      .select(DETAIL_COLUMNS.map((c) => `listing_details.${c}` as const))
+      .orderBy('page.added_at', 'desc')
+      .orderBy('page.id', 'desc'),
+  ),
+  shownCount: prepare((db, userId: number) => shown(db, userId).select((eb) => eb.fn.countAll<number | string>().as('n'))),
+};
+
+export function favouriteListRepository(db: Db): FavouriteListRepository {
+  // Built and compiled once (prepared.ts), run with each request's values.
+  const run = kyselyRunner(db);
   return {
     async shownPage(userId, offset, limit) {
-      const rows = await shown(userId)
-        .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
-        .select(LISTING_COLUMNS.map((c) => `listings.${c}` as const))
-        .select(DETAIL_COLUMNS.map((c) => `listing_details.${c}` as const))
-        // Most recently added first; the insertion order settles additions in the same millisecond.
-        .orderBy('favourites.added_at', 'desc')
-        .orderBy('favourites.id', 'desc')
-        .limit(limit)
-        .offset(offset)
-        .execute();
-      return rows.map(toShownListing);
+      return (await q.shownPage(run, userId, limit, offset)).rows.map(toShownListing);
     },
     async countShown(userId) {
-      const row = await shown(userId)
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
+      return Number((await q.shownCount(run, userId)).rows[0]?.n ?? 0);
     },
   };
 }
