@@ -3,6 +3,10 @@
  * TEST_MYSQL_URL, default the machine's MariaDB at 127.0.0.1:3306 as root), loaded from one of the
  * recorded site's dumps (../shared/spec/original/*.sql) with the mariadb client, dropped after the
  * test file. `query` reads it back for the checks.
+ *
+ * The drop waits for the file's end (a hook of the root test, which runs after every test's own
+ * hooks): a Souk a test started on the database is closed by then, so no open transaction of its
+ * holds the metadata locks DROP DATABASE waits for, and it reads no dropped database.
  */
 import { after } from 'node:test';
 import { spawnSync } from 'node:child_process';
@@ -27,7 +31,13 @@ function client(url: string, args: string[], input?: string) {
   const result = spawnSync(
     'mariadb',
     [`-h${u.hostname}`, `-P${u.port || '3306'}`, `-u${decodeURIComponent(u.username || 'root')}`, ...args],
-    { input, env: { ...process.env, ...(u.password ? { MYSQL_PWD: decodeURIComponent(u.password) } : {}) }, maxBuffer: 64 << 20 },
+    {
+      input,
+      env: { ...process.env, ...(u.password ? { MYSQL_PWD: decodeURIComponent(u.password) } : {}) },
+      maxBuffer: 64 << 20,
+      // A hang fails the test instead of holding the suite.
+      timeout: 120_000,
+    },
   );
   if (result.status !== 0) throw new Error(`mariadb ${args.join(' ')}: ${result.stderr?.toString() || result.error?.message}`);
 }
@@ -60,9 +70,21 @@ export async function wordpressDatabase(dump = 'wordpress-seeded.sql'): Promise<
     async drop() {
       await connection?.end();
       connection = undefined;
-      client(TEST_MYSQL_URL, ['-e', `drop database if exists ${name}`]);
+      dropAtEnd.delete(db);
+      // Over a connection, not the client, which would block the event loop while it waits.
+      const server = await createConnection({ uri: TEST_MYSQL_URL });
+      try {
+        await server.query(`drop database if exists ${name}`);
+      } finally {
+        await server.end();
+      }
     },
   };
-  after(() => db.drop());
+  dropAtEnd.add(db);
   return db;
 }
+
+const dropAtEnd = new Set<WordpressDatabase>();
+after(async () => {
+  for (const db of dropAtEnd) await db.drop();
+});
