@@ -3,7 +3,7 @@
  * messages, and the buyer's check for an open conversation about a listing.
  */
 import type { Conversation, ConversationListRow, LastMessage, Listing, Message, Side, User } from './model.js';
-import type { Repositories } from './ports.js';
+import type { ConversationForReader, Repositories } from './ports.js';
 
 export interface ChatReadDeps {
   /** Repositories outside any transaction: reads see what has committed. */
@@ -61,13 +61,9 @@ async function participant(deps: ChatReadDeps, id: number): Promise<User> {
 
 async function listItem(deps: ChatReadDeps, row: ConversationListRow, readerId: number): Promise<ConversationListItem> {
   const c = row.conversation;
-  const [listing, sender, recipient] = await Promise.all([
-    deps.repos.listings.findById(c.listingId),
-    participant(deps, c.senderId),
-    participant(deps, c.recipientId),
-  ]);
+  const [sender, recipient] = await Promise.all([participant(deps, c.senderId), participant(deps, c.recipientId)]);
   const other = c.senderId === readerId ? recipient : sender;
-  return { conversation: c, listing, sender, recipient, lastMessage: row.lastMessage, unreadCount: row.unreadCount, other };
+  return { conversation: c, listing: row.listing, sender, recipient, lastMessage: row.lastMessage, unreadCount: row.unreadCount, other };
 }
 
 /**
@@ -110,14 +106,13 @@ async function lastMessageOf(repos: Repositories, c: Conversation, page: Message
   return m ? { text: m.text, isRead: m.isRead, sourceId: m.sourceId, createdAt: m.createdAt } : null;
 }
 
-async function readOpen(deps: ChatReadDeps, c: Conversation, readerId: number, paging: MessagePaging): Promise<ConversationRead> {
+async function readOpen(deps: ChatReadDeps, read: ConversationForReader, paging: MessagePaging): Promise<ConversationRead> {
   const { repos } = deps;
+  const { conversation: c, listing, unreadCount } = read;
   const offset = (paging.page - 1) * paging.perPage;
   const messages = Number.isSafeInteger(offset) ? await repos.messages.pageOf(c.id, paging.afterId, offset, paging.perPage) : [];
-  const [total, unreadCount, listing, sender, recipient, lastMessage] = await Promise.all([
+  const [total, sender, recipient, lastMessage] = await Promise.all([
     endsTheList(messages.length, offset, paging.perPage) ? offset + messages.length : repos.messages.countOf(c.id, paging.afterId),
-    repos.conversations.unreadFrom(c.id, otherParticipant(c, readerId)),
-    repos.listings.findById(c.listingId),
     participant(deps, c.senderId),
     participant(deps, c.recipientId),
     lastMessageOf(repos, c, messages),
@@ -133,9 +128,9 @@ export async function readConversation(
   conId: number,
   paging: MessagePaging,
 ): Promise<ReadConversationResult> {
-  const conversation = await deps.repos.conversations.findById(conId);
-  if (!conversation || sideOf(conversation, readerId) === null) return { ok: false, error: 'forbidden' };
-  return { ok: true, value: await readOpen(deps, conversation, readerId, paging) };
+  const read = await deps.repos.conversations.findForReader(conId, readerId);
+  if (!read || sideOf(read.conversation, readerId) === null) return { ok: false, error: 'forbidden' };
+  return { ok: true, value: await readOpen(deps, read, paging) };
 }
 
 export type CheckConversationResult = { ok: true; value: ConversationRead | null } | { ok: false; error: 'forbidden' };
@@ -156,5 +151,7 @@ export async function checkConversation(
   if (!owner || owner.disabled) return { ok: false, error: 'forbidden' };
   const conversation = await deps.repos.conversations.findOpen(listing.id, readerId, listing.ownerId);
   if (!conversation) return { ok: true, value: null };
-  return { ok: true, value: await readOpen(deps, conversation, readerId, paging) };
+  // The listing just read is the conversation's: only the unread count is left to read.
+  const unreadCount = await deps.repos.conversations.unreadFrom(conversation.id, otherParticipant(conversation, readerId));
+  return { ok: true, value: await readOpen(deps, { conversation, listing, unreadCount }, paging) };
 }

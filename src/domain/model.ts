@@ -189,6 +189,8 @@ export interface ConversationListRow {
   lastMessage: LastMessage | null;
   /** Messages the other participant sent that the list's reader has not read. */
   unreadCount: number;
+  /** The conversation's listing; undefined once it is removed (its conversations stay). */
+  listing: Listing | undefined;
 }
 
 /** Which participant a user is in a conversation. */

@@ -46,15 +46,31 @@ export interface FavouriteListRepository {
   countShown(userId: number): Promise<number>;
 }
 
+/** A conversation as a reader sees it: ConversationRepository.findForReader. */
+export interface ConversationForReader {
+  conversation: Conversation;
+  /** Undefined once the listing is removed (its conversations stay). */
+  listing: Listing | undefined;
+  /** Messages from the participant who is not the reader, still unread (unreadFrom's count). */
+  unreadCount: number;
+}
+
 export interface ConversationRepository {
   findOpen(listingId: number, senderId: number, recipientId: number): Promise<Conversation | undefined>;
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
   findById(conId: number): Promise<Conversation | undefined>;
+  /**
+   * The conversation with what `readerId` reads along with it, in one go (the hottest read): its
+   * listing and the messages from the participant other than the reader still unread. Whether the
+   * reader takes part is the caller's to check.
+   */
+  findForReader(conId: number, readerId: number): Promise<ConversationForReader | undefined>;
   /** Messages in the conversation sent by senderId that are still unread. */
   unreadFrom(conId: number, senderId: number): Promise<number>;
   /**
    * The conversations the user takes part in and has not left, latest message first (the last
-   * message's id, then the conversation's, descending), from `offset` on, at most `limit`.
+   * message's id, then the conversation's, descending), from `offset` on, at most `limit`; each
+   * with its listing.
    * `listedOnly` leaves out those whose listing was removed.
    */
   listFor(userId: number, offset: number, limit: number, listedOnly: boolean): Promise<ConversationListRow[]>;

@@ -31,6 +31,31 @@ it('a re-imported listing is shown as imported in the next conversation reply', 
   assert.equal(second.con_id, first.con_id);
 });
 
+it('a re-imported listing is shown as imported in the next GET my/chat/conversation and GET my/chat', async () => {
+  const t = await startTestSouk();
+  const conId = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'hi' })).json().con_id as number;
+  const read = async () => {
+    const get = (url: string) => t.app.inject({ method: 'GET', url: `/wp-json/rtcl/v1/${url}`, headers: t.auth(USERS.amina) });
+    const [conversation, list] = await Promise.all([get(`my/chat/conversation?con_id=${conId}`), get('my/chat')]);
+    assert.equal(conversation.statusCode, 200, conversation.body);
+    assert.equal(list.statusCode, 200, list.body);
+    const listed = (list.json().data as { con_id: number; listing: unknown }[]).find((c) => c.con_id === conId);
+    return [conversation.json().listing, listed?.listing] as { title: string; raw_price: string }[];
+  };
+  // Read three times: the listing is cached after the second and the third comes from the cache.
+  for (let i = 0; i < 3; i++) for (const listing of await read()) assert.equal(listing?.title, 'Road bike');
+
+  const parsed = parseImportDocument({
+    listings: [{ id: LISTINGS.bike, owner_id: USERS.youssef, title: 'Road bike, new tyres', slug: 'road-bike', price: '1100' }],
+  });
+  assert.ok(parsed.ok);
+  assert.deepEqual(await importCatalog(t.souk.store, parsed.catalog), { ok: true, users: 0, listings: 1 });
+  for (const listing of await read()) {
+    assert.equal(listing?.title, 'Road bike, new tyres');
+    assert.equal(listing?.raw_price, '1100');
+  }
+});
+
 it('a user disabled by an import is refused after the next settings poll (SETTINGS_REFRESH_MS)', async () => {
   const t = await startTestSouk();
   assert.equal((await t.toggle(USERS.amina, { listing_id: LISTINGS.bike })).statusCode, 200);

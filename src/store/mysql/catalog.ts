@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { ListingDetails, ListingStatus, ShownListing, TermObject, User, Listing, ListingContact } from '../../domain/model.js';
 import { imagesJson, stringsJson, termsJson, contactJson } from '../shared/media-json.js';
-import { CATALOG_PERIOD_MS, rows, statement, T, type Db, type MysqlContext } from './context.js';
+import { CATALOG_PERIOD_MS, rows, statement, T, together, type Db, type MysqlContext } from './context.js';
 import { hierarchical, imageObject, termObject, type AttachmentRow, type TermRow } from './media.js';
 import { phpObject, type SiteOptions } from './site.js';
 
@@ -94,19 +94,21 @@ interface UserPictureRow extends UserRow {
 /**
  * The users matching `condition`, lowest id first, each with its metas as columns and its profile
  * picture's attachment (file and metadata) joined in: one round trip for a user and its picture.
+ * One grouped join, no derived table: materialising one and sorting its rows, attachment metadata
+ * and all, cost MariaDB twice the CPU. The picture is the attachment whose id is the `pp_id`
+ * column's value (its MAX) read as a number; its metas repeat each user meta row, which MAX ignores.
  */
 function usersQuery(ctx: MysqlContext, condition: ReturnType<typeof sql>, limit: ReturnType<typeof sql>) {
   const { t } = ctx;
   const keys = { ...USER_META, capabilities: `${t.prefix}capabilities` };
-  const postMeta = (key: string) =>
-    sql`(select max(pm.meta_value) from ${T(t.postmeta)} pm where pm.post_id = pa.ID and pm.meta_key = ${key})`;
-  return sql<UserPictureRow>`select x.*, pa.ID as pp_found, ${postMeta('_wp_attached_file')} as pp_file,
-      ${postMeta('_wp_attachment_metadata')} as pp_meta
-    from (select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)}
-      from ${T(t.users)} u left join ${T(t.usermeta)} m on m.user_id = u.ID and m.meta_key in (${sql.join(Object.values(keys))})
-      where ${condition} group by u.ID order by u.ID ${limit}) x
-    left join ${T(t.posts)} pa on pa.ID = cast(x.pp_id as unsigned) and pa.post_type = 'attachment' and pa.post_mime_type like 'image/%'
-    order by x.ID`;
+  const pictureId = sql`(select cast(max(pp.meta_value) as unsigned) from ${T(t.usermeta)} pp where pp.user_id = u.ID and pp.meta_key = ${USER_META.pp_id})`;
+  const pictureMeta = (key: string) => sql`max(case when pm.meta_key = ${key} then pm.meta_value end)`;
+  return sql<UserPictureRow>`select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)},
+      max(pa.ID) as pp_found, ${pictureMeta('_wp_attached_file')} as pp_file, ${pictureMeta('_wp_attachment_metadata')} as pp_meta
+    from ${T(t.users)} u left join ${T(t.usermeta)} m on m.user_id = u.ID and m.meta_key in (${sql.join(Object.values(keys))})
+      left join ${T(t.posts)} pa on pa.ID = ${pictureId} and pa.post_type = 'attachment' and pa.post_mime_type like 'image/%'
+      left join ${T(t.postmeta)} pm on pm.post_id = pa.ID and pm.meta_key in ('_wp_attached_file', '_wp_attachment_metadata')
+    where ${condition} group by u.ID order by u.ID ${limit}`;
 }
 
 const userById = statement((ctx, _variant, id: number) => usersQuery(ctx, sql`u.ID = ${id}`, sql`limit 1`));
@@ -222,17 +224,25 @@ const STATUS: Record<string, ListingStatus> = {
   trash: 'trash',
 };
 
-async function attachments(db: Db, ctx: MysqlContext, where: ReturnType<typeof sql>): Promise<(AttachmentRow & { post_parent: number })[]> {
-  const { t } = ctx;
-  return rows(
-    db,
-    sql<AttachmentRow & { post_parent: number }>`select a.ID, a.post_parent, a.post_title, a.post_excerpt, a.post_mime_type,
-        ${pivot({ file: '_wp_attached_file', meta: '_wp_attachment_metadata', alt: '_wp_attachment_image_alt' })}
-      from ${T(t.posts)} a left join ${T(t.postmeta)} m on m.post_id = a.ID
-        and m.meta_key in ('_wp_attached_file', '_wp_attachment_metadata', '_wp_attachment_image_alt')
-      where ${where} and a.post_type = 'attachment' and a.post_mime_type like 'image/%'
-      group by a.ID order by a.menu_order, a.ID`,
-  );
+/**
+ * Image attachments, in their gallery order (menu_order, then id). Sorted here: sorted by MariaDB
+ * after grouping, the rows went through a temporary table, metadata and all (three times the CPU).
+ */
+type ImageRow = AttachmentRow & { post_parent: number; menu_order: number | string };
+
+const attachmentsQuery = (ctx: MysqlContext, where: ReturnType<typeof sql>) =>
+  sql<ImageRow>`select a.ID, a.menu_order, a.post_parent, a.post_title, a.post_excerpt, a.post_mime_type,
+      ${pivot({ file: '_wp_attached_file', meta: '_wp_attachment_metadata', alt: '_wp_attachment_image_alt' })}
+    from ${T(ctx.t.posts)} a left join ${T(ctx.t.postmeta)} m on m.post_id = a.ID
+      and m.meta_key in ('_wp_attached_file', '_wp_attachment_metadata', '_wp_attachment_image_alt')
+    where ${where} and a.post_type = 'attachment' and a.post_mime_type like 'image/%'
+    group by a.ID order by null`;
+
+const inGalleryOrder = (found: ImageRow[]) =>
+  found.sort((a, b) => Number(a.menu_order) - Number(b.menu_order) || Number(a.ID) - Number(b.ID));
+
+async function attachments(db: Db, ctx: MysqlContext, where: ReturnType<typeof sql>): Promise<ImageRow[]> {
+  return inGalleryOrder(await rows(db, attachmentsQuery(ctx, where)));
 }
 
 interface LoadedListing {
@@ -249,23 +259,21 @@ async function loadListings(db: Db, ctx: MysqlContext, ids: number[]): Promise<M
   const { t } = ctx;
   const site = await ctx.site();
   const idList = sql.join(ids);
-  const [posts, terms, images] = await Promise.all([
-    rows(
-      db,
-      sql<ListingRow>`select p.ID, p.post_author, p.post_title, p.post_name, p.post_status, p.post_date_gmt, p.post_modified_gmt,
-          ${pivot(LISTING_META)}
-        from ${T(t.posts)} p left join ${T(t.postmeta)} m on m.post_id = p.ID and m.meta_key in (${sql.join(Object.values(LISTING_META))})
-        where p.ID in (${idList}) and p.post_type = 'rtcl_listing' group by p.ID`,
-    ),
-    rows(
-      db,
-      sql<TermRow>`select r.object_id, t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count
-        from ${T(t.termRelationships)} r join ${T(t.termTaxonomy)} tt on tt.term_taxonomy_id = r.term_taxonomy_id
-        join ${T(t.terms)} t on t.term_id = tt.term_id
-        where r.object_id in (${idList}) and tt.taxonomy in ('rtcl_category', 'rtcl_location', 'rtcl_tag')`,
-    ),
-    attachments(db, ctx, sql`a.post_parent in (${idList})`),
+  // The three in one round trip.
+  const results = await together(db, ctx, [
+    sql<ListingRow>`select p.ID, p.post_author, p.post_title, p.post_name, p.post_status, p.post_date_gmt, p.post_modified_gmt,
+        ${pivot(LISTING_META)}
+      from ${T(t.posts)} p left join ${T(t.postmeta)} m on m.post_id = p.ID and m.meta_key in (${sql.join(Object.values(LISTING_META))})
+      where p.ID in (${idList}) and p.post_type = 'rtcl_listing' group by p.ID`.compile(db),
+    sql<TermRow>`select r.object_id, t.term_id, t.name, t.slug, t.term_group, tt.term_taxonomy_id, tt.taxonomy, tt.description, tt.parent, tt.count
+      from ${T(t.termRelationships)} r join ${T(t.termTaxonomy)} tt on tt.term_taxonomy_id = r.term_taxonomy_id
+      join ${T(t.terms)} t on t.term_id = tt.term_id
+      where r.object_id in (${idList}) and tt.taxonomy in ('rtcl_category', 'rtcl_location', 'rtcl_tag')`.compile(db),
+    attachmentsQuery(ctx, sql`a.post_parent in (${idList})`).compile(db),
   ]);
+  const posts = results[0]!.rows as ListingRow[];
+  const terms = results[1]!.rows as TermRow[];
+  const images = inGalleryOrder(results[2]!.rows as ImageRow[]);
   for (const row of posts) {
     const status = STATUS[row.post_status];
     if (!status) continue;
@@ -298,7 +306,7 @@ async function loadListings(db: Db, ctx: MysqlContext, ids: number[]): Promise<M
 }
 
 /** A listing's own row in wp_posts: what findListings checks a kept listing against. */
-interface PostState {
+export interface PostState {
   ID: number | string;
   post_author: number | string;
   post_title: string;
@@ -348,7 +356,7 @@ const matches = (listing: Listing, row: PostState) =>
 export async function findListings(db: Db, ctx: MysqlContext, ids: number[], now = Date.now()): Promise<Map<number, Listing>> {
   const out = new Map<number, Listing>();
   const kept = ids.filter((id) => ctx.listings.has(id));
-  let toRead = kept.length === ids.length ? [] : ids.filter((id) => !ctx.listings.has(id));
+  const toRead = kept.length === ids.length ? [] : ids.filter((id) => !ctx.listings.has(id));
   if (kept.length > 0) {
     const states = kept.length === 1 ? (await postState(db, ctx, '', kept[0]!)).rows : await postStates(db, ctx, kept);
     for (const row of states) {
@@ -359,26 +367,50 @@ export async function findListings(db: Db, ctx: MysqlContext, ids: number[], now
     }
     // A kept id without a post row is no listing now: left out, as a read would leave it.
   }
-  if (toRead.length > 0) {
-    toRead = [...new Set(toRead)];
-    for (const [id, { listing, row }] of await loadListings(db, ctx, toRead)) {
-      ctx.listings.offer(id, versionOf(row.post_modified_gmt, now), listing);
-      out.set(id, listing);
-    }
-  }
+  if (toRead.length > 0) await readWhole(db, ctx, [...new Set(toRead)], now, out);
   return out;
+}
+
+async function readWhole(db: Db, ctx: MysqlContext, ids: number[], now: number, out: Map<number, Listing>): Promise<void> {
+  for (const [id, { listing, row }] of await loadListings(db, ctx, ids)) {
+    ctx.listings.offer(id, versionOf(row.post_modified_gmt, now), listing);
+    out.set(id, listing);
+  }
+}
+
+/**
+ * The listing `id` as findListings answers it, given its post row as another statement read it
+ * (undefined: none): a kept listing that still matches it costs no query.
+ */
+export async function listingOfState(
+  db: Db,
+  ctx: MysqlContext,
+  id: number,
+  state: PostState | undefined,
+  now = Date.now(),
+): Promise<Listing | undefined> {
+  if (!state) return undefined;
+  const kept = ctx.listings.get(id, versionOf(state.post_modified_gmt, now));
+  if (kept && matches(kept, state)) return kept;
+  const out = new Map<number, Listing>();
+  await readWhole(db, ctx, [id], now, out);
+  return out.get(id);
 }
 
 export async function loadListing(db: Db, ctx: MysqlContext, id: number): Promise<Listing | undefined> {
   return (await findListings(db, ctx, [id])).get(id);
 }
 
-export async function listingStatus(db: Db, ctx: MysqlContext, id: number): Promise<ListingStatus | undefined> {
-  const [row] = await rows(
-    db,
+export const statusQuery = statement(
+  (ctx, _variant, id: number) =>
     sql<{ post_status: string }>`select post_status from ${T(ctx.t.posts)} where ID = ${id} and post_type = 'rtcl_listing'`,
-  );
-  return row ? STATUS[row.post_status] : undefined;
+);
+
+export const statusOfRow = (row: { post_status: string } | undefined): ListingStatus | undefined =>
+  row ? STATUS[row.post_status] : undefined;
+
+export async function listingStatus(db: Db, ctx: MysqlContext, id: number): Promise<ListingStatus | undefined> {
+  return statusOfRow((await statusQuery(db, ctx, '', id)).rows[0]);
 }
 
 /** Of these listings, the published ones. */

@@ -5,7 +5,7 @@
  * plugin's chat tables the site has (4.x, with a message's `type`, `attachments`, `meta` and a
  * conversation's `updated_at`, or 2.x without them).
  */
-import { CompiledQuery, sql, type Kysely, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
 import { ListingCache } from '../shared/listing-cache.js';
 import { OPTION_NAMES, readSiteOptions, type SiteOptions } from './site.js';
 
@@ -15,6 +15,13 @@ import { OPTION_NAMES, readSiteOptions, type SiteOptions } from './site.js';
  * trace Souk could check (a meta written alone, a term added, an image uploaded).
  */
 export const CATALOG_PERIOD_MS = 30_000;
+
+/**
+ * Listings kept (ListingCache): more than on Souk's own schema, where a listing is one row, as a
+ * WordPress listing costs three queries and the parsing of its images' PHP-serialised metadata
+ * to read again. About 10 KB each: 50 MB at most.
+ */
+const LISTINGS_KEPT = 5_000;
 
 /** The site's tables are addressed by name (sql.table), not through a typed schema. */
 export type WpDatabase = Record<string, never>;
@@ -86,12 +93,78 @@ export interface MysqlContext {
   chat(): Promise<ChatForm>;
   /** Listings read lately, kept with the version of their post row (catalog.ts). */
   listings: ListingCache;
+  /** The connections allow several statements in one query (mysql2's multipleStatements): see together. */
+  severalStatements: boolean;
 }
 
 export const T = (name: string) => sql.table(name);
 
+/** Through db.executeQuery, as every statement here: a unit of work's connection sends what waits with it (unit-of-work.ts). */
 export async function rows<R>(db: Db, query: RawBuilder<R>): Promise<R[]> {
-  return (await query.execute(db)).rows;
+  return (await db.executeQuery(query.compile(db))).rows;
+}
+
+export type Result<R> = { rows: R[]; insertId?: bigint; numAffectedRows?: bigint };
+
+/** A statement's result as mysql2 gives it (rows, or a result header) in Kysely's form, as Kysely's MySQL driver makes it. */
+export function toResult(raw: unknown): QueryResult<unknown> {
+  if (Array.isArray(raw)) return { rows: raw };
+  const header = raw as { insertId?: number | string | null; affectedRows?: number | string | null } | null;
+  if (!header || typeof header !== 'object' || !('insertId' in header) || !('affectedRows' in header)) return { rows: [] };
+  const { insertId, affectedRows } = header;
+  return {
+    ...(insertId !== undefined && insertId !== null && insertId.toString() !== '0' ? { insertId: BigInt(insertId) } : {}),
+    ...(affectedRows !== undefined && affectedRows !== null ? { numAffectedRows: BigInt(affectedRows) } : {}),
+    rows: [],
+  };
+}
+
+/** How a routed connection sends several statements (routedThrough): a unit of work's, after what waits to go with them. */
+const senders = new WeakMap<Db, (queries: CompiledQuery[]) => Promise<QueryResult<unknown>[]>>();
+
+/** `connection` with every statement (executeQuery, and a query builder's execute) sent by `send`. */
+export function routedThrough(connection: Db, send: (queries: CompiledQuery[]) => Promise<QueryResult<unknown>[]>): Db {
+  const one = async (query: CompiledQuery) => (await send([query]))[0]!;
+  const bound = (target: object, prop: string | symbol) => {
+    const value: unknown = Reflect.get(target, prop, target);
+    // Kysely's objects keep private fields: their methods must run on them, not on the proxy.
+    return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+  };
+  const executor = connection.getExecutor();
+  const routedExecutor = new Proxy(executor, {
+    get: (target, prop) => (prop === 'executeQuery' ? one : bound(target, prop)),
+  });
+  const routed = new Proxy(connection, {
+    get: (target, prop) => {
+      if (prop === 'executeQuery')
+        return (query: CompiledQuery | { compile(): CompiledQuery }) => one('compile' in query ? query.compile() : query);
+      if (prop === 'getExecutor') return () => routedExecutor;
+      return bound(target, prop);
+    },
+  });
+  senders.set(routed, send);
+  return routed;
+}
+
+/**
+ * Several statements in one round trip, their results in order: one text of statements separated
+ * by semicolons (the pool's connections allow several; every value is a placeholder, escaped by
+ * mysql2), which MariaDB runs in order, stopping at the first error. A round trip costs both
+ * processes a system call to write and a wake-up, more than a small statement's own work.
+ */
+export async function together(db: Db, ctx: MysqlContext, queries: CompiledQuery[]): Promise<QueryResult<unknown>[]> {
+  const send = senders.get(db);
+  if (send) return send(queries);
+  if (queries.length === 1) return [await db.executeQuery(queries[0]!)];
+  // Elsewhere (the import's own pool) one after the other.
+  if (!ctx.severalStatements) return Promise.all(queries.map((q) => db.executeQuery(q)));
+  const joined = CompiledQuery.raw(
+    queries.map((q) => q.sql).join(';\n'),
+    queries.flatMap((q) => q.parameters),
+  );
+  // Kysely hands mysql2's answer to several statements on as rows: one result per statement.
+  const results = (await db.executeQuery(joined)).rows;
+  return results.map(toResult);
 }
 
 /** Marks where an argument lands in a statement's compiled parameters; compared by identity. */
@@ -106,12 +179,8 @@ class Slot {
  */
 export function statement<A extends unknown[], R>(build: (ctx: MysqlContext, variant: string, ...args: A) => RawBuilder<R>) {
   const templates = new WeakMap<MysqlContext, Map<string, { sql: string; slots: number[]; constants: readonly unknown[] }>>();
-  return async (
-    db: Db,
-    ctx: MysqlContext,
-    variant: string,
-    ...args: A
-  ): Promise<{ rows: R[]; insertId?: bigint; numAffectedRows?: bigint }> => {
+  /** The statement with these arguments, to run alone or with others (together). */
+  const compiled = (ctx: MysqlContext, variant: string, ...args: A): CompiledQuery<R> => {
     let byVariant = templates.get(ctx);
     if (!byVariant) templates.set(ctx, (byVariant = new Map()));
     let t = byVariant.get(variant);
@@ -127,8 +196,11 @@ export function statement<A extends unknown[], R>(build: (ctx: MysqlContext, var
     }
     const { slots, constants } = t;
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : constants[i]));
-    return db.executeQuery(CompiledQuery.raw(t.sql, parameters)) as Promise<{ rows: R[]; insertId?: bigint; numAffectedRows?: bigint }>;
+    return CompiledQuery.raw(t.sql, parameters) as CompiledQuery<R>;
   };
+  const run = (db: Db, ctx: MysqlContext, variant: string, ...args: A): Promise<Result<R>> =>
+    db.executeQuery(compiled(ctx, variant, ...args)) as Promise<Result<R>>;
+  return Object.assign(run, { compiled });
 }
 
 async function columnsOf(db: Db, table: string): Promise<Set<string>> {
@@ -141,7 +213,8 @@ async function columnsOf(db: Db, table: string): Promise<Set<string>> {
   return new Set(found.map((r) => r.name.toLowerCase()));
 }
 
-export function mysqlContext(db: Db, prefix: string): MysqlContext {
+/** severalStatements: the pool's connections allow several statements in one query (together). */
+export function mysqlContext(db: Db, prefix: string, severalStatements = false): MysqlContext {
   const t = tables(prefix);
   let site: Promise<SiteOptions> | undefined;
   let chat: Promise<ChatForm> | undefined;
@@ -155,7 +228,8 @@ export function mysqlContext(db: Db, prefix: string): MysqlContext {
   return {
     db,
     t,
-    listings: new ListingCache(),
+    severalStatements,
+    listings: new ListingCache(LISTINGS_KEPT),
     site: () =>
       site ??
       once(

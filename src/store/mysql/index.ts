@@ -9,8 +9,9 @@
  * reads chat or favourites: one user's toggles and conversation starts run one at a time across
  * every instance, as the plugin's tables have no unique key to lean on. Its reads of the catalog
  * before that (the listing, its owner) run on the same connection ahead of BEGIN, so the lock is
- * held for the writes alone. The site's own writes take no such lock: Souk cannot serialise them
- * (README, "Running beside WordPress").
+ * held for the writes alone (the toggle's one read, the listing's status, goes in the same round
+ * trip as BEGIN and the lock: unit-of-work.ts). The site's own writes take no such lock: Souk
+ * cannot serialise them (README, "Running beside WordPress").
  *
  * The events a unit of work causes (the event log, the webhook and push outboxes, in Souk's own
  * tables) are written in its transaction; other instances learn of them by polling the log
@@ -28,8 +29,10 @@ import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrations.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
-import { lockWriter, mysqlFavouriteLists, mysqlRepositories, type WriteScope } from './repositories.js';
+import { batchedReads } from './read-batch.js';
+import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
+import { unitOfWork, writesLater } from './unit-of-work.js';
 import { mysqlWebhookOutbox } from './webhooks.js';
 
 const require = createRequire(import.meta.url);
@@ -62,6 +65,9 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     dateStrings: true,
     supportBigNumbers: true,
     enableKeepAlive: true,
+    // Statements that go together travel in one round trip (context.ts, together). Safe as every
+    // value is a placeholder that mysql2 escapes; no text from a request is ever part of a statement.
+    multipleStatements: true,
   });
   // An idle connection whose server went away reports here; the pool drops it.
   pool.on('connection', (connection) => connection.on('error', () => {}));
@@ -71,14 +77,22 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
       pool,
       // A row lock waited for longer than the statement timeout answers 503, not a hung request.
       // The isolation level is the session's, set once here rather than before every transaction.
+      // mysql2 escapes values with backslashes: a session in NO_BACKSLASH_ESCAPES would read them otherwise.
       onCreateConnection: async (connection) => {
         await connection.executeQuery(sql`set session innodb_lock_wait_timeout = ${sql.lit(lockWaitS)}`.compile(db));
         await connection.executeQuery(CompiledQuery.raw('set session transaction isolation level read committed'));
+        await connection.executeQuery(
+          CompiledQuery.raw(
+            "set session sql_mode = trim(both ',' from replace(concat(',', @@session.sql_mode, ','), ',NO_BACKSLASH_ESCAPES,', ','))",
+          ),
+        );
       },
     }),
   });
-  const ctx = mysqlContext(db, prefix);
+  const ctx = mysqlContext(db, prefix, true);
   const { t } = ctx;
+  // The request path's reads outside units of work: those of one turn go in one round trip.
+  const reads = batchedReads(db, ctx);
   const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
   const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false };
 
@@ -101,8 +115,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
 
   return {
     dialect: 'mysql',
-    repos: mysqlRepositories(db, ctx),
-    favouriteLists: mysqlFavouriteLists(db, ctx),
+    repos: mysqlRepositories(reads, ctx),
+    favouriteLists: mysqlFavouriteLists(reads, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),
@@ -112,43 +126,18 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     webhooks: mysqlWebhookOutbox(db, ctx),
     pushDevices: mysqlPushDevices(db, ctx),
     pushOutbox: mysqlPushOutbox(db, ctx),
-    transaction: (fn, writer) =>
-      db.connection().execute(async (connection) => {
-        // Begun by the first statement that needs it (repositories.ts, WriteScope): a unit of work
-        // that only reads (a start for a missing listing) sends no BEGIN, lock nor COMMIT.
-        let begun: Promise<unknown> | undefined;
-        let locked: Promise<unknown> | undefined = writer === undefined ? Promise.resolve() : undefined;
-        const begin = () => (begun ??= connection.executeQuery(CompiledQuery.raw('begin')));
-        const scope: WriteScope = {
-          writer,
-          async enter() {
-            await begin();
-            await (locked ??= lockWriter(connection, ctx, '', writer!));
-          },
-          async enterTakingLock() {
-            await begin();
-            if (locked) {
-              await locked;
-              return false;
-            }
-            // The caller's next statement, on this connection, takes it.
-            locked = Promise.resolve();
-            return true;
-          },
-        };
-        // The users this unit of work recorded events for: told once it committed.
-        const recorded = new Set<number>();
-        const events = mysqlEventRecorder(connection, ctx, () => scope.enter(), { ...recording, recorded: (u) => recorded.add(u) });
-        try {
-          const result = await fn({ ...mysqlRepositories(connection, ctx, scope), events });
-          if (begun) await connection.executeQuery(CompiledQuery.raw('commit'));
-          signals.committed(recorded);
-          return result;
-        } catch (error) {
-          if (begun) await connection.executeQuery(CompiledQuery.raw('rollback'));
-          throw error;
-        }
-      }),
+    async transaction(fn, writer) {
+      // The users this unit of work recorded events for: told once it committed.
+      const recorded = new Set<number>();
+      const result = await unitOfWork(db, ctx, writer, (connection, scope) => {
+        // The recorder's writes (their results never read) go with the unit's next statement or COMMIT.
+        const writes = writesLater(connection, ctx, scope);
+        const events = mysqlEventRecorder(writes, ctx, () => scope.enter(), { ...recording, recorded: (u) => recorded.add(u) });
+        return fn({ ...mysqlRepositories(connection, ctx, scope), events });
+      });
+      signals.committed(recorded);
+      return result;
+    },
     catalogTransaction: refuseCatalog,
     async migrate() {
       const applied = await migrateMysql(db, t);

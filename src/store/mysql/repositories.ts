@@ -5,12 +5,22 @@
  * with times in the site's local time and text with its tags stripped. A message's client
  * `temp_id` lives in Souk's own `{prefix}souk_message_temp_ids`.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { serialize, unserialize } from 'php-serialize';
 import type { Conversation, ConversationListRow, Listing, Message, MessageType, NewMessage, Side, User } from '../../domain/model.js';
 import type { FavouriteListRepository, Repositories } from '../../domain/ports.js';
-import { findListings, listingStatus, loadShownListings, loadUser, loadUsers, publishedAmong } from './catalog.js';
-import { statement, T, type ChatForm, type Db, type MysqlContext } from './context.js';
+import {
+  findListings,
+  listingOfState,
+  listingStatus,
+  loadShownListings,
+  loadUser,
+  loadUsers,
+  publishedAmong,
+  statusQuery,
+  statusOfRow,
+} from './catalog.js';
+import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
@@ -123,20 +133,32 @@ export function toMessage(row: MessageRow, clock: SiteClock): Message {
   };
 }
 
-const favouritesRow = (ctx: MysqlContext, userId: unknown, lock: boolean) =>
-  sql<{ umeta_id: number | string; meta_value: string | null }>`select umeta_id, meta_value from ${T(ctx.t.usermeta)}
-    where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY} order by umeta_id limit 1 ${lock ? sql`for update` : sql``}`;
-const favouritesQuery = statement((ctx, variant, userId: number) => favouritesRow(ctx, userId, variant === 'lock'));
+type FavouritesRow = { umeta_id: number | string | null; meta_value: string | null };
+
+const favouritesQuery = statement(
+  (ctx, variant, userId: number) =>
+    sql<FavouritesRow>`select umeta_id, meta_value from ${T(ctx.t.usermeta)}
+      where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY} order by umeta_id limit 1 ${variant === 'lock' ? sql`for update` : sql``}`,
+);
 /**
- * The writer's row lock and their favourites row, read for update, in one statement: the user
- * row first (the left join's outer table), as a separate lock would take it.
+ * The writer's row lock and their favourites rows, read for update, in one statement: the user
+ * row first (the left join's outer table), as a separate lock would take it. Unsorted: ORDER BY on
+ * the joined table costs MariaDB a temporary table and a sort (four times the statement's CPU);
+ * the first row is picked here (firstRow).
  */
 const lockAndFavourites = statement(
   (ctx, _variant, userId: number) =>
-    sql<{ umeta_id: number | string | null; meta_value: string | null }>`select m.umeta_id, m.meta_value from ${T(ctx.t.users)} u
+    sql<FavouritesRow>`select m.umeta_id, m.meta_value from ${T(ctx.t.users)} u
       left join ${T(ctx.t.usermeta)} m on m.user_id = u.ID and m.meta_key = ${FAVOURITES_META_KEY}
-      where u.ID = ${userId} order by m.umeta_id limit 1 for update`,
+      where u.ID = ${userId} for update`,
 );
+
+/** The row with the lowest umeta_id, as `order by umeta_id limit 1` picks it (a user may have two). */
+function firstRow<R extends { umeta_id: number | string | null }>(found: R[]): R | undefined {
+  let first = found[0];
+  for (const row of found) if (row.umeta_id !== null && Number(row.umeta_id) < Number(first!.umeta_id)) first = row;
+  return first;
+}
 const insertFavourites = statement(
   (ctx, _variant, userId: number, value: string) =>
     sql`insert into ${T(ctx.t.usermeta)} (user_id, meta_key, meta_value) values (${userId}, ${FAVOURITES_META_KEY}, ${value})`,
@@ -145,19 +167,19 @@ const updateFavourites = statement(
   (ctx, _variant, id: number, value: string) => sql`update ${T(ctx.t.usermeta)} set meta_value = ${value} where umeta_id = ${id}`,
 );
 
-async function favouriteIds(
+async function favouritesRow(
   db: Db,
   ctx: MysqlContext,
   userId: number,
   lock: 'no' | 'row' | 'writer-and-row',
-): Promise<{ id: number | null; ids: number[] }> {
-  const [row] = (
-    lock === 'writer-and-row'
-      ? await lockAndFavourites(db, ctx, '', userId)
-      : await favouritesQuery(db, ctx, lock === 'row' ? 'lock' : '', userId)
-  ).rows;
-  return { id: row && row.umeta_id !== null ? Number(row.umeta_id) : null, ids: parseFavourites(row?.meta_value) };
+): Promise<FavouritesRow | undefined> {
+  return lock === 'writer-and-row'
+    ? firstRow((await lockAndFavourites(db, ctx, '', userId)).rows)
+    : (await favouritesQuery(db, ctx, lock === 'row' ? 'lock' : '', userId)).rows[0];
 }
+
+const favouriteIds = async (db: Db, ctx: MysqlContext, userId: number) =>
+  parseFavourites((await favouritesRow(db, ctx, userId, 'no'))?.meta_value);
 
 /** The writer's row lock: one user's units of work run one at a time, on every instance. */
 export const lockWriter = statement(
@@ -165,9 +187,10 @@ export const lockWriter = statement(
 );
 
 /**
- * A unit of work's transaction (index.ts), begun by the first statement that needs it: reads of
- * the catalog (a listing, its status, a user) run before, outside the transaction and the
- * writer's lock, as they would under READ COMMITTED inside it (they take no lock).
+ * A unit of work's transaction (unit-of-work.ts), begun by the first statement that needs it:
+ * reads of the catalog (a listing, a user) run before, outside the transaction and the writer's
+ * lock, as they would under READ COMMITTED inside it (they take no lock). BEGIN and the lock are
+ * sent with the next statement on the unit's connection, in the same round trip.
  */
 export interface WriteScope {
   writer: number | undefined;
@@ -177,7 +200,11 @@ export interface WriteScope {
    * Begins the transaction; true when the writer's lock is still to be taken and the caller's next
    * statement takes it (FOR UPDATE of the writer's row, which must be `writer`'s).
    */
-  enterTakingLock(): Promise<boolean>;
+  enterTakingLock(): boolean;
+  /** A write in the transaction whose result nobody reads: sent with the next statement, or with COMMIT. */
+  later(query: CompiledQuery): void;
+  /** Whether the transaction is begun (enter or enterTakingLock was called). */
+  entered(): boolean;
 }
 
 /** Lookups made in one turn of the event loop, sent as one query (a page of conversations' users and listings). */
@@ -211,6 +238,16 @@ function batched<V>(loadMany: (ids: number[]) => Promise<Map<number, V>>): (id: 
 const formKey = (form: ChatForm) => `${form.messageDetails ? 'm' : ''}${form.conversationUpdatedAt ? 'u' : ''}`;
 const formOf = (variant: string): ChatForm => ({ messageDetails: variant.includes('m'), conversationUpdatedAt: variant.includes('u') });
 
+type ReaderRow = ConversationRow & {
+  unread: number | string;
+  p_id: number | string | null;
+  p_author: number | string;
+  p_title: string;
+  p_name: string;
+  p_status: string;
+  p_modified: string;
+};
+
 type ListRow = ConversationRow & {
   last_text: string | null;
   last_is_read: number | null;
@@ -233,6 +270,18 @@ const q = {
           values (${listingId}, ${senderId}, ${recipientId}, ${local}, ${local})`
       : sql`insert into ${T(ctx.t.conversations)} (listing_id, sender_id, recipient_id, created_at)
           values (${listingId}, ${senderId}, ${recipientId}, ${local})`,
+  ),
+  // The reader's conversation with the messages of the other participant still unread and its
+  // listing's post row (catalog.ts, listingOfState): one statement for findForReader.
+  conversationForReader: statement(
+    (ctx, variant, readerId: number, conId: number) =>
+      sql<ReaderRow>`select ${conversationColumns(ctx, formOf(variant))},
+          (select count(*) from ${T(ctx.t.messages)} u where u.con_id = c.con_id and u.is_read = 0
+            and u.source_id = case when c.sender_id = ${readerId} then c.recipient_id else c.sender_id end) as unread,
+          p.ID as p_id, p.post_author as p_author, p.post_title as p_title, p.post_name as p_name, p.post_status as p_status,
+          p.post_modified_gmt as p_modified
+        from ${T(ctx.t.conversations)} c left join ${T(ctx.t.posts)} p on p.ID = c.listing_id and p.post_type = 'rtcl_listing'
+        where c.con_id = ${conId}`,
   ),
   conversationById: statement(
     (ctx, variant, conId: number) =>
@@ -321,25 +370,48 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   const findListing = async (id: number) => (await findListings(db, ctx, [id])).get(id);
   const user: (id: number) => Promise<User | undefined> = scope ? findUser : batched((ids) => loadUsers(db, ctx, ids));
   const listing: (id: number) => Promise<Listing | undefined> = scope ? findListing : batched((ids) => findListings(db, ctx, ids));
+  /** A write whose result nobody reads: in a unit of work it waits for the next statement (WriteScope.later). */
+  const write = async (query: CompiledQuery) => (scope ? scope.later(query) : void (await db.executeQuery(query)));
+  /** The writer's favourites rows, read under their lock by statusOf for the toggle that follows it. */
+  let lockedFavourites: { userId: number; rows: FavouritesRow[] } | undefined;
   return {
     users: { findById: (id) => user(id) },
     listings: {
       findById: (id) => listing(id),
-      statusOf: (id) => listingStatus(db, ctx, id),
+      async statusOf(id) {
+        // The toggle's first read, in its writer's unit of work: BEGIN and the writer's lock with
+        // their favourites rows go in the same round trip, as the toggle reads them next.
+        if (scope?.writer !== undefined && scope.enterTakingLock()) {
+          const [status, favourites] = await together(db, ctx, [
+            statusQuery.compiled(ctx, '', id),
+            lockAndFavourites.compiled(ctx, '', scope.writer),
+          ]);
+          lockedFavourites = { userId: scope.writer, rows: favourites!.rows as FavouritesRow[] };
+          return statusOfRow(status!.rows[0] as { post_status: string } | undefined);
+        }
+        return listingStatus(db, ctx, id);
+      },
     },
     favourites: {
       async toggle(userId, listingId) {
-        // The unit of work holds the user's row (index.ts); the meta row is read for update too,
-        // with the user's row when its lock is still to be taken.
-        const takeLock = scope !== undefined && scope.writer === userId ? await scope.enterTakingLock() : (await enter(), false);
-        const { id, ids } = await favouriteIds(db, ctx, userId, takeLock ? 'writer-and-row' : 'row');
+        let row: FavouritesRow | undefined;
+        if (lockedFavourites?.userId === userId) {
+          row = firstRow(lockedFavourites.rows);
+          lockedFavourites = undefined;
+        } else {
+          // The unit of work holds the user's row (unit-of-work.ts); the meta row is read for update
+          // too, with the user's row when its lock is still to be taken.
+          const takeLock = scope !== undefined && scope.writer === userId ? scope.enterTakingLock() : (await enter(), false);
+          row = await favouritesRow(db, ctx, userId, takeLock ? 'writer-and-row' : 'row');
+        }
+        const ids = parseFavourites(row?.meta_value);
         const after = ids.includes(listingId) ? ids.filter((x) => x !== listingId) : [...ids, listingId];
         const value = serializeFavourites(after);
-        if (id === null) await insertFavourites(db, ctx, '', userId, value);
-        else await updateFavourites(db, ctx, '', id, value);
+        const id = row && row.umeta_id !== null ? Number(row.umeta_id) : null;
+        await write(id === null ? insertFavourites.compiled(ctx, '', userId, value) : updateFavourites.compiled(ctx, '', id, value));
         return after;
       },
-      listIds: async (userId) => (await favouriteIds(db, ctx, userId, 'no')).ids,
+      listIds: (userId) => favouriteIds(db, ctx, userId),
     },
     conversations: {
       async findOpen(listingId, senderId, recipientId) {
@@ -372,6 +444,26 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
         return row && toConversation(row, await clock());
       },
+      async findForReader(conId, readerId) {
+        // One statement; a kept listing that its post row says is unchanged costs no other.
+        await enter();
+        const [row] = (await q.conversationForReader(db, ctx, await form(), readerId, conId)).rows;
+        if (!row) return undefined;
+        const conversation = toConversation(row, await clock());
+        const state =
+          row.p_id === null
+            ? undefined
+            : {
+                ID: row.p_id,
+                post_author: row.p_author,
+                post_title: row.p_title,
+                post_name: row.p_name,
+                post_status: row.p_status,
+                post_modified_gmt: row.p_modified,
+              };
+        const found = await listingOfState(db, ctx, conversation.listingId, state);
+        return { conversation, listing: found, unreadCount: Number(row.unread ?? 0) };
+      },
       async unreadFrom(conId, senderId) {
         await enter();
         return Number((await q.unreadFrom(db, ctx, '', conId, senderId)).rows[0]?.n ?? 0);
@@ -381,7 +473,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         const variant = `${await form()}${listedOnly ? 'L' : ''}`;
         const c = await clock();
         const found = (await q.conversationPage(db, ctx, variant, userId, limit, offset)).rows;
-        return found.map((row) => ({
+        const rows = found.map((row) => ({
           conversation: toConversation(row, c),
           lastMessage:
             row.last_text === null || row.last_created_at === null
@@ -394,6 +486,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
                 },
           unreadCount: Number(row.unread ?? 0),
         }));
+        return Promise.all(rows.map(async (row) => ({ ...row, listing: await listing(row.conversation.listingId) })));
       },
       async countFor(userId, listedOnly) {
         await enter();
@@ -425,8 +518,8 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
         const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
         const id = Number(inserted.insertId);
-        await q.lastMessage(db, ctx, variant, m.conId, id, local);
-        if (m.tempId !== null) await q.insertTempId(db, ctx, '', id, m.conId, m.sourceId, m.tempId);
+        await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
+        if (m.tempId !== null) await write(q.insertTempId.compiled(ctx, '', id, m.conId, m.sourceId, m.tempId));
         return {
           id,
           conId: m.conId,
@@ -467,7 +560,7 @@ const listed = (ctx: MysqlContext) =>
 /** GET my/favourites: the user's favourites whose listing is published, most recently added first. */
 export function mysqlFavouriteLists(db: Db, ctx: MysqlContext): FavouriteListRepository {
   const shownIds = async (userId: number) => {
-    const { ids } = await favouriteIds(db, ctx, userId, 'no');
+    const ids = await favouriteIds(db, ctx, userId);
     const published = await publishedAmong(db, ctx, ids);
     return ids.filter((id) => published.has(id)).reverse();
   };

@@ -10,6 +10,7 @@ import { eventRecorder } from '../shared/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
 import {
+  chatReadQueries,
   conversationInsert,
   insertedId,
   messageArguments,
@@ -113,6 +114,7 @@ const logEvent = prepare((db, userId: number, type: string, payload: string, at:
 
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
+  chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
   toggleFavourite: async (run, userId, listingId, at) =>
     (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id),
   insertConversation: async (run, listingId, senderId, recipientId, at) =>

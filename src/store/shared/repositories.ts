@@ -3,7 +3,16 @@
  * few statements each database writes its own way (DatabaseStatements, given by sqlite/ and
  * postgres/). The queries on the request path are prepared once (prepared.ts).
  */
-import { sql, type ExpressionBuilder, type InsertResult, type QueryCreator, type QueryResult, type Selectable } from 'kysely';
+import {
+  sql,
+  type Expression,
+  type ExpressionBuilder,
+  type InsertResult,
+  type QueryCreator,
+  type QueryResult,
+  type RawBuilder,
+  type Selectable,
+} from 'kysely';
 import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
@@ -86,25 +95,52 @@ function unreadForReader(eb: ExpressionBuilder<Database & { c: Database['convers
     .where('u.is_read', '=', sql.lit(0));
 }
 
-function conversationPage(db: Db, userId: number, limit: number, offset: number, listedOnly: boolean) {
+/** The version of the listing whose id is `listingId`, null when there is none: a scalar subquery in the database's cheapest form. */
+export type ListingVersionOf = (listingId: Expression<number>) => RawBuilder<number | null>;
+
+function conversationPage(db: Db, versionOf: ListingVersionOf, userId: number, limit: number, offset: number, listedOnly: boolean) {
   return conversationsOf(db, userId, listedOnly)
     .leftJoin('messages as m', 'm.id', 'c.last_message_id')
     .select(CONVERSATION_COLUMNS.map((column) => `c.${column}` as const))
     .select(['m.message as last_text', 'm.is_read as last_is_read', 'm.source_id as last_source_id', 'm.created_at as last_created_at'])
     .select((eb) => unreadForReader(eb, userId).as('unread'))
+    .select((eb) => versionOf(eb.ref('c.listing_id')).as('listing_version'))
     .orderBy('c.last_message_id', 'desc')
     .orderBy('c.id', 'desc')
     .limit(limit)
     .offset(offset);
 }
 
+/**
+ * The chat's reads that bring each conversation's listing version along, so that a cached listing
+ * costs no statement of its own; built once per database, with its ListingVersionOf.
+ */
+export function chatReadQueries(versionOf: ListingVersionOf) {
+  return {
+    conversationPage: prepare((db, userId: number, limit: number, offset: number) =>
+      conversationPage(db, versionOf, userId, limit, offset, false),
+    ),
+    listedConversationPage: prepare((db, userId: number, limit: number, offset: number) =>
+      conversationPage(db, versionOf, userId, limit, offset, true),
+    ),
+    conversationForReader: prepare((db, conId: number, readerId: number) =>
+      db
+        .selectFrom('conversations as c')
+        .select(CONVERSATION_COLUMNS.map((column) => `c.${column}` as const))
+        .select((eb) => unreadForReader(eb, readerId).as('unread'))
+        .select((eb) => versionOf(eb.ref('c.listing_id')).as('listing_version'))
+        .where('c.id', '=', conId),
+    ),
+  };
+}
+
+export type ChatReadQueries = ReturnType<typeof chatReadQueries>;
+
 function conversationCount(db: Db, userId: number, listedOnly: boolean) {
   return conversationsOf(db, userId, listedOnly).select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
 const q = {
-  conversationPage: prepare((db, userId: number, limit: number, offset: number) => conversationPage(db, userId, limit, offset, false)),
-  listedConversationPage: prepare((db, userId: number, limit: number, offset: number) => conversationPage(db, userId, limit, offset, true)),
   conversationCount: prepare((db, userId: number) => conversationCount(db, userId, false)),
   listedConversationCount: prepare((db, userId: number) => conversationCount(db, userId, true)),
   leaveAsSender: prepare((db, conId: number) => db.updateTable('conversations').set({ sender_delete: 1 }).where('id', '=', conId)),
@@ -192,12 +228,28 @@ export interface ListingStateQueries {
 /** The statements each database writes its own way, for the speed of its round trips. */
 export interface DatabaseStatements {
   listingState: ListingStateQueries;
+  chatReads: ChatReadQueries;
   /** Removes the favourite when it is there, else adds it; the user's favourite ids after, oldest first. */
   toggleFavourite(run: QueryRunner, userId: number, listingId: number, at: number): Promise<number[]>;
   /** Inserts a new conversation (newConversationRow); its id. */
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+}
+
+/** The listing read from the database, offered to the cache. */
+async function readListing(run: QueryRunner, cache: ListingCache, id: number): Promise<Listing | undefined> {
+  const row = (await q.listingById(run, id)).rows[0];
+  if (!row) return undefined;
+  const listing = toListing(row, row.price_type);
+  cache.offer(id, row.version, listing);
+  return listing;
+}
+
+/** The listing whose version a query read along (null: there is none), from the cache while it is at that version. */
+async function listingAt(run: QueryRunner, cache: ListingCache, id: number, version: number | null): Promise<Listing | undefined> {
+  if (version === null) return undefined;
+  return cache.get(id, version) ?? readListing(run, cache, id);
 }
 
 /** Listings read through the cache of parsed listings, checked against each listing's version. */
@@ -210,11 +262,7 @@ function listingRepository(run: QueryRunner, cache: ListingCache, state: Listing
         const cached = cache.get(id, version);
         if (cached) return cached;
       }
-      const row = (await q.listingById(run, id)).rows[0];
-      if (!row) return undefined;
-      const listing = toListing(row, row.price_type);
-      cache.offer(id, row.version, listing);
-      return listing;
+      return readListing(run, cache, id);
     },
     async statusOf(id) {
       return (await state.status(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
@@ -254,12 +302,22 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         const row = (await q.conversationById(run, conId)).rows[0];
         return row && toConversation(row);
       },
+      async findForReader(conId, readerId) {
+        const row = (await own.chatReads.conversationForReader(run, conId, readerId)).rows[0];
+        if (!row) return undefined;
+        const conversation = toConversation(row);
+        const listing = await listingAt(run, cache, conversation.listingId, row.listing_version);
+        return { conversation, listing, unreadCount: Number(row.unread ?? 0) };
+      },
       async unreadFrom(conId, senderId) {
         return Number((await q.unreadFrom(run, conId, senderId)).rows[0]?.n ?? 0);
       },
       async listFor(userId, offset, limit, listedOnly) {
-        const page = listedOnly ? q.listedConversationPage : q.conversationPage;
-        return (await page(run, userId, limit, offset)).rows.map(toConversationListRow);
+        const page = listedOnly ? own.chatReads.listedConversationPage : own.chatReads.conversationPage;
+        const rows = (await page(run, userId, limit, offset)).rows;
+        return Promise.all(
+          rows.map(async (row) => toConversationListRow(row, await listingAt(run, cache, row.listing_id, row.listing_version))),
+        );
       },
       async countFor(userId, listedOnly) {
         const count = listedOnly ? q.listedConversationCount : q.conversationCount;

@@ -88,7 +88,7 @@ type ConversationListRowData = Selectable<ConversationsTable> & {
   unread: number | string | null;
 };
 
-export function toConversationListRow(row: ConversationListRowData): ConversationListRow {
+export function toConversationListRow(row: ConversationListRowData, listing: Listing | undefined): ConversationListRow {
   const lastMessage =
     row.last_text === null
       ? null
@@ -98,5 +98,5 @@ export function toConversationListRow(row: ConversationListRowData): Conversatio
           sourceId: Number(row.last_source_id),
           createdAt: Number(row.last_created_at),
         };
-  return { conversation: toConversation(row), lastMessage, unreadCount: Number(row.unread ?? 0) };
+  return { conversation: toConversation(row), lastMessage, unreadCount: Number(row.unread ?? 0), listing };
 }

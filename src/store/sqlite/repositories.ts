@@ -8,6 +8,7 @@ import { eventRecorder, logEventInTwoStatements } from '../shared/events.js';
 import type { ListingCache } from '../shared/listing-cache.js';
 import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
 import {
+  chatReadQueries,
   conversationInsert,
   favouriteIds,
   insertedId,
@@ -51,6 +52,10 @@ const q = {
 
 const SQLITE_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
+  // Through listings_state too, for the reason above: a join would read the listing's rowid row.
+  chatReads: chatReadQueries(
+    (listingId) => sql<number | null>`(select lv.version from listings as lv indexed by listings_state where lv.id = ${listingId})`,
+  ),
   async toggleFavourite(run, userId, listingId, at) {
     const removed = Number((await q.removeFavourite(run, userId, listingId)).numAffectedRows ?? 0) > 0;
     if (!removed) await q.addFavourite(run, userId, listingId, at);
