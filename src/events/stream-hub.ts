@@ -12,6 +12,11 @@
  * Memory per stream is bounded: a read takes at most a batch, the next waits until the client
  * has taken the last one (drain), and a stream with more than `bufferBytes` waiting for its client
  * (a client that reads nothing still gets heartbeats) is closed: it resumes with Last-Event-ID.
+ *
+ * Heartbeats are spread: each stream's is due `heartbeatMs` after its last write (a stream that
+ * sent an event needs none), the first at its own offset within the interval, so that streams
+ * opened together do not come due together; and the streams are visited a slice per turn of the
+ * event loop, so no turn writes more than SLICE of them, however many streams are open.
  */
 import type { EventStreams, LoggedEvent, StreamRequest, StreamSink } from '../domain/events.js';
 import type { EventLog, EventSignals, EventTicketRepository } from '../domain/ports.js';
@@ -34,8 +39,12 @@ export interface StreamHubOptions {
 
 /** Events read from the log at a time. */
 const BATCH = 100;
-/** How often the streams' tokens are checked. */
+/** How often the streams' tokens are checked and their heartbeats looked at. */
 const CHECK_EVERY_MS = 1000;
+/** Streams visited (token checked, heartbeat written if due) per turn of the event loop. */
+const SLICE = 256;
+/** Steps of the first heartbeats' offsets, as a fraction of the interval: evenly spread however many open. */
+const GOLDEN = 0.6180339887498949;
 /** How often the log is pruned of events past the retention. */
 const PRUNE_EVERY_MS = 60_000;
 const LAST_EVENT_ID = /^\d{1,15}$/;
@@ -50,6 +59,8 @@ class Stream {
   busy = true;
   again = false;
   closed = false;
+  /** When its heartbeat is due (the hub's clock): heartbeatMs after its last write. */
+  due = 0;
 
   constructor(
     readonly userId: number,
@@ -64,7 +75,9 @@ export class StreamHub implements EventStreams {
   private unsubscribe: (() => void) | undefined;
   private ticker: NodeJS.Timeout | undefined;
   private pruner: NodeJS.Timeout | undefined;
-  private lastHeartbeat = 0;
+  /** A pass over the streams is under way (a slice per turn): the next tick waits for it. */
+  private passing = false;
+  private offset = 0;
   private readonly now: () => number;
 
   constructor(private readonly o: StreamHubOptions) {
@@ -92,8 +105,8 @@ export class StreamHub implements EventStreams {
         for (const streams of this.byUser.values()) for (const s of streams) void this.pump(s);
       },
     );
-    this.lastHeartbeat = this.now();
-    this.ticker = setInterval(() => this.tick(), Math.min(CHECK_EVERY_MS, this.o.heartbeatMs));
+    // A heartbeat comes at most a tick late: a quarter of the interval when that is under a second.
+    this.ticker = setInterval(() => this.tick(), Math.min(CHECK_EVERY_MS, this.o.heartbeatMs / 4));
     this.ticker.unref();
     this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
     this.pruner.unref();
@@ -122,6 +135,8 @@ export class StreamHub implements EventStreams {
   /** Opens a stream: replays what the client missed after Last-Event-ID, then follows the log. */
   add(request: StreamRequest): void {
     const s = new Stream(request.userId, request.sink, request.stillValid);
+    this.offset = (this.offset + GOLDEN) % 1;
+    s.due = this.now() + this.offset * this.o.heartbeatMs;
     let streams = this.byUser.get(s.userId);
     if (!streams) this.byUser.set(s.userId, (streams = new Set()));
     // A client that reconnects without closing leaves its old stream behind: the oldest goes.
@@ -214,21 +229,38 @@ export class StreamHub implements EventStreams {
   /** Writes, or closes a stream whose client lets more than bufferBytes wait; false when closed. */
   private send(s: Stream, chunk: string): boolean {
     s.sink.write(chunk);
+    s.due = this.now() + this.o.heartbeatMs;
     if (s.sink.buffered() <= this.o.bufferBytes) return true;
     this.end(s, true);
     return false;
   }
 
   private tick(): void {
+    if (this.passing) return;
+    this.passing = true;
+    this.pass(this.allStreams());
+  }
+
+  /** Visits SLICE streams, then yields the event loop before the next slice. */
+  private pass(streams: Iterator<Stream>): void {
     const now = this.now();
-    const heartbeat = now - this.lastHeartbeat >= this.o.heartbeatMs;
-    if (heartbeat) this.lastHeartbeat = now;
-    for (const streams of this.byUser.values()) {
-      for (const s of streams) {
-        if (!s.stillValid()) this.end(s, false);
-        else if (heartbeat) this.send(s, ': heartbeat\n\n');
+    for (let i = 0; i < SLICE; i++) {
+      const next = streams.next();
+      if (next.done) {
+        this.passing = false;
+        return;
       }
+      const s = next.value;
+      if (s.closed) continue;
+      if (!s.stillValid()) this.end(s, false);
+      else if (now >= s.due) this.send(s, ': heartbeat\n\n');
     }
+    setImmediate(() => this.pass(streams));
+  }
+
+  /** Every open stream; streams that open or close meanwhile are seen or skipped (Map and Set iteration). */
+  private *allStreams(): Generator<Stream> {
+    for (const streams of this.byUser.values()) yield* streams;
   }
 
   private end(s: Stream, cut: boolean): void {

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import type { LoggedEvent, StreamSink } from '../../src/domain/events.js';
 import type { EventLog, EventSignals } from '../../src/domain/ports.js';
 import { StreamHub } from '../../src/events/stream-hub.js';
+import { until } from '../helpers/until.js';
 
 class MemoryLog implements EventLog {
   events: LoggedEvent[] = [];
@@ -160,6 +161,72 @@ describe('StreamHub', () => {
     signals.users!([2]);
     await tick();
     assert.equal(log.reads, reads);
+    h.close();
+  });
+
+  it('spreads heartbeats: streams opened together come due apart, a turn writes a slice, a stream that sent an event needs none', async () => {
+    const log = new MemoryLog();
+    const signals = new Signals();
+    let now = 0;
+    const h = new StreamHub({
+      log,
+      signals,
+      present: (e) => JSON.stringify(e.payload),
+      heartbeatMs: 1000,
+      bufferBytes: 1_000_000,
+      streamsPerUser: 1,
+      retentionMs: 60_000,
+      now: () => now,
+    });
+    h.start();
+    // Heartbeats counted per turn of the event loop: the first of a turn queues the count's end.
+    let inTurn = 0;
+    let mostInTurn = 0;
+    class CountingSink extends Sink {
+      heartbeats = 0;
+      override write(chunk: string) {
+        super.write(chunk);
+        if (!chunk.startsWith(': heartbeat')) return;
+        this.heartbeats++;
+        if (inTurn++ === 0)
+          setImmediate(() => {
+            mostInTurn = Math.max(mostInTurn, inTurn);
+            inTurn = 0;
+          });
+      }
+    }
+    // Each pass checks every stream's token once: passes are counted by the checks.
+    let checks = 0;
+    const N = 1000;
+    const sinks = Array.from({ length: N }, (_, i) => {
+      const sink = new CountingSink();
+      h.add({ userId: i + 1, lastEventId: undefined, sink, stillValid: () => ++checks > 0 });
+      return sink;
+    });
+    const pass = async () => {
+      const done = checks + N;
+      await until(() => checks >= done);
+    };
+    const beating = () => sinks.filter((s) => s.heartbeats > 0).length;
+
+    // Half the interval on, about half the streams are due.
+    now = 500;
+    await pass();
+    assert.ok(beating() > 0.4 * N && beating() < 0.6 * N, `${beating()} of ${N}`);
+    // The first stream sends an event: its heartbeat waits a whole interval after it.
+    now = 1000;
+    log.add(1);
+    signals.users!([1]);
+    await until(() => sinks[0]!.ids().length === 1);
+    const before = sinks[0]!.heartbeats;
+    now = 1900;
+    await pass();
+    assert.equal(sinks[0]!.heartbeats, before);
+    assert.ok(sinks.slice(1).every((s) => s.heartbeats > 0));
+    now = 2000;
+    await pass();
+    assert.equal(sinks[0]!.heartbeats, before + 1);
+    assert.ok(mostInTurn <= 256, `${mostInTurn} heartbeats in one turn`);
     h.close();
   });
 

@@ -6,9 +6,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
+import { until } from '../helpers/until.js';
 
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
@@ -201,6 +204,41 @@ describe('GET my/events', () => {
     // One comment on opening, then one a second.
     await client.waitComments(3, 4000);
     client.close();
+  });
+
+  it('sends heartbeats to every one of many streams opened together', async () => {
+    const t = await startTestSouk({ EVENTS_HEARTBEAT_MS: '1000', EVENTS_STREAMS_PER_USER: '100' });
+    const base = await t.listen();
+    const users = [USERS.amina, USERS.youssef, USERS.sara];
+    const clients = await Promise.all(Array.from({ length: 200 }, (_, i) => stream(t, base, users[i % users.length]!)));
+    // A heartbeat every second on each: three more each, with room for a slow machine.
+    const seen = clients.map((c) => c.comments);
+    await Promise.all(clients.map((c, i) => c.waitComments(seen[i]! + 3, 15_000)));
+    assert.equal(t.souk.streams!.size, 200);
+    for (const c of clients) c.close();
+  });
+
+  it("keeps nothing of its request's Fastify objects once open (they would outlive it by hours)", async () => {
+    const t = await startTestSouk();
+    const requests: WeakRef<object>[] = [];
+    t.app.addHook('onRequest', (request, _reply, done) => {
+      requests.push(new WeakRef(request));
+      done();
+    });
+    const base = await t.listen();
+    const client = await stream(t, base, USERS.amina);
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    await until(async () => {
+      gc();
+      await new Promise((r) => setImmediate(r));
+      return requests[0]!.deref() === undefined;
+    });
+    // The stream still works, and ends cleanly.
+    await t.start(USERS.youssef, { listing_id: LISTINGS.aminasOwn, text: 'hello' });
+    assert.equal((await client.next()).event, 'conversation.new');
+    client.close();
+    await until(() => t.souk.streams!.size === 0);
   });
 
   it('opens a stream with a single-use ticket in place of the headers (EventSource)', async () => {

@@ -7,6 +7,8 @@
  * that Fastify's reply, made for one payload, has no use for. No SSE library: the format is three
  * lines per event, and what matters here (reading from the log, a bounded buffer that drops a slow
  * client instead of waiting for it, one heartbeat timer for all streams) is the hub's own.
+ *
+ * A stream keeps nothing of its request but the response and the user (see letGoOfRequest).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
@@ -43,6 +45,24 @@ function responseSink(raw: ServerResponse): StreamSink {
   };
 }
 
+/**
+ * Fastify holds a hijacked reply's Request and Reply (its onResponse listener on the response) until
+ * the response finishes: for a stream, hours. Thousands of request objects outliving their request
+ * make V8 allocate the same objects of every later request in the old generation (allocation-site
+ * pretenuring), where collecting them costs every request far more (docs/benchmark-streams.md).
+ * So the stream drops that listener; its end then runs no onResponse hook (no request log line,
+ * no request metric).
+ */
+function letGoOfRequest(raw: ServerResponse): void {
+  for (const event of ['finish', 'error'] as const) {
+    for (const listener of raw.listeners(event)) {
+      if (listener.name === 'onResFinished') raw.off(event, listener as (...args: unknown[]) => void);
+    }
+  }
+  // That listener also caught the response's errors (a write after its end): the stream closes instead.
+  raw.on('error', () => raw.destroy());
+}
+
 const single = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
 export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
@@ -73,7 +93,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
   app.get('/my/events', { schema: eventStreamSchema(limits), onRequest: memberOrTicket }, async (request, reply) => {
     // A store without an event log has no stream to offer.
     if (!events) throw noRoute();
-    const token = request.callerToken!;
+    const { digest, expiresAt } = request.callerToken!;
     const lastEventId = single(request.headers['last-event-id']) ?? single((request.query as Record<string, unknown>).last_event_id);
     reply.hijack();
     const raw = reply.raw;
@@ -86,11 +106,12 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
       'x-accel-buffering': 'no',
     });
     raw.socket?.setNoDelay(true);
+    letGoOfRequest(raw);
     events.streams.add({
       userId: request.caller!.id,
       lastEventId,
       sink: responseSink(raw),
-      stillValid: () => token.expiresAt > Date.now() && !deps.accounts.revoked.has(token.digest),
+      stillValid: () => expiresAt > Date.now() && !deps.accounts.revoked.has(digest),
     });
   });
 
