@@ -12,7 +12,7 @@ import pg from 'pg';
 import { loadConfig } from '../src/config.js';
 import { createSouk } from '../src/server.js';
 import { freshBenchDatabase } from './database.js';
-import { buildDataset, listingId, pairKey, SITE_URL, userId, type Dataset } from './dataset.js';
+import { buildDataset, listingId, pairKey, READER_THREADS, SITE_URL, userId, type Dataset } from './dataset.js';
 import type { BenchOptions } from './options.js';
 import { PATHS, signTokens } from './scenarios.js';
 
@@ -110,7 +110,7 @@ function operations(data: Dataset): Operation[] {
   const freshPair = (i: number) => {
     for (let k = i * 7919; ; k++) {
       const l = k % data.sizes.listings;
-      const caller = (k * 31 + 5) % U;
+      const caller = (k * 31 + 5) % data.firstReader;
       if (caller !== data.owner[l] && !data.seededPairs.has(pairKey(l, caller, U))) return { l, caller };
     }
   };
@@ -140,16 +140,31 @@ function operations(data: Dataset): Operation[] {
       request: (i) => ({ user: data.convCaller[i]!, body: { listing_id: listingId(data.convListing[i]!), text, temp_id: 910_000 + i } }),
     },
     {
+      name: 'message send (POST my/chat/message)',
+      path: PATHS.message,
+      request: (i) => ({ user: data.convCaller[400 + i]!, body: { con_id: data.convId[400 + i], text, temp_id: 920_000 + i } }),
+    },
+    // The read rows' requests: a reader's conversation (50 of 60 messages), chat list (20 of 25), favourites (20 of 30).
+    {
       name: 'conversation read (GET my/chat/conversation)',
       method: 'GET',
       path: PATHS.start,
-      request: (i) => ({ user: data.convCaller[200 + i]!, path: `${PATHS.start}?con_id=${data.convId[200 + i]}` }),
+      request: (i) => ({
+        user: data.threadCaller[i * READER_THREADS]!,
+        path: `${PATHS.start}?con_id=${data.threadId[i * READER_THREADS]}`,
+      }),
     },
     {
       name: 'chat list (GET my/chat)',
       method: 'GET',
       path: PATHS.chats,
-      request: (i) => ({ user: data.convCaller[300 + i]! }),
+      request: (i) => ({ user: data.firstReader + (i % (U - data.firstReader)) }),
+    },
+    {
+      name: 'favourites list (GET my/favourites)',
+      method: 'GET',
+      path: PATHS.toggle,
+      request: (i) => ({ user: data.firstReader + (i % (U - data.firstReader)) }),
     },
     {
       name: 'start conversation: new, no temp_id',

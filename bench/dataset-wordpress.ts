@@ -31,9 +31,11 @@ import {
   LOCATION_TERMS,
   REPLY_MESSAGE,
   SITE_URL,
+  THREAD_MESSAGES,
   userFields,
   userId,
   type Dataset,
+  type ThreadRows,
 } from './dataset.js';
 
 const CHUNK = 1000;
@@ -46,14 +48,38 @@ const UPLOADS = 'classified-listing/2026/10';
 
 export interface WordpressPlan extends Pick<
   Dataset,
-  'sizes' | 'owner' | 'favStart' | 'favListing' | 'convId' | 'convListing' | 'convCaller'
+  'sizes' | 'owner' | 'favStart' | 'favListing' | 'convId' | 'convListing' | 'convCaller' | 'threadId'
 > {
   now: number;
   /** Whether conversation c has the owner's reply (the even ones). */
   replies(c: number): boolean;
   /** Conversation c's creation time, epoch ms. */
   convCreated(c: number): number;
+  /** The readers' conversations and their messages (dataset.ts). */
+  threads: ThreadRows;
   log(line: string): void;
+}
+
+/** The readers' conversations and their messages, in the plugin's chat tables. */
+async function writeThreads(w: Writer, plan: WordpressPlan): Promise<void> {
+  const { threads } = plan;
+  const T = plan.threadId.length;
+  const columns = ['con_id', 'listing_id', 'sender_id', 'recipient_id', 'sender_delete', 'recipient_delete', 'last_message_id'];
+  await w.insert(
+    'rtcl_conversations',
+    [...columns, 'sender_review', 'recipient_review', 'invert_review', 'created_at', 'updated_at'],
+    T,
+    (t, out) => {
+      const c = threads.conversation(t);
+      out.push([c.id, c.listingId, c.senderId, c.recipientId, 0, 0, c.lastMessageId, 0, 0, 0, local(c.createdAt), local(c.updatedAt)]);
+    },
+  );
+  const messageColumns = ['message_id', 'con_id', 'source_id', 'type', 'message', 'is_read', 'created_at'];
+  await w.insert('rtcl_conversation_messages', messageColumns, T * THREAD_MESSAGES, (k, out) => {
+    const m = threads.message(k);
+    out.push([m.id, m.conId, m.sourceId, 'text', m.text, m.isRead ? 1 : 0, local(m.createdAt)]);
+  });
+  await w.commit();
 }
 
 /** The site's local time (the recorded site: UTC, gmt_offset 0) as WordPress writes it. */
@@ -450,6 +476,8 @@ export async function writeWordpressDataset(url: string, plan: WordpressPlan): P
     });
     await w.commit();
     lap(`${C} conversations with ${messageCount} messages`);
+    await writeThreads(w, plan);
+    lap(`${plan.threadId.length} readers' conversations with ${plan.threadId.length * THREAD_MESSAGES} messages`);
 
     // What InnoDB's persistent statistics would learn soon after a bulk load.
     await c.query(

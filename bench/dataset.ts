@@ -3,14 +3,21 @@
  * instance: multi-row inserts of CHUNK rows inside one transaction (not the HTTP API, not the
  * one-at-a-time import). Deterministic (seeded), so two runs build the same marketplace.
  *
+ * The last `readers` users are the read rows' callers, apart from the rest: they own no listing,
+ * take part in no other conversation and are left out of the write rows, so every run reads the
+ * same shapes: READER_FAVOURITES published favourites each, and READER_THREADS conversations
+ * ("threads") each, as their caller, of THREAD_MESSAGES messages.
+ *
  * Returns an index of what was written (owners, favourites, conversations) that the load
  * generator uses to pick requests that do what each row claims to measure.
  */
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '../src/store/shared/schema.js';
+import type { ListingDetailsRecord } from '../src/domain/model.js';
 import { openStore } from '../src/store/index.js';
 import { imagesJson, termsJson } from '../src/store/shared/media-json.js';
+import { listingDetailsRow } from '../src/store/shared/catalog.js';
 import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { DatasetSizes } from './options.js';
@@ -21,6 +28,10 @@ export const SITE_URL = 'https://souk.example';
 /** Every user's password in the data set (the login rows sign in with it); the hash is WordPress 6.8+'s, as `souk users set-password` stores it. */
 export const BENCH_PASSWORD = 'bench password 1';
 const DAY_MS = 86_400_000;
+/** Each reader's favourites (GET my/favourites: a page of 20, the total counted), conversations (GET my/chat: 20 of 25) and their messages (GET my/chat/conversation: the latest 50 of 60). */
+export const READER_FAVOURITES = 30;
+export const READER_THREADS = 25;
+export const THREAD_MESSAGES = 60;
 
 export interface Dataset {
   sizes: DatasetSizes;
@@ -35,8 +46,14 @@ export interface Dataset {
   convCaller: Int32Array;
   /** listing index * users + caller index of every seeded conversation. */
   seededPairs: Set<number>;
+  /** The first reader's user index: users before it are the other rows'. */
+  firstReader: number;
+  /** The readers' conversations (threads), reader by reader: id, listing index and caller (the reader). */
+  threadId: Int32Array;
+  threadListing: Int32Array;
+  threadCaller: Int32Array;
   maxConversationId: number;
-  counts: { users: number; listings: number; favourites: number; conversations: number; messages: number };
+  counts: { users: number; listings: number; favourites: number; conversations: number; threads: number; messages: number };
   apiKey: string;
   jwtSecret: string;
   buildSeconds: number;
@@ -254,17 +271,20 @@ export function userFields(u: number) {
 
 const STATUSES = ['publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'publish', 'pending', 'expired', 'draft'] as const;
 
+const basicsHash = (i: number) => Math.imul(i + 7, 2246822519) >>> 0;
+const statusOf = (i: number) => STATUSES[basicsHash(i) % STATUSES.length]!;
+
 /** What listing i is, whatever the store: its title, slug, status, price, terms and time. */
 export function listingBasics(i: number, now: number) {
   const title = titleOf(i);
   const s = slug(`${title}-${i}`);
-  const h = Math.imul(i + 7, 2246822519) >>> 0;
+  const h = basicsHash(i);
   const c1 = h % CATEGORY_TERMS.length;
   const c2 = (c1 + 1 + ((h >>> 8) % (CATEGORY_TERMS.length - 1))) % CATEGORY_TERMS.length;
   return {
     title,
     slug: s,
-    status: STATUSES[h % STATUSES.length]!,
+    status: statusOf(i),
     price: i % 20 === 0 ? '' : i % 3 === 0 ? `${(h % 5000) + 5}.50` : String((h % 50_000) + 5),
     categories: [CATEGORY_TERMS[c1]!, CATEGORY_TERMS[c2]!],
     location: LOCATION_TERMS[(h >>> 16) % LOCATION_TERMS.length]!,
@@ -291,6 +311,115 @@ export function listingFields(i: number, owner: Int32Array, now: number) {
     location: termsJson([b.location]),
     updated_at: b.updatedAt,
   };
+}
+
+/**
+ * Listing i's details row (what GET my/favourites shows beyond the listing), with the values the
+ * WordPress data set writes as post meta: a fixed price, for sale, its seller's contact.
+ */
+function listingDetailsFields(i: number, owner: Int32Array, now: number) {
+  const b = listingBasics(i, now);
+  const seller = userFields(owner[i]!);
+  const contact = {
+    locations: [b.location],
+    latitude: '',
+    longitude: '',
+    hide_map: false,
+    zipcode: String(10_000 + (i % 90_000)),
+    address: `${(i % 200) + 1} Test Street`,
+    phone: seller.phone,
+    whatsapp_number: '',
+    email: seller.email,
+    website: '',
+    geo_address: '',
+  };
+  const record: ListingDetailsRecord = {
+    pricingType: 'price',
+    maxPrice: '',
+    priceType: 'fixed',
+    priceUnits: [],
+    priceUnit: '',
+    adType: 'sell',
+    tags: [],
+    createdAt: b.updatedAt,
+    viewCount: i % 1500,
+    promotions: [],
+    badges: [],
+    contact,
+    store: null,
+  };
+  return { listing_id: listingId(i), created_at: b.updatedAt, ...listingDetailsRow(record) };
+}
+
+/** What the two participants of a thread say, in turn; a message's line depends on its thread and place. */
+const THREAD_LINES = [
+  'Hello, is it still available?',
+  'Yes, it is. When would you like to come and see it?',
+  'Could you send a few more pictures of the back and the sides?',
+  'Sure, I will take them this evening when the light is better.',
+  'Would you take a little less for it if I pick it up myself?',
+  'I could do a small discount if you collect it this week.',
+  'Saturday morning works for me. What is the address?',
+  'Near the central station; I will send the exact address on Friday.',
+  'Does it come with the original box?',
+  'The box yes, the receipt I will have to look for.',
+  'Perfect, see you then!',
+  'Thanks, see you on Saturday.',
+];
+const THREAD_GAP_MS = 7 * 60_000;
+
+/** Where the readers' threads are: the index's arrays and the listings' owners. */
+export type ThreadPlan = Pick<Dataset, 'threadId' | 'threadListing' | 'threadCaller' | 'owner'>;
+
+/**
+ * The threads' rows, whatever the store: thread t's conversation, and the k-th thread message
+ * (thread k / THREAD_MESSAGES, its message j = k % THREAD_MESSAGES), with ids after the first
+ * `messagesBefore` messages. The caller writes the even messages, the owner the odd ones, 7
+ * minutes apart; the last three are unread.
+ */
+export function threadRows(plan: ThreadPlan, messagesBefore: number, now: number) {
+  const messageId = (t: number, j: number) => messagesBefore + t * THREAD_MESSAGES + j + 1;
+  const created = (t: number) => now - 30 * DAY_MS + t * 60_000;
+  const sentAt = (t: number, j: number) => created(t) + j * THREAD_GAP_MS;
+  const recipient = (t: number) => userId(plan.owner[plan.threadListing[t]!]!);
+  return {
+    conversation: (t: number) => ({
+      id: plan.threadId[t]!,
+      listingId: listingId(plan.threadListing[t]!),
+      senderId: userId(plan.threadCaller[t]!),
+      recipientId: recipient(t),
+      lastMessageId: messageId(t, THREAD_MESSAGES - 1),
+      createdAt: created(t),
+      updatedAt: sentAt(t, THREAD_MESSAGES - 1),
+    }),
+    message(k: number) {
+      const t = Math.floor(k / THREAD_MESSAGES);
+      const j = k % THREAD_MESSAGES;
+      return {
+        id: messageId(t, j),
+        conId: plan.threadId[t]!,
+        sourceId: j % 2 === 0 ? userId(plan.threadCaller[t]!) : recipient(t),
+        text: THREAD_LINES[(t * 5 + j) % THREAD_LINES.length]!,
+        isRead: j < THREAD_MESSAGES - 3,
+        createdAt: sentAt(t, j),
+      };
+    },
+  };
+}
+export type ThreadRows = ReturnType<typeof threadRows>;
+
+/** `count` distinct listing indexes that `fits` accepts, drawn from `random`. */
+function distinctListings(random: () => number, listings: number, count: number, fits: (l: number) => boolean): number[] {
+  const picks: number[] = [];
+  const seen = new Set<number>();
+  while (picks.length < Math.min(count, listings - 1)) {
+    const l = Math.floor(random() * listings);
+    if (fits(l) && !seen.has(l)) {
+      seen.add(l);
+      picks.push(l);
+    }
+  }
+  return picks;
 }
 
 type Db = Kysely<Database>;
@@ -328,33 +457,30 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
     const L = sizes.listings;
     const now = Date.now();
     const random = rng(20261122);
+    // The readers are the last R users; the others (0 .. O-1) own the listings and make the rest.
+    const R = Math.min(sizes.readers, U - 2);
+    const O = U - R;
 
     // Listings: owners first, so favourites and conversations can avoid the caller's own listings.
     const owner = new Int32Array(L);
-    for (let i = 0; i < L; i++) owner[i] = Math.floor(random() * U);
+    for (let i = 0; i < L; i++) owner[i] = Math.floor(random() * O);
 
-    // Favourites: each user avg-2 .. avg+2 distinct listings (average avg), none of their own.
+    // Favourites: each user avg-2 .. avg+2 distinct listings (average avg), none of their own; a
+    // reader READER_FAVOURITES published ones, all of which its list shows.
     const favStart = new Int32Array(U + 1);
     const favLists: number[][] = [];
     const avg = sizes.favouritesPerUser;
     for (let u = 0; u < U; u++) {
-      const count = Math.max(0, avg - 2 + Math.floor(random() * 5));
-      const picks: number[] = [];
-      const seen = new Set<number>();
-      while (picks.length < Math.min(count, L - 1)) {
-        const l = Math.floor(random() * L);
-        if (owner[l] !== u && !seen.has(l)) {
-          seen.add(l);
-          picks.push(l);
-        }
-      }
+      const reader = u >= O;
+      const count = reader ? READER_FAVOURITES : Math.max(0, avg - 2 + Math.floor(random() * 5));
+      const picks = distinctListings(random, L, count, (l) => owner[l] !== u && (!reader || statusOf(l) === 'publish'));
       favLists.push(picks);
       favStart[u + 1] = favStart[u]! + picks.length;
     }
     const favListing = new Int32Array(favStart[U]!);
     favLists.forEach((picks, u) => favListing.set(picks, favStart[u]!));
 
-    // Conversations: distinct (listing, caller) pairs, the caller never the owner.
+    // Conversations: distinct (listing, caller) pairs, the caller never the owner nor a reader.
     const C = sizes.conversations;
     const convId = new Int32Array(C);
     const convListing = new Int32Array(C);
@@ -365,19 +491,35 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       let caller: number;
       do {
         l = Math.floor(random() * L);
-        caller = Math.floor(random() * U);
+        caller = Math.floor(random() * O);
       } while (caller === owner[l] || seededPairs.has(pairKey(l, caller, U)));
       seededPairs.add(pairKey(l, caller, U));
       convId[c] = c + 1;
       convListing[c] = l;
       convCaller[c] = caller;
     }
+    // Threads: READER_THREADS per reader, about distinct listings (owned by others), ids after the conversations'.
+    const T = R * READER_THREADS;
+    const threadId = new Int32Array(T);
+    const threadListing = new Int32Array(T);
+    const threadCaller = new Int32Array(T);
+    for (let r = 0; r < R; r++) {
+      const picks = distinctListings(random, L, READER_THREADS, () => true);
+      picks.forEach((l, k) => {
+        const t = r * READER_THREADS + k;
+        threadId[t] = C + t + 1;
+        threadListing[t] = l;
+        threadCaller[t] = O + r;
+        seededPairs.add(pairKey(l, O + r, U));
+      });
+    }
     // Each conversation: the caller's first message, and for every other one the owner's reply.
     const replies = (c: number) => c % 2 === 0;
     const convCreated = (c: number) => now - 90 * DAY_MS + Math.floor((c / C) * 89 * DAY_MS);
-    const messageCount = C + Math.ceil(C / 2);
+    const conversationMessages = C + Math.ceil(C / 2);
+    const messageCount = conversationMessages + T * THREAD_MESSAGES;
 
-    const counts = { users: U, listings: L, favourites: favListing.length, conversations: C, messages: messageCount };
+    const counts = { users: U, listings: L, favourites: favListing.length, conversations: C, threads: T, messages: messageCount };
     const index = {
       sizes,
       owner,
@@ -387,15 +529,20 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       convListing,
       convCaller,
       seededPairs,
-      maxConversationId: C,
+      firstReader: O,
+      threadId,
+      threadListing,
+      threadCaller,
+      maxConversationId: C + T,
       counts,
       apiKey: auth.apiKey,
       jwtSecret: auth.jwtSecret,
     };
+    const threads = threadRows({ threadId, threadListing, threadCaller, owner }, conversationMessages, now);
     if (store.dialect === 'mysql') {
       // A WordPress site's own tables: written as the site stores them (dataset-wordpress.ts).
       const { writeWordpressDataset } = await import('./dataset-wordpress.js');
-      await writeWordpressDataset(url, { ...index, now, replies, convCreated, log });
+      await writeWordpressDataset(url, { ...index, now, replies, convCreated, threads, log });
       return { ...index, buildSeconds: (performance.now() - t0) / 1000 };
     }
     await store.db.transaction().execute(async (trx) => {
@@ -412,7 +559,8 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       lap(`${U} users`);
 
       await insertAll(trx, 'listings', L, (i) => listingFields(i, owner, now));
-      lap(`${L} listings`);
+      await insertAll(trx, 'listing_details', L, (i) => listingDetailsFields(i, owner, now));
+      lap(`${L} listings with their details`);
 
       const favUser = new Int32Array(favListing.length);
       for (let u = 0; u < U; u++) favUser.fill(u, favStart[u]!, favStart[u + 1]!);
@@ -444,7 +592,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
           updated_at: replies(c) ? created + 3_600_000 : created,
         };
       });
-      await insertAll(trx, 'messages', messageCount, (m) => {
+      await insertAll(trx, 'messages', conversationMessages, (m) => {
         if (m < C) {
           return {
             id: m + 1,
@@ -473,7 +621,27 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
           created_at: convCreated(c) + 3_600_000,
         };
       });
-      lap(`${C} conversations with ${messageCount} messages`);
+      lap(`${C} conversations with ${conversationMessages} messages`);
+      await insertAll(trx, 'conversations', T, (t) => {
+        const c = threads.conversation(t);
+        const { id, listingId: listing_id, senderId: sender_id, recipientId: recipient_id, lastMessageId: last_message_id } = c;
+        const flags = { sender_delete: 0, recipient_delete: 0, sender_review: 0, recipient_review: 0, invert_review: 0 };
+        return { id, listing_id, sender_id, recipient_id, ...flags, last_message_id, created_at: c.createdAt, updated_at: c.updatedAt };
+      });
+      await insertAll(trx, 'messages', T * THREAD_MESSAGES, (k) => {
+        const m = threads.message(k);
+        const fields = { type: 'text', attachments: null, meta: null, temp_id: null };
+        return {
+          id: m.id,
+          con_id: m.conId,
+          source_id: m.sourceId,
+          message: m.text,
+          ...fields,
+          is_read: m.isRead ? 1 : 0,
+          created_at: m.createdAt,
+        };
+      });
+      lap(`${R} readers' ${T} conversations with ${T * THREAD_MESSAGES} messages`);
     });
 
     if (store.dialect === 'postgres') {

@@ -1,9 +1,11 @@
 /**
- * The floor: ../shared/bench/minimal-toggle.mjs (beside the repository), the toggle and the start
- * of a conversation written as lean as the platform allows, with none of Souk's other duties.
- * It is given the bench's own users and listings as an import document, and the bench's own
- * favourites through its toggle before it is measured, so it answers the same requests on the
- * same data as Souk's rows. When the script is not there, its rows are skipped.
+ * The floors: the operations written as lean as the platform allows, with none of Souk's other duties.
+ * - ../shared/bench/minimal-toggle.mjs (beside the repository), the toggle and the start of a
+ *   conversation. It is given the bench's own users and listings as an import document, and the
+ *   bench's own favourites through its toggle before it is measured, so it answers the same
+ *   requests on the same data as Souk's rows. When the script is not there, its rows are skipped.
+ * - bench/floor-reads.mjs, the three reads, on Souk's own SQLite file. Before its row, the same
+ *   requests go to it and to Souk, and the run stops unless every reply is byte for byte Souk's.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +17,7 @@ import { SITE_URL, listingFields, listingId, userFields, type Dataset } from './
 import { PATHS } from './scenarios.js';
 
 export const FLOOR_SCRIPT = resolve(ROOT, '../shared/bench/minimal-toggle.mjs');
+export const FLOOR_READS_SCRIPT = resolve(ROOT, 'bench/floor-reads.mjs');
 
 export const floorAvailable = (): boolean => existsSync(FLOOR_SCRIPT);
 
@@ -68,17 +71,73 @@ export async function writeFloorData(url: string, data: Dataset): Promise<FloorD
   }
 }
 
-/** Starts the floor on the document; its database goes in the document's folder (TMPDIR). */
-export function startFloor(name: string, data: FloorData, secrets: { apiKey: string; jwtSecret: string }): Promise<ServerProcess> {
+interface Secrets {
+  apiKey: string;
+  jwtSecret: string;
+}
+
+/** A floor script with the bench's secrets and site address. */
+function startFloorScript(name: string, args: string[], secrets: Secrets, env: Record<string, string> = {}): Promise<ServerProcess> {
   return startProcess(name, {
     // better-sqlite3 is required from the working directory's node_modules.
     cwd: ROOT,
-    args: [FLOOR_SCRIPT, data.file],
-    env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, TMPDIR: resolve(data.file, '..') },
-    // It prints nothing: ready once it accepts connections, after loading the whole data set.
+    args,
+    env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, ...env },
+    // It prints nothing: ready once it accepts connections (minimal-toggle.mjs: after loading the whole data set).
     ready: 'port',
     startupMs: 300_000,
   });
+}
+
+/** Starts the floor on the document; its database goes in the document's folder (TMPDIR). */
+export function startFloor(name: string, data: FloorData, secrets: Secrets): Promise<ServerProcess> {
+  return startFloorScript(name, [FLOOR_SCRIPT, data.file], secrets, { TMPDIR: resolve(data.file, '..') });
+}
+
+/** Starts the read floor on Souk's SQLite file, which it opens read-only. */
+export function startFloorReads(name: string, sqliteFile: string, secrets: Secrets): Promise<ServerProcess> {
+  return startFloorScript(name, [FLOOR_READS_SCRIPT, sqliteFile], secrets);
+}
+
+interface Answer {
+  status: number;
+  body: Buffer;
+}
+
+async function get(url: string, headers: Record<string, string>): Promise<Answer> {
+  const res = await fetch(url, { headers });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+/** Where two bodies first differ, with some bytes around it from each. */
+function describeDifference(souk: Answer, floor: Answer): string {
+  let at = 0;
+  while (at < souk.body.length && at < floor.body.length && souk.body[at] === floor.body[at]) at++;
+  const around = (b: Buffer) => JSON.stringify(b.subarray(Math.max(0, at - 60), at + 100).toString('latin1'));
+  return (
+    `HTTP ${souk.status} and ${floor.status}, ${souk.body.length} and ${floor.body.length} bytes, first different byte at ${at}:\n` +
+    `  Souk:  ${around(souk.body)}\n  floor: ${around(floor.body)}`
+  );
+}
+
+/**
+ * Sends each GET to Souk and to the floor as `user` (its token and the API key) and compares
+ * the replies' status and body bytes; the first difference, described, or null when none.
+ */
+export async function firstDifference(
+  soukUrl: string,
+  floorUrl: string,
+  requests: { path: string; user: number }[],
+  headersOf: (user: number) => Record<string, string>,
+): Promise<string | null> {
+  for (const { path, user } of requests) {
+    const [souk, floor] = await Promise.all([get(soukUrl + path, headersOf(user)), get(floorUrl + path, headersOf(user))]);
+    // An error reply would compare nothing the row measures: the sample must be answered.
+    if (souk.status !== 200 || floor.status !== 200 || !souk.body.equals(floor.body)) {
+      return `GET ${path} as user index ${user}: ${describeDifference(souk, floor)}`;
+    }
+  }
+  return null;
 }
 
 /** Adds every user's favourites of the data set, in the data set's order, through the floor's toggle. */

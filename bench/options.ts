@@ -7,6 +7,8 @@ export interface DatasetSizes {
   /** Average favourites per user (each user gets avg-2 .. avg+2). */
   favouritesPerUser: number;
   conversations: number;
+  /** Users whose requests the read rows send (bench/dataset.ts): each with 30 favourites and 25 conversations of 60 messages. */
+  readers: number;
 }
 
 export interface BenchOptions {
@@ -36,8 +38,8 @@ export interface BenchOptions {
   messageRate: number;
 }
 
-export const FULL_SIZES: DatasetSizes = { users: 10_000, listings: 100_000, favouritesPerUser: 5, conversations: 20_000 };
-export const QUICK_SIZES: DatasetSizes = { users: 1_000, listings: 5_000, favouritesPerUser: 5, conversations: 2_000 };
+export const FULL_SIZES: DatasetSizes = { users: 10_000, listings: 100_000, favouritesPerUser: 5, conversations: 20_000, readers: 200 };
+export const QUICK_SIZES: DatasetSizes = { users: 1_000, listings: 5_000, favouritesPerUser: 5, conversations: 2_000, readers: 40 };
 
 export const USAGE = `usage: npm run bench -- [options]
 
@@ -46,8 +48,10 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 50)
   --instances N        N Souk processes (and N bare servers) on one database; needs DATABASE_URL=postgres://... or mysql://...
-  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,toggle,toggle-streams,start-new,start-existing,
-                       chat-list,chat-poll,login,toggle-under-logins,streams
+  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,floor-chat-poll,floor-chat-list,
+                       floor-favourites,floor-mysql-toggle,floor-mysql-start-new,floor-mysql-chat-poll (mysql:// only),
+                       toggle,toggle-streams,start-new,start-existing,message-send,chat-poll,chat-list,favourites,login,
+                       toggle-under-logins,streams
   --streams N          open event streams (GET my/events, one per user) of the rows toggle-streams and streams
                        (default 10000; 1000 with --quick; at most the data set's users)
   --message-rate N     messages per second the streams row sends to users holding a stream (default 1000)
@@ -134,6 +138,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       listings: Math.floor(positive(values.listings, '--listings', base.listings)),
       favouritesPerUser: base.favouritesPerUser,
       conversations: Math.floor(positive(values.conversations, '--conversations', base.conversations)),
+      // A tenth of the users at most, so that the other rows keep most of them.
+      readers: Math.max(1, Math.min(base.readers, Math.floor(users / 10))),
     },
   };
 }

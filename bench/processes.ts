@@ -1,7 +1,7 @@
 /**
  * The servers under test, each a separate process (so the load generator never shares their
- * event loop): Souk as `node bin/souk serve`, the bare node:http server, and the floor
- * (../shared/bench/minimal-toggle.mjs, bench/floor.ts).
+ * event loop): Souk as `node bin/souk serve`, the bare node:http server, the floor
+ * (../shared/bench/minimal-toggle.mjs, bench/floor.ts) and the MySQL floor (bench/floor-mysql.mjs).
  */
 import { npmStartFlags } from '../scripts/npm-start-flags.js';
 import { ROOT, SOUK_BIN, SOUK_READY, startProcess, type ServerProcess } from '../tools/processes.js';
@@ -42,5 +42,16 @@ export function startBare(name: string, prefix?: string[], nodeFlags: string[] =
     ready: /bare server listening/,
     ...(prefix ? { prefix } : {}),
     startupMs: startupMs(prefix),
+  });
+}
+
+export const MYSQL_FLOOR = `${ROOT}bench/floor-mysql.mjs`;
+
+/** The MySQL floor (bench/floor-mysql.mjs) on the bench's WordPress database, with Souk's pool size. */
+export function startMysqlFloor(name: string, databaseUrl: string, secrets: { apiKey: string; jwtSecret: string }): Promise<ServerProcess> {
+  return startProcess(name, {
+    args: [MYSQL_FLOOR],
+    env: { DATABASE_URL: databaseUrl, API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL: 'https://souk.example' },
+    ready: /floor-mysql listening/,
   });
 }

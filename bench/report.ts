@@ -10,11 +10,19 @@ export const LABELS: Record<RowName, string> = {
   bare: 'bare node:http ceiling',
   'floor-toggle': 'floor: toggle favourite',
   'floor-start-new': 'floor: start conversation: new',
+  'floor-chat-poll': 'floor: conversation read',
+  'floor-chat-list': 'floor: chat list',
+  'floor-favourites': 'floor: favourites list',
+  'floor-mysql-toggle': 'MySQL floor: toggle favourite',
+  'floor-mysql-start-new': 'MySQL floor: start conversation: new',
+  'floor-mysql-chat-poll': 'MySQL floor: conversation read',
   toggle: 'toggle favourite (1/2 add, 1/2 remove)',
   'start-new': 'start conversation: new',
   'start-existing': 'start conversation: existing (append)',
-  'chat-list': 'chat list (GET my/chat)',
-  'chat-poll': 'conversation read (GET my/chat/conversation)',
+  'message-send': 'message send (POST my/chat/message)',
+  'chat-poll': 'conversation read (GET my/chat/conversation, 50 of 60)',
+  'chat-list': 'chat list (GET my/chat, 20 of 25)',
+  favourites: 'favourites list (GET my/favourites, 20 of 30)',
   login: 'sign-in (POST login, bcrypt cost 10)',
   'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
   'toggle-streams': 'toggle favourite with the event streams open',
@@ -67,8 +75,13 @@ export interface Row {
   peakRssMb: number;
   /** Souk rows: throughput as a percentage of the bare row's. */
   pctOfBare: number | null;
-  /** Souk's toggle and start-new: throughput as a percentage of the floor's same operation in the same run. */
+  /** Souk's rows that have a floor row (scenarios.ts FLOOR_OF): throughput as a percentage of it in the same run. */
   pctOfFloor: number | null;
+  /**
+   * The same rows: the floor's CPU per request (server and database) as a percentage of this row's.
+   * The same comparison as pctOfFloor, and less moved by other work on the machine.
+   */
+  cpuPctOfFloor: number | null;
   /** CPU used during the measured window, in % of one core; others = every other process on the machine. */
   cpu: { servers: number; database: number | null; generator: number; others: number | null };
   /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
@@ -119,7 +132,10 @@ export function formatCpuPerRequest(rows: Row[]): string {
   const lines = ['CPU milliseconds per request (server / database / load generator):'];
   for (const r of rows) {
     const c = r.cpuMsPerRequest;
-    lines.push(`  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}`);
+    const floor = r.cpuPctOfFloor === null ? '' : ` (the floor's: ${fmt(r.cpuPctOfFloor, 1)} % of this)`;
+    lines.push(
+      `  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}${floor}`,
+    );
   }
   return lines.join('\n');
 }

@@ -12,10 +12,19 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createConnection as createMysqlConnection } from 'mysql2/promise';
 import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
-import { buildDataset, type Dataset } from './dataset.js';
+import { buildDataset, READER_FAVOURITES, READER_THREADS, THREAD_MESSAGES, type Dataset } from './dataset.js';
 import { runLoad, type LoadResult } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
-import { cpuSeconds, machineBusySeconds, peakRss, PROFILE_DIR, startBare, startSouk, type ServerProcess } from './processes.js';
+import {
+  cpuSeconds,
+  machineBusySeconds,
+  peakRss,
+  PROFILE_DIR,
+  startBare,
+  startMysqlFloor,
+  startSouk,
+  type ServerProcess,
+} from './processes.js';
 import { rssMb } from '../tools/processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
 import {
@@ -33,15 +42,29 @@ import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from
 import {
   FLOOR_OF,
   holdsStreams,
+  isFloorReadRow,
   isFloorRow,
+  isMysqlFloorRow,
   LOGIN_BURST_CONNECTIONS,
+  MYSQL_FLOOR_OF,
   loginScenario,
+  readSample,
   ROWS,
   scenario,
   signTokens,
   type RowName,
 } from './scenarios.js';
-import { FLOOR_SCRIPT, floorAvailable, primeFavourites, startFloor, writeFloorData, type FloorData } from './floor.js';
+import {
+  firstDifference,
+  FLOOR_SCRIPT,
+  floorAvailable,
+  primeFavourites,
+  startFloor,
+  startFloorReads,
+  writeFloorData,
+  type FloorData,
+} from './floor.js';
+import { sqlitePath } from '../src/store/sqlite/connection.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -181,11 +204,37 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 /** With --instructions: where each server's callgrind counts go, by process id. */
 const callgrindFiles = new Map<number, string>();
 
-/** The floor is one process on its own SQLite file, whatever the database and --instances of Souk's rows. */
+/** Requests the read floor's replies are compared on, per row: the row's first ones, and other pages. */
+const BYTE_SAMPLE = 24;
+
+/**
+ * Sends a sample of the row's requests to the read floor and to a Souk on the same database, and
+ * throws, showing the first differing bytes, unless every reply is the same: a floor that drifted
+ * from Souk's replies would measure other work.
+ */
+async function checkSameReplies(name: RowName, floor: ServerProcess, ctx: RowContext): Promise<void> {
+  const souk = await startSouk('souk#compared', { databaseUrl: ctx.db.url });
+  try {
+    const sample = readSample(ctx.data, name, BYTE_SAMPLE);
+    const headers = (user: number) => ({ 'x-api-key': ctx.data.apiKey, authorization: `Bearer ${ctx.tokens[user]}` });
+    const difference = await firstDifference(souk.url, floor.url, sample, headers);
+    if (difference) throw new Error(`${name}: the floor's reply is not Souk's, so its row would not measure the same work.\n${difference}`);
+    log(`  ${sample.length} replies of the floor byte for byte Souk's`);
+  } finally {
+    await souk.stop();
+  }
+}
+
+/**
+ * The floor is one process: minimal-toggle.mjs on its own SQLite file, whatever the database and
+ * --instances of Souk's rows; floor-reads.mjs on Souk's SQLite file, its replies checked first.
+ */
 async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
-  const floor = await startFloor('floor', ctx.floor!, ctx.data);
+  const reads = isFloorReadRow(name);
+  const floor = reads ? await startFloorReads('floor', sqlitePath(ctx.db.url), ctx.data) : await startFloor('floor', ctx.floor!, ctx.data);
   try {
     if (name === 'floor-toggle') await primeFavourites(floor, ctx.data, ctx.tokens, ctx.opts.connections);
+    if (reads) await checkSameReplies(name, floor, ctx);
     return [floor];
   } catch (err) {
     await floor.stop();
@@ -194,6 +243,7 @@ async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProc
 }
 
 async function startServers(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
+  if (isMysqlFloorRow(name)) return [await startMysqlFloor('floor-mysql', ctx.db.url, ctx.data)];
   if (isFloorRow(name)) return startFloorRow(name, ctx);
   const servers: ServerProcess[] = [];
   try {
@@ -300,6 +350,7 @@ function rowOf(
     peakRssPerProcessMb: rss,
     pctOfBare: null,
     pctOfFloor: null,
+    cpuPctOfFloor: null,
     cpu: {
       servers: pct(serverCpu),
       database: dbCpu === null ? null : pct(dbCpu),
@@ -378,7 +429,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
 
     if (opts.instructions) servers.forEach((s) => startCounting(s.pid));
-    const onSouk = name !== 'bare' && !isFloorRow(name);
+    // The MySQL floor's database is Souk's: its connection threads are counted alike.
+    const onSouk = name !== 'bare' && (!isFloorRow(name) || isMysqlFloorRow(name));
     const cpu = await cpuWindow(servers, onSouk, ctx);
     // toggle-under-logins: sign-ins back to back on more connections, all through the measured window.
     const burst =
@@ -518,9 +570,23 @@ async function main(): Promise<void> {
   const wallStart = performance.now();
   let rows = (opts.only ?? ROWS) as RowName[];
   for (const r of rows) if (!ROWS.includes(r)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
-  if (rows.some(isFloorRow) && (opts.instructions || !floorAvailable())) {
-    log(`skipping the floor rows: ${opts.instructions ? 'not counted under --instructions' : `${FLOOR_SCRIPT} is not there`}`);
+  if (rows.some(isFloorRow) && opts.instructions) {
+    log('skipping the floor rows: not counted under --instructions');
     rows = rows.filter((r) => !isFloorRow(r));
+  }
+  const togglesFloor = (r: RowName) => isFloorRow(r) && !isFloorReadRow(r) && !isMysqlFloorRow(r);
+  if (rows.some(isMysqlFloorRow) && !/^mysql:/.test(opts.databaseUrl ?? '')) {
+    log("skipping the MySQL floor rows: they run on the bench's WordPress database, and this run is not on MySQL");
+    rows = rows.filter((r) => !isMysqlFloorRow(r));
+  }
+  if (rows.some(togglesFloor) && !floorAvailable()) {
+    log(`skipping the floor rows of the toggle and the start: ${FLOOR_SCRIPT} is not there`);
+    rows = rows.filter((r) => !togglesFloor(r));
+  }
+  // floor-reads.mjs reads Souk's own SQLite file: it has no PostgreSQL nor WordPress twin.
+  if (rows.some(isFloorReadRow) && opts.databaseUrl) {
+    log("skipping the read floor rows: the read floor reads Souk's SQLite file, and this run is not on SQLite");
+    rows = rows.filter((r) => !isFloorReadRow(r));
   }
   // No event log on MySQL yet (GET my/events answers 404); 10,000 streams under valgrind would take hours.
   if (rows.some(holdsStreams) && (opts.instructions || /^mysql:/.test(opts.databaseUrl ?? ''))) {
@@ -557,9 +623,10 @@ async function main(): Promise<void> {
   log(`database: ${db.location}`);
   const dbCpu = await DatabaseCpu.open(db);
   try {
-    const { users, listings, conversations } = opts.sizes;
+    const { users, listings, conversations, readers } = opts.sizes;
     log(
-      `building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations`,
+      `building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations; ` +
+        `${readers} of the users readers, each with ${READER_FAVOURITES} favourites and ${READER_THREADS} conversations of ${THREAD_MESSAGES} messages`,
     );
     const data = await buildDataset({
       url: db.url,
@@ -572,7 +639,7 @@ async function main(): Promise<void> {
     const tokens = signTokens(data);
     log(`signed ${tokens.length} tokens (one per user) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
 
-    if (rows.some(isFloorRow)) {
+    if (rows.some(togglesFloor)) {
       floor = await writeFloorData(db.url, data);
       log(`floor: ${FLOOR_SCRIPT} on the same users and listings (${floor.file})`);
     }
@@ -604,15 +671,22 @@ async function main(): Promise<void> {
     const ceiling = bareRps.length > 0 ? sum(bareRps) / bareRps.length : undefined;
     for (const r of results) if (ceiling !== undefined && r.name !== 'bare') r.pctOfBare = (100 * r.rps) / ceiling;
     for (const r of results) {
-      const floorRow = results.find((f) => f.name === FLOOR_OF[r.name]);
-      if (floorRow) r.pctOfFloor = (100 * r.rps) / floorRow.rps;
+      const floorRow = results.find((f) => f.name === MYSQL_FLOOR_OF[r.name]) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
+      if (!floorRow) continue;
+      r.pctOfFloor = (100 * r.rps) / floorRow.rps;
+      const cpuMs = (row: Row) => row.cpuMsPerRequest.servers + (row.cpuMsPerRequest.database ?? 0);
+      r.cpuPctOfFloor = (100 * cpuMs(floorRow)) / cpuMs(r);
     }
 
     log('');
     log(`Souk bench, ${dialectLabel}, ${opts.connections} connections, ${opts.duration} s per row after ${opts.warmup} s warm-up`);
     log(formatTable(results));
     if (ceiling !== undefined && bareRps.length > 1) log(`% of bare: against the mean of the two bare rows, ${Math.round(ceiling)} req/s.`);
-    if (results.some((r) => r.pctOfFloor !== null)) log('% of floor: against the floor row of the same operation in this run.');
+    if (results.some((r) => r.pctOfFloor !== null))
+      log(
+        "% of floor: against the floor row of the same operation in this run (a message sent: against the floor's new conversation); " +
+          "below, the floor's CPU per request as a share of the row's, which a busy machine moves less.",
+      );
     log(
       `CPU: % of one core used during the measured window by the server process(es), the database's backends serving them (PostgreSQL's processes, MariaDB's connection threads), the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
     );

@@ -5,19 +5,34 @@
  *   toggle          pairs (user, listing) cycled so that half the toggles add and half remove;
  *   start-new       (caller, listing) pairs that never had a conversation, each used once;
  *   start-existing  the data set's conversations, re-started by their caller (an append);
+ *   message-send    POST my/chat/message in the data set's conversations, by their caller or owner in turn;
  *   bare            the toggle's request shape, sent to the bare server;
- *   floor-*         the toggle's and start-new's requests, sent to the floor (bench/floor.ts);
- *   chat-list       GET my/chat by the caller of one of the data set's conversations;
- *   chat-poll       GET my/chat/conversation of one of the data set's conversations, by its caller;
+ *   chat-poll       GET my/chat/conversation of a reader's conversation (the latest 50 of its 60 messages);
+ *   chat-list       GET my/chat by a reader (the first 20 of its 25 conversations);
+ *   favourites      GET my/favourites by a reader (the latest 20 of its 30);
+ *   floor-*         the same requests as the row of that name, sent to the floor (bench/floor.ts):
+ *                   toggle and start-new to ../shared/bench/minimal-toggle.mjs, the reads to bench/floor-reads.mjs;
+ *                   floor-mysql-* to bench/floor-mysql.mjs, on the bench's own WordPress database (mysql:// only);
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
  *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in;
  *   toggle-streams  the toggle's requests, while --streams idle event streams are open;
  *   streams         --streams event streams, and messages at --message-rate to their users (bench/streams.ts).
- * The caller never owns the listing. Every reply is checked (a 200 with the wrong content is
- * counted as an error), so a broken server cannot post a good number.
+ * The caller never owns the listing. The write rows' callers are never readers (dataset.ts), so
+ * the reads find the same data whatever ran before them. Every reply is checked (a 200 with the
+ * wrong content is counted as an error), so a broken server cannot post a good number.
  */
 import { signToken } from '../src/auth/jwt.js';
-import { BENCH_PASSWORD, listingId, pairKey, rng, userId, type Dataset } from './dataset.js';
+import {
+  BENCH_PASSWORD,
+  listingId,
+  pairKey,
+  READER_FAVOURITES,
+  READER_THREADS,
+  rng,
+  THREAD_MESSAGES,
+  userId,
+  type Dataset,
+} from './dataset.js';
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
 
@@ -25,11 +40,19 @@ export type RowName =
   | 'bare'
   | 'floor-toggle'
   | 'floor-start-new'
+  | 'floor-chat-poll'
+  | 'floor-chat-list'
+  | 'floor-favourites'
+  | 'floor-mysql-toggle'
+  | 'floor-mysql-start-new'
+  | 'floor-mysql-chat-poll'
   | 'toggle'
   | 'start-new'
   | 'start-existing'
-  | 'chat-list'
+  | 'message-send'
   | 'chat-poll'
+  | 'chat-list'
+  | 'favourites'
   | 'login'
   | 'toggle-under-logins'
   | 'toggle-streams'
@@ -38,12 +61,20 @@ export const ROWS: RowName[] = [
   'bare',
   'floor-toggle',
   'floor-start-new',
+  'floor-chat-poll',
+  'floor-chat-list',
+  'floor-favourites',
+  'floor-mysql-toggle',
+  'floor-mysql-start-new',
+  'floor-mysql-chat-poll',
   'toggle',
   'toggle-streams',
   'start-new',
   'start-existing',
-  'chat-list',
+  'message-send',
   'chat-poll',
+  'chat-list',
+  'favourites',
   'login',
   'toggle-under-logins',
   'streams',
@@ -51,14 +82,32 @@ export const ROWS: RowName[] = [
 /** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
 export const holdsStreams = (name: RowName) => name === 'streams' || name === 'toggle-streams';
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
-/** The floor row each Souk row is set against ("% of floor"). */
-export const FLOOR_OF: Partial<Record<RowName, RowName>> = { toggle: 'floor-toggle', 'start-new': 'floor-start-new' };
+/** The floor rows of bench/floor-reads.mjs, which reads Souk's own SQLite file; the others are ../shared/bench/minimal-toggle.mjs's. */
+export const isFloorReadRow = (name: RowName) => name === 'floor-chat-poll' || name === 'floor-chat-list' || name === 'floor-favourites';
+/** The floor rows of bench/floor-mysql.mjs, on the bench's own WordPress database (DATABASE_URL=mysql://... only). */
+export const isMysqlFloorRow = (name: RowName) => name.startsWith('floor-mysql-');
+/** On MySQL, Souk's rows are set against the MySQL floor, which works on the same database. */
+export const MYSQL_FLOOR_OF: Partial<Record<RowName, RowName>> = {
+  toggle: 'floor-mysql-toggle',
+  'start-new': 'floor-mysql-start-new',
+  'chat-poll': 'floor-mysql-chat-poll',
+};
+/** The floor row each Souk row is set against ("% of floor"): a message sent against the floor's start (issue 19). */
+export const FLOOR_OF: Partial<Record<RowName, RowName>> = {
+  toggle: 'floor-toggle',
+  'start-new': 'floor-start-new',
+  'message-send': 'floor-start-new',
+  'chat-poll': 'floor-chat-poll',
+  'chat-list': 'floor-chat-list',
+  favourites: 'floor-favourites',
+};
 
 export const API_BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1`;
 export const PATHS = {
   toggle: `${API_BASE}/my/favourites`,
   start: `${API_BASE}/my/chat/conversation`,
   chats: `${API_BASE}/my/chat`,
+  message: `${API_BASE}/my/chat/message`,
   login: `${API_BASE}/login`,
 } as const;
 
@@ -105,7 +154,7 @@ function isFav(data: Dataset, u: number, l: number): boolean {
 function togglePairs(data: Dataset): { user: Int32Array; listing: Int32Array } {
   const random = rng(7);
   const users: number[] = [];
-  for (let u = 0; u < data.sizes.users; u++) if (data.favStart[u + 1]! > data.favStart[u]!) users.push(u);
+  for (let u = 0; u < data.firstReader; u++) if (data.favStart[u + 1]! > data.favStart[u]!) users.push(u);
   const n = users.length;
   const user = new Int32Array(2 * n);
   const listing = new Int32Array(2 * n);
@@ -177,11 +226,14 @@ function freshTogglePairs(data: Dataset): TogglePairs {
 /** Souk's toggle rows run on one database one after the other: the later one goes on from the state the earlier left. */
 const soukToggles = new WeakMap<Dataset, TogglePairs>();
 
+/** The floor rows with a database of their own (the MySQL floor works on the bench's database, as Souk). */
+const ownDatabase = (name: RowName) => isFloorRow(name) && !isMysqlFloorRow(name);
+
 export function toggleScenario(data: Dataset, name: RowName = 'toggle'): Scenario {
   let shared = soukToggles.get(data);
-  if (!shared && !isFloorRow(name)) soukToggles.set(data, (shared = freshTogglePairs(data)));
+  if (!shared && !ownDatabase(name)) soukToggles.set(data, (shared = freshTogglePairs(data)));
   // The floor keeps its own database: its pairs start from the data set's state.
-  const { pairs, state } = isFloorRow(name) ? freshTogglePairs(data) : shared!;
+  const { pairs, state } = ownDatabase(name) ? freshTogglePairs(data) : shared!;
   let i = 0;
   let adds = 0;
   let removes = 0;
@@ -236,12 +288,17 @@ function startBody(l: number, ctx: Context): string {
   return `{"listing_id":${listingId(l)},"text":"${TEXT}","temp_id":${ctx.tempId}}`;
 }
 
+/** The pairs the start-new rows on the bench's database used, so that a later row never picks one again. */
+const soukStarts = new WeakMap<Dataset, { random: () => number; used: Set<number>; conversations: Set<number> }>();
+const freshStarts = () => ({ random: rng(11), used: new Set<number>(), conversations: new Set<number>() });
+
 /** lastSeededId: the highest conversation id the server held before the row (the floor holds none). */
 export function startNewScenario(data: Dataset, name: RowName = 'start-new', lastSeededId = data.maxConversationId): Scenario {
-  const random = rng(11);
+  let shared = soukStarts.get(data);
+  if (!shared && !ownDatabase(name)) soukStarts.set(data, (shared = freshStarts()));
+  const { random, used, conversations } = ownDatabase(name) ? freshStarts() : shared!;
   const U = data.sizes.users;
-  const used = new Set<number>();
-  const conversations = new Set<number>();
+  let created = 0;
   return {
     name,
     path: PATHS.start,
@@ -252,7 +309,7 @@ export function startNewScenario(data: Dataset, name: RowName = 'start-new', las
       // A (caller, listing) pair with no conversation yet, never used before in this run.
       do {
         l = Math.floor(random() * data.sizes.listings);
-        caller = Math.floor(random() * U);
+        caller = Math.floor(random() * data.firstReader);
         key = pairKey(l, caller, U);
       } while (caller === data.owner[l] || data.seededPairs.has(key) || used.has(key));
       used.add(key);
@@ -267,9 +324,10 @@ export function startNewScenario(data: Dataset, name: RowName = 'start-new', las
       if (problem) return problem;
       if (r!.con_id <= lastSeededId || conversations.has(r!.con_id)) return 'not a new conversation';
       conversations.add(r!.con_id);
+      created++;
       return null;
     },
-    counters: () => ({ created: conversations.size }),
+    counters: () => ({ created }),
   };
 }
 
@@ -301,68 +359,173 @@ export function startExistingScenario(data: Dataset): Scenario {
   };
 }
 
-/** A fixed shuffle of the data set's conversations, so consecutive requests hit unrelated ones. */
-function shuffledConversations(data: Dataset, seed: number): Int32Array {
-  const C = data.convId.length;
+/** A fixed shuffle of 0 .. n-1, so consecutive requests hit unrelated conversations or users. */
+function shuffled(n: number, seed: number): Int32Array {
   const random = rng(seed);
-  const order = Int32Array.from({ length: C }, (_, k) => k);
-  for (let k = C - 1; k > 0; k--) {
+  const order = Int32Array.from({ length: n }, (_, k) => k);
+  for (let k = n - 1; k > 0; k--) {
     const j = Math.floor(random() * (k + 1));
     [order[k], order[j]] = [order[j]!, order[k]!];
   }
   return order;
 }
 
-/** GET my/chat: the caller's first page, which must list at least the conversation picked. */
-export function chatListScenario(data: Dataset): Scenario {
-  const order = shuffledConversations(data, 17);
-  let i = 0;
-  let listed = 0;
-  return {
-    name: 'chat-list',
-    method: 'GET',
-    path: PATHS.chats,
-    next() {
-      return { user: data.convCaller[order[i++ % order.length]!]! };
-    },
-    verify(status, body) {
-      if (status !== 200) return `status ${status}`;
-      const r = parse(body) as { data?: { con_id?: unknown }[]; pagination?: { total?: number } } | undefined;
-      if (!r || !Array.isArray(r.data) || !r.pagination) return 'reply is not a conversation list';
-      if (r.data.length === 0 || !(r.pagination.total! >= r.data.length)) return 'the caller has conversations, none listed';
-      if (!r.data.every((c) => Number.isInteger(c.con_id))) return 'a list item without an integer con_id';
-      listed += r.data.length;
-      return null;
-    },
-    counters: () => ({ listed }),
-  };
-}
+const shuffledConversations = (data: Dataset, seed: number) => shuffled(data.convId.length, seed);
 
-/** GET my/chat/conversation: a conversation of the data set with its messages, by its caller. */
-export function chatPollScenario(data: Dataset): Scenario {
-  const order = shuffledConversations(data, 19);
+/** POST my/chat/message in a data set conversation, by its caller and by its owner in turn; the reply is the stored message. */
+export function messageSendScenario(data: Dataset): Scenario {
+  const order = shuffledConversations(data, 29);
   let i = 0;
-  let messages = 0;
+  let sent = 0;
   return {
-    name: 'chat-poll',
-    method: 'GET',
-    path: PATHS.start,
+    name: 'message-send',
+    path: PATHS.message,
     next(ctx) {
-      const c = order[i++ % order.length]!;
+      const c = order[i % order.length]!;
       ctx.conv = c;
-      return { path: `${PATHS.start}?con_id=${data.convId[c]}`, user: data.convCaller[c]! };
+      ctx.sender = i++ % 2 === 0 ? data.convCaller[c]! : data.owner[data.convListing[c]!]!;
+      ctx.tempId = tempIds++;
+      return { body: `{"con_id":${data.convId[c]},"text":"${TEXT}","temp_id":${ctx.tempId}}`, user: ctx.sender };
     },
     verify(status, body, ctx) {
       if (status !== 200) return `status ${status}`;
-      const r = parse(body) as { con_id?: number; messages?: { con_id?: string }[] } | undefined;
-      if (!r || r.con_id !== data.convId[ctx.conv!]) return 'not the conversation asked for';
-      if (!Array.isArray(r.messages) || r.messages.length === 0) return 'no messages';
-      if (!r.messages.every((m) => m.con_id === String(r.con_id))) return 'a message of another conversation';
-      messages += r.messages.length;
+      const m = parse(body) as Record<string, unknown> | undefined;
+      if (!m || m.con_id !== data.convId[ctx.conv!] || m.source_id !== userId(ctx.sender!))
+        return 'not a message of the caller in that conversation';
+      if (m.message !== TEXT || m.temp_id !== String(ctx.tempId) || !Number.isInteger(m.message_id)) return 'wrong message';
+      sent++;
       return null;
     },
-    counters: () => ({ messages }),
+    counters: () => ({ sent }),
   };
+}
+
+/** The requests of a read row (chat-poll, chat-list, favourites, or their floor rows), each a path and its reader. */
+interface ReadRequests {
+  path: string;
+  /** The k-th request of the cycle, with `query` added to its path (a page, a page size). */
+  request(k: number, query?: string): { path: string; user: number };
+  /** How many distinct requests the cycle has. */
+  size: number;
+  check(body: string, k: number): string | null;
+}
+
+/** Souk's default pages: GET my/chat's and GET my/favourites' 20 items, GET my/chat/conversation's 50 messages. */
+const READ_PAGE = 20;
+const POLL_PAGE = 50;
+
+/** GET my/chat/conversation of a reader's conversation, by the reader: the latest 50 of its 60 messages. */
+function pollRequests(data: Dataset): ReadRequests {
+  const order = shuffled(data.threadId.length, 19);
+  const at = (k: number) => order[k % order.length]!;
+  return {
+    path: PATHS.start,
+    size: order.length,
+    request: (k, query) => ({
+      path: `${PATHS.start}?con_id=${data.threadId[at(k)]}${query ? `&${query}` : ''}`,
+      user: data.threadCaller[at(k)]!,
+    }),
+    check(body, k) {
+      const r = parse(body) as { con_id?: number; messages?: { con_id?: string }[]; pagination?: { total?: number } } | undefined;
+      if (!r || r.con_id !== data.threadId[at(k)]) return 'not the conversation asked for';
+      if (!Array.isArray(r.messages) || r.messages.length !== POLL_PAGE || r.pagination?.total !== THREAD_MESSAGES)
+        return `not the latest ${POLL_PAGE} of ${THREAD_MESSAGES} messages`;
+      if (!r.messages.every((m) => m.con_id === String(r.con_id))) return 'a message of another conversation';
+      return null;
+    },
+  };
+}
+
+type Item = Record<string, unknown>;
+
+/**
+ * A reader's first page of `path` (GET my/chat, GET my/favourites), the readers shuffled: READ_PAGE
+ * items of `all`, each of them one that `mineOf(reader)` accepts.
+ */
+function readerPages(
+  data: Dataset,
+  seed: number,
+  path: string,
+  all: number,
+  mineOf: (reader: number) => (item: Item) => boolean,
+): ReadRequests {
+  const order = shuffled(data.sizes.users - data.firstReader, seed);
+  const reader = (k: number) => data.firstReader + order[k % order.length]!;
+  return {
+    path,
+    size: order.length,
+    request: (k, query) => ({ path: query ? `${path}?${query}` : path, user: reader(k) }),
+    check(body, k) {
+      const r = parse(body) as { data?: Item[]; pagination?: { total?: number } | null } | undefined;
+      if (!r || !Array.isArray(r.data) || !r.pagination) return 'reply is not a list';
+      if (r.data.length !== READ_PAGE || r.pagination.total !== all) return `not the first ${READ_PAGE} of ${all}`;
+      return r.data.every(mineOf(reader(k))) ? null : "an item that is not the reader's";
+    },
+  };
+}
+
+/** GET my/chat by a reader: the first 20 of its 25 conversations, whose ids follow each other (dataset.ts). */
+const chatListRequests = (data: Dataset) =>
+  readerPages(data, 17, PATHS.chats, READER_THREADS, (u) => {
+    const first = data.threadId[(u - data.firstReader) * READER_THREADS]!;
+    return (c) => (c.con_id as number) >= first && (c.con_id as number) < first + READER_THREADS;
+  });
+
+/** GET my/favourites by a reader: the latest 20 of its 30 favourites. */
+const favouritesRequests = (data: Dataset) =>
+  readerPages(data, 31, PATHS.toggle, READER_FAVOURITES, (u) => {
+    const ids = new Set(Array.from(data.favListing.subarray(data.favStart[u]!, data.favStart[u + 1]!), listingId));
+    return (item) => ids.has(item.listing_id as number);
+  });
+
+type ReadRow = 'chat-poll' | 'chat-list' | 'favourites';
+const READS: Record<ReadRow, (data: Dataset) => ReadRequests> = {
+  'chat-poll': pollRequests,
+  'chat-list': chatListRequests,
+  favourites: favouritesRequests,
+};
+const readOf = (name: RowName) => name.replace(/^floor-(mysql-)?/, '') as ReadRow;
+
+/** A read row (or its floor row): the reader's default page, the route the apps poll. */
+export function readScenario(data: Dataset, name: RowName): Scenario {
+  const reads = READS[readOf(name)](data);
+  let i = 0;
+  let replies = 0;
+  return {
+    name,
+    method: 'GET',
+    path: reads.path,
+    next(ctx) {
+      ctx.k = i++;
+      return reads.request(ctx.k);
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const problem = reads.check(body, ctx.k!);
+      if (!problem) replies++;
+      return problem;
+    },
+    counters: () => ({ replies }),
+  };
+}
+
+/** Other pages the byte comparison asks for besides the default one (bench/floor.ts). */
+const OTHER_PAGES: Record<ReadRow, string[]> = {
+  'chat-poll': ['page=2', 'per_page=7&page=3', 'per_page=10&page=9', 'after_id=1'],
+  'chat-list': ['page=2', 'per_page=7&page=4', 'per_page=100'],
+  favourites: ['page=2', 'per_page=7&page=4', 'per_page=100&page=2'],
+};
+
+/**
+ * What the floor's replies are compared with Souk's on before its row: the row's first `n`
+ * requests (or all of them, when fewer), and each other page shape for a few of them.
+ */
+export function readSample(data: Dataset, name: RowName, n: number): { path: string; user: number }[] {
+  const reads = READS[readOf(name)](data);
+  const count = Math.min(n, reads.size);
+  const sample = Array.from({ length: count }, (_, k) => reads.request(k));
+  for (const [j, query] of OTHER_PAGES[readOf(name)].entries()) for (let k = j; k < count; k += 4) sample.push(reads.request(k, query));
+  return sample;
 }
 
 /** POST login of users spread over the data set; the reply must carry a token for that user. */
@@ -401,14 +564,24 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return toggleScenario(data, name);
     case 'floor-start-new':
       return startNewScenario(data, name, 0);
+    case 'floor-mysql-toggle':
+      return toggleScenario(data, name);
+    case 'floor-mysql-start-new':
+      return startNewScenario(data, name);
     case 'start-new':
       return startNewScenario(data);
     case 'start-existing':
       return startExistingScenario(data);
-    case 'chat-list':
-      return chatListScenario(data);
+    case 'message-send':
+      return messageSendScenario(data);
     case 'chat-poll':
-      return chatPollScenario(data);
+    case 'chat-list':
+    case 'favourites':
+    case 'floor-chat-poll':
+    case 'floor-chat-list':
+    case 'floor-favourites':
+    case 'floor-mysql-chat-poll':
+      return readScenario(data, name);
     case 'login':
       return loginScenario(data);
     case 'toggle-under-logins':

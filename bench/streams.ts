@@ -1,17 +1,22 @@
 /**
  * The event-stream rows (issue 21's load targets): N open `GET my/events` streams of N distinct
- * users, each a real connection from this process, and messages sent through POST my/chat/message
- * at a fixed rate to users who hold one.
+ * users, each a real connection, and messages sent through POST my/chat/message at a fixed rate to
+ * users who hold one.
  *
- * The streams' client is lean on purpose, so that 10,000 of them cost this process little: raw
- * `net` sockets, the request written by hand, the reply's chunked framing and Server-Sent Events
- * parsed only as far as needed (a frame's `event` and the `message_id` of a `message.new`). The
- * messages' client is node:http on a kept-alive agent. Both stamp arrivals with this process's
- * clock, so the delivery latency (the event's arrival minus the reply's) needs no clock sync.
+ * The streams live in a child process (bench/stream-holder.ts), not beside the load generator:
+ * holding them there would slow the generator, and a server answering a slower client batches
+ * less, so the row would charge the generator's loss to the streams. Their client is lean on
+ * purpose, so that 10,000 of them cost little: raw `net` sockets, the request written by hand, the
+ * reply's chunked framing and Server-Sent Events parsed only as far as needed (a frame's `event`
+ * and the `message_id` of a `message.new`). The messages' client is node:http on a kept-alive
+ * agent. Both stamp arrivals on the machine's monotonic clock (which performance.now() reads in
+ * every process), so the delivery latency (the event's arrival minus the reply's) needs no clock sync.
  */
+import { fork } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { rng, userId, type Dataset } from './dataset.js';
 import { API_BASE } from './scenarios.js';
 
@@ -59,7 +64,8 @@ class RawStream {
     private readonly onConnected: (s: RawStream) => void,
     private readonly onMessage: ((user: number, messageId: number, at: number) => void) | undefined,
     private readonly onClosed: (s: RawStream) => void,
-    private readonly onHeartbeat: (at: number) => void,
+    /** Told of the stream's n-th heartbeat (from 0). */
+    private readonly onHeartbeat: (nth: number, at: number) => void,
   ) {
     this.socket = connect({ host, port }, () => this.socket.write(head));
     this.socket.setNoDelay(true);
@@ -132,8 +138,7 @@ class RawStream {
       const frame = this.sse.slice(0, end);
       this.sse = this.sse.slice(end + 2);
       if (frame.startsWith(': heartbeat')) {
-        this.heartbeats++;
-        this.onHeartbeat(performance.now());
+        this.onHeartbeat(this.heartbeats++, performance.now());
       } else if (!this.connected && frame.includes(': connected')) {
         this.connected = true;
         this.onConnected(this);
@@ -148,19 +153,33 @@ class RawStream {
   }
 }
 
+/** One round of heartbeats: the streams that got their n-th, and ms from the first's arrival to the last's. */
+export interface HeartbeatRound {
+  streams: number;
+  spreadMs: number;
+}
+
+/** What the holder tells of its streams as they go. */
+interface FleetState {
+  /** Streams the server closed before close(). */
+  dropped: number;
+  heartbeats: HeartbeatRound[];
+  /** A few reasons, failed opens and drops. */
+  problems: string[];
+}
+
 export interface StreamFleet {
-  streams: RawStream[];
   /** Streams that answered `: connected`. */
   opened: number;
   openSeconds: number;
-  /** Streams that failed to open, or that the server closed before close() (with a few reasons). */
+  /** Streams that failed to open. */
   failed: number;
   droppedByServer: () => number;
   /**
-   * The server writes one heartbeat to every stream in one turn of its event loop, every
-   * EVENTS_HEARTBEAT_MS: for each round seen so far, ms from its first stream's arrival to its last.
+   * Round n is every stream's n-th heartbeat: the streams it reached and the ms from the first
+   * one's arrival to the last's, so how the server spreads one heartbeat to every stream.
    */
-  heartbeatRounds: () => { streams: number; spreadMs: number }[];
+  heartbeatRounds: () => HeartbeatRound[];
   problems: string[];
   close(): Promise<void>;
 }
@@ -178,8 +197,11 @@ export function openFilesLimit(): number | undefined {
   }
 }
 
-/** Opens one stream per user, OPEN_CONCURRENCY at a time, and resolves once each answered or failed. */
-export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
+/**
+ * Opens one stream per user in this process, OPEN_CONCURRENCY at a time, and resolves once each
+ * answered or failed (the holder's work). `onChange` is told of every drop and heartbeat.
+ */
+export async function holdStreamsHere(o: StreamFleetOptions & { onChange?: (dropped: boolean) => void }): Promise<StreamFleet> {
   const { hostname: host, port } = new URL(o.url);
   const started = performance.now();
   const streams: RawStream[] = [];
@@ -190,13 +212,12 @@ export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
   let next = 0;
   let pending = 0;
   const rounds: { first: number; last: number; streams: number }[] = [];
-  const onHeartbeat = (at: number) => {
-    const r = rounds.at(-1);
-    // Rounds are EVENTS_HEARTBEAT_MS (1 s or more) apart.
-    if (r && at - r.last < 500) {
-      r.last = at;
-      r.streams++;
-    } else rounds.push({ first: at, last: at, streams: 1 });
+  // A stream's n-th heartbeat comes after its (n-1)-th: rounds fill in order, and in time order within each.
+  const onHeartbeat = (nth: number, at: number) => {
+    const r = (rounds[nth] ??= { first: at, last: at, streams: 0 });
+    r.last = at;
+    r.streams++;
+    o.onChange?.(false);
   };
   await new Promise<void>((resolve) => {
     const settle = new Map<RawStream, NodeJS.Timeout>();
@@ -231,6 +252,7 @@ export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
             else if (!closing && st.connected) {
               dropped++;
               if (problems.length < 5) problems.push(`stream of user ${userId(st.user)} closed by the server: ${st.problem ?? ''}`);
+              o.onChange?.(true);
             }
           },
           onHeartbeat,
@@ -249,7 +271,6 @@ export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
     launch();
   });
   return {
-    streams,
     opened: streams.filter((s) => s.connected).length,
     openSeconds: (performance.now() - started) / 1000,
     failed,
@@ -263,6 +284,141 @@ export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
       await Promise.all(gone);
     },
   };
+}
+
+interface HolderOpen {
+  type: 'open';
+  url: string;
+  apiKey: string;
+  users: number[];
+  tokens: string[];
+  messages: boolean;
+}
+/** The holder's messages: the streams opened, `message.new` arrivals ([user, message id, monotonic ms] flat), its state, a failure. */
+type HolderMessage =
+  | { type: 'opened'; opened: number; openSeconds: number; failed: number }
+  | { type: 'messages'; flat: number[] }
+  | ({ type: 'state' } & FleetState)
+  | { type: 'error'; message: string };
+
+/** performance.now() plus this is the machine's monotonic clock (uv_hrtime), the same in every process, in ms. */
+const MONOTONIC_OFFSET = Number(process.hrtime.bigint()) / 1e6 - performance.now();
+
+/** Opens the streams in a child process (bench/stream-holder.ts) and follows them from here. */
+export async function openStreams(o: StreamFleetOptions): Promise<StreamFleet> {
+  // The child runs under this process's loader (tsx): fork passes process.execArgv on.
+  const child = fork(fileURLToPath(new URL('./stream-holder.ts', import.meta.url)), { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  let state: FleetState = { dropped: 0, heartbeats: [], problems: [] };
+  let closing = false;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const opened = new Promise<Extract<HolderMessage, { type: 'opened' }>>((resolve, reject) => {
+    child.on('message', (m: HolderMessage) => {
+      if (m.type === 'opened') resolve(m);
+      else if (m.type === 'state') state = m;
+      else if (m.type === 'error') reject(new Error(`the stream holder: ${m.message}`));
+      else for (let i = 0; i < m.flat.length; i += 3) o.onMessage?.(m.flat[i]!, m.flat[i + 1]!, m.flat[i + 2]! - MONOTONIC_OFFSET);
+    });
+    void exited.then((code) => reject(new Error(`the stream holder exited with ${code} before the streams opened`)));
+  });
+  void exited.then((code) => {
+    if (closing) return;
+    // Its streams went with it: each counts as closed.
+    state = { ...state, dropped: Number.MAX_SAFE_INTEGER, problems: [...state.problems, `the stream holder exited with ${code}`] };
+  });
+  child.send({
+    type: 'open',
+    url: o.url,
+    apiKey: o.apiKey,
+    users: o.users,
+    tokens: o.users.map((u) => o.tokens[u]!),
+    messages: o.onMessage !== undefined,
+  } satisfies HolderOpen);
+  const open = await opened.catch(async (err: unknown) => {
+    child.kill();
+    await exited;
+    throw err;
+  });
+  return {
+    opened: open.opened,
+    openSeconds: open.openSeconds,
+    failed: open.failed,
+    droppedByServer: () => Math.min(state.dropped, open.opened),
+    heartbeatRounds: () => state.heartbeats,
+    get problems() {
+      return state.problems;
+    },
+    async close() {
+      closing = true;
+      child.send({ type: 'close' });
+      await exited;
+    },
+  };
+}
+
+/** The holder's side (bench/stream-holder.ts): opens the streams it is sent, reports, closes them when told. */
+export function serveAsHolder(): void {
+  const send = (m: HolderMessage) => process.send!(m);
+  // The bench gone, the streams go too.
+  process.on('disconnect', () => process.exit(0));
+  process.once('message', (m: HolderOpen) => void holdFor(m, send));
+}
+
+const stateOf = (fleet: StreamFleet): HolderMessage => ({
+  type: 'state',
+  dropped: fleet.droppedByServer(),
+  heartbeats: fleet.heartbeatRounds(),
+  problems: fleet.problems,
+});
+
+async function holdFor(m: HolderOpen, send: (m: HolderMessage) => void): Promise<void> {
+  const tokens: string[] = [];
+  m.users.forEach((u, i) => (tokens[u] = m.tokens[i]!));
+  // Arrivals leave in one message per turn of the event loop, the state at most every 100 ms (a drop at once).
+  let flat: number[] = [];
+  const flush = () => {
+    send({ type: 'messages', flat });
+    flat = [];
+  };
+  let stateTimer: NodeJS.Timeout | undefined;
+  // While the streams open there is no fleet yet: what changes meanwhile goes with the first state.
+  let fleet: StreamFleet | undefined;
+  const sendState = () => {
+    clearTimeout(stateTimer);
+    stateTimer = undefined;
+    if (fleet) send(stateOf(fleet));
+  };
+  try {
+    fleet = await holdStreamsHere({
+      url: m.url,
+      apiKey: m.apiKey,
+      tokens,
+      users: m.users,
+      ...(m.messages
+        ? {
+            onMessage: (user: number, id: number, at: number) => {
+              if (flat.length === 0) setImmediate(flush);
+              flat.push(user, id, at + MONOTONIC_OFFSET);
+            },
+          }
+        : {}),
+      onChange: (dropped) => {
+        if (dropped) sendState();
+        else stateTimer ??= setTimeout(sendState, 100);
+      },
+    });
+  } catch (err) {
+    send({ type: 'error', message: String(err) });
+    process.exit(1);
+  }
+  const held = fleet;
+  sendState();
+  send({ type: 'opened', opened: held.opened, openSeconds: held.openSeconds, failed: held.failed });
+  process.once('message', async () => {
+    await held.close();
+    if (flat.length > 0) flush();
+    clearTimeout(stateTimer);
+    process.send!(stateOf(held), () => process.exit(0));
+  });
 }
 
 /** The users who hold a stream: the first N of the data set. */
