@@ -2,6 +2,7 @@
  * The chat tables' indexes. Migration 006 (src/store/migrations/006-messages-by-sender.ts): one
  * index serves the unread count and the temp_id retry lookup, and still refuses a second message
  * with one sender's temp_id. Migration 007: conversations keep only the index a start reads.
+ * Migration 014: a conversation's page of messages is read in id order, without a sort.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,7 +16,7 @@ import { LISTINGS, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
-describe('chat indexes (migrations 006, 007, 010)', () => {
+describe('chat indexes (migrations 006, 007, 010, 014)', () => {
   let database: TestDatabase;
   let store: Store;
   let conId: number;
@@ -63,16 +64,16 @@ describe('chat indexes (migrations 006, 007, 010)', () => {
   });
 
   it('replaces messages_unread and messages_retry_unique, and keeps the stored messages through down and up', async () => {
-    assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
+    assert.deepEqual(await messageIndexes(), ['messages_by_conversation', 'messages_by_sender']);
     await store.db
       .insertInto('messages')
       .values([message('1'), message(null), message(null, 1)])
       .execute();
     const migration = (store.dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS)['006-messages-by-sender']!;
     await migration.down!(store.db);
-    assert.deepEqual(await messageIndexes(), ['messages_retry_unique', 'messages_unread']);
+    assert.deepEqual(await messageIndexes(), ['messages_by_conversation', 'messages_retry_unique', 'messages_unread']);
     await migration.up(store.db);
-    assert.deepEqual(await messageIndexes(), ['messages_by_sender']);
+    assert.deepEqual(await messageIndexes(), ['messages_by_conversation', 'messages_by_sender']);
     assert.equal((await store.db.selectFrom('messages').select('id').execute()).length, 3);
   });
 
@@ -106,5 +107,28 @@ describe('chat indexes (migrations 006, 007, 010)', () => {
         /USING (COVERING )?INDEX messages_by_sender \(con_id=\? AND source_id=\? AND is_read=\?/,
       );
     }
+  });
+
+  it("reads a conversation's page of messages in id order from its index, without sorting (014)", async (t) => {
+    const page = [...Array(5)].map((_, i) => ({ ...message(null), created_at: i }));
+    await store.db.insertInto('messages').values(page).execute();
+    const ids = (await store.db.selectFrom('messages').select('id').where('con_id', '=', conId).orderBy('id', 'desc').execute()).map(
+      (r) => r.id,
+    );
+    const read = await store.repos.messages.pageOf(conId, 0, 0, 3);
+    assert.deepEqual(
+      read.map((m) => m.id),
+      ids.slice(0, 3),
+    );
+    if (store.dialect !== 'sqlite') return t.skip('SQLite query plans');
+    const plan = (
+      await sql<{
+        detail: string;
+      }>`explain query plan select id from messages where con_id = ${conId} and id > 0 order by id desc limit 50`.execute(store.db)
+    ).rows
+      .map((r) => r.detail)
+      .join('; ');
+    assert.match(plan, /USING (COVERING )?INDEX messages_by_conversation \(con_id=\? AND id>\?\)/);
+    assert.doesNotMatch(plan, /TEMP B-TREE/);
   });
 });

@@ -16,6 +16,7 @@ import { conversationsByParticipantMigration } from '../shared/migrations/010-co
 import { eventsMigration } from '../shared/migrations/011-events.js';
 import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
 import { pushMigration } from '../shared/migrations/013-push.js';
+import { messagesByConversationMigration } from '../shared/migrations/014-messages-by-conversation.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -33,4 +34,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '011-events': eventsMigration('bigint'),
   '012-webhooks': webhooksMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '013-push': pushMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '014-messages-by-conversation': messagesByConversationMigration,
 };

@@ -12,6 +12,7 @@ import { conversationsByParticipantMigration } from '../shared/migrations/010-co
 import { eventsMigration } from '../shared/migrations/011-events.js';
 import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
 import { pushMigration } from '../shared/migrations/013-push.js';
+import { messagesByConversationMigration } from '../shared/migrations/014-messages-by-conversation.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -41,4 +42,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '013-push': atomically(
     pushMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
+  '014-messages-by-conversation': messagesByConversationMigration,
 };
