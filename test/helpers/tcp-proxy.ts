@@ -1,5 +1,5 @@
 /**
- * A TCP proxy in front of PostgreSQL, so a test can make the database unreachable
+ * A TCP proxy in front of a database (PostgreSQL, MariaDB), so a test can make the database unreachable
  * (refuse or silently swallow connections) and bring it back, without stopping the server.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
@@ -9,6 +9,7 @@ export type ProxyMode = 'forward' | 'blackhole';
 export class TcpProxy {
   private server: Server | undefined;
   private readonly sockets = new Set<Socket>();
+  private readonly clients = new Set<Socket>();
   port = 0;
   mode: ProxyMode = 'forward';
 
@@ -29,6 +30,8 @@ export class TcpProxy {
 
   private accept(client: Socket): void {
     this.track(client);
+    this.clients.add(client);
+    client.on('close', () => this.clients.delete(client));
     if (this.mode === 'blackhole') return; // hold the connection open and never answer
     const upstream = createConnection(this.targetPort, this.targetHost);
     this.track(upstream);
@@ -46,6 +49,13 @@ export class TcpProxy {
     for (const socket of this.sockets) socket.destroy();
     await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
     this.server = undefined;
+  }
+
+  /** How many client connections are open through the proxy. */
+  openConnections(): number {
+    let open = 0;
+    for (const client of this.clients) if (!client.destroyed) open++;
+    return open;
   }
 
   /** Cuts every open connection but keeps listening. */

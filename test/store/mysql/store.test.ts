@@ -1,8 +1,8 @@
 /**
  * The MySQL store's own parts, each on a WordPress database of its own: the 2.x chat tables
  * (without a message's type, attachments, meta and a conversation's updated_at), times in the
- * site's local time, the site's options (API key, REST switch, presentation) and a lost database
- * answered 503 and recovered from by itself.
+ * site's local time, the site's options (API key, REST switch, presentation), a lost database
+ * answered 503 and recovered from by itself, and a clean close while the database is cut off.
  */
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,6 +18,19 @@ const JWT_SECRET = 'souk-store-test-secret-0123456789abcdef';
 const ALICE = 2;
 const IPHONE = 8;
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
+
+/** A Souk on a fresh site's database reached through a proxy the test can stop or silence. */
+async function soukBehindProxy() {
+  const site = await wordpressDatabase('wordpress-seeded.sql');
+  const target = new URL(TEST_MYSQL_URL);
+  const proxy = new TcpProxy(target.hostname, Number(target.port || 3306));
+  await proxy.start();
+  after(() => proxy.stop());
+  const url = new URL(site.url);
+  url.host = `127.0.0.1:${proxy.port}`;
+  const t = await startTestSouk({ DATABASE_URL: url.toString(), JWT_SECRET, DB_CONNECT_TIMEOUT_MS: '1000' }, null);
+  return { t, proxy };
+}
 
 describe('site options and times, without a database', () => {
   it('takes the zone from timezone_string, else gmt_offset as a fixed offset', () => {
@@ -187,14 +200,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
   });
 
   it('answers 503 while the database is unreachable and serves again by itself', async () => {
-    const site = await wordpressDatabase('wordpress-seeded.sql');
-    const target = new URL(TEST_MYSQL_URL);
-    const proxy = new TcpProxy(target.hostname, Number(target.port || 3306));
-    await proxy.start();
-    after(() => proxy.stop());
-    const url = new URL(site.url);
-    url.host = `127.0.0.1:${proxy.port}`;
-    const t = await startTestSouk({ DATABASE_URL: url.toString(), JWT_SECRET, DB_CONNECT_TIMEOUT_MS: '1000' }, null);
+    const { t, proxy } = await soukBehindProxy();
     const toggle = () => t.toggle(ALICE, { listing_id: IPHONE });
     assert.equal((await toggle()).statusCode, 200);
     const port = proxy.port;
@@ -209,5 +215,18 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       back = await toggle();
     }
     assert.equal(back.statusCode, 200, back.body);
+  });
+
+  it('closes cleanly while a connection it was opening is cut', async () => {
+    const { t, proxy } = await soukBehindProxy();
+    // The database stops answering: the connections it had are gone, and the settings' next
+    // refresh (every 200 ms here) opens one that waits for a greeting that never comes.
+    proxy.mode = 'blackhole';
+    proxy.cutConnections();
+    const opening = () => proxy.openConnections() > 0;
+    for (let i = 0; i < 40 && !opening(); i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(opening(), 'Souk opened no connection to the silent database');
+    // It closes while that connection is still opening, which then times out (DB_CONNECT_TIMEOUT_MS).
+    await t.close();
   });
 });
