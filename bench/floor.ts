@@ -76,27 +76,40 @@ interface Secrets {
   jwtSecret: string;
 }
 
+/** With --instructions: the command the floor runs under and its Node.js flags (callgrind.ts). */
+export interface Counted {
+  prefix: string[];
+  nodeFlags: string[];
+}
+
 /** A floor script with the bench's secrets and site address. */
-function startFloorScript(name: string, args: string[], secrets: Secrets, env: Record<string, string> = {}): Promise<ServerProcess> {
+function startFloorScript(
+  name: string,
+  args: string[],
+  secrets: Secrets,
+  env: Record<string, string>,
+  counted?: Counted,
+): Promise<ServerProcess> {
   return startProcess(name, {
     // better-sqlite3 is required from the working directory's node_modules.
     cwd: ROOT,
-    args,
+    args: [...(counted?.nodeFlags ?? []), ...args],
     env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, ...env },
     // It prints nothing: ready once it accepts connections (minimal-toggle.mjs: after loading the whole data set).
     ready: 'port',
-    startupMs: 300_000,
+    ...(counted ? { prefix: counted.prefix } : {}),
+    startupMs: counted ? 1_200_000 : 300_000,
   });
 }
 
 /** Starts the floor on the document; its database goes in the document's folder (TMPDIR). */
-export function startFloor(name: string, data: FloorData, secrets: Secrets): Promise<ServerProcess> {
-  return startFloorScript(name, [FLOOR_SCRIPT, data.file], secrets, { TMPDIR: resolve(data.file, '..') });
+export function startFloor(name: string, data: FloorData, secrets: Secrets, counted?: Counted): Promise<ServerProcess> {
+  return startFloorScript(name, [FLOOR_SCRIPT, data.file], secrets, { TMPDIR: resolve(data.file, '..') }, counted);
 }
 
 /** Starts the read floor on Souk's SQLite file, which it opens read-only. */
-export function startFloorReads(name: string, sqliteFile: string, secrets: Secrets): Promise<ServerProcess> {
-  return startFloorScript(name, [FLOOR_READS_SCRIPT, sqliteFile], secrets);
+export function startFloorReads(name: string, sqliteFile: string, secrets: Secrets, counted?: Counted): Promise<ServerProcess> {
+  return startFloorScript(name, [FLOOR_READS_SCRIPT, sqliteFile], secrets, {}, counted);
 }
 
 interface Answer {

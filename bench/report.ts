@@ -140,14 +140,17 @@ export function formatCpuPerRequest(rows: Row[]): string {
   return lines.join('\n');
 }
 
-export function formatInstructions(rows: Row[]): string {
+/** `floorOf`: the floor row of a Souk row in the same run, if any. */
+export function formatInstructions(rows: Row[], floorOf: (row: Row) => Row | undefined): string {
   const bare = rows.find((r) => r.name === 'bare')?.instructionsPerRequest ?? null;
   const lines = ['Instructions per request, counted by callgrind in the measured window: main thread (the event loop), then all threads:'];
   for (const r of rows) {
     const n = r.instructionsPerRequest;
     if (n === null) continue;
     const times = bare !== null && r.name !== 'bare' ? ` (${(n.main / bare.main).toFixed(2)} x bare)` : '';
-    lines.push(`  ${r.label}: ${fmt(n.main)}${times}; all threads ${fmt(n.all)}`);
+    const floor = floorOf(r)?.instructionsPerRequest;
+    const share = floor ? `; the floor's: ${fmt((100 * floor.main) / n.main, 1)} % of this` : '';
+    lines.push(`  ${r.label}: ${fmt(n.main)}${times}; all threads ${fmt(n.all)}${share}`);
   }
   return lines.join('\n');
 }

@@ -231,7 +231,12 @@ async function checkSameReplies(name: RowName, floor: ServerProcess, ctx: RowCon
  */
 async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
   const reads = isFloorReadRow(name);
-  const floor = reads ? await startFloorReads('floor', sqlitePath(ctx.db.url), ctx.data) : await startFloor('floor', ctx.floor!, ctx.data);
+  const outFile = join(PROFILE_DIR, `callgrind-floor-${name}-${ctx.stamp}.out`);
+  const counted = ctx.opts.instructions ? { prefix: callgrindPrefix(outFile), nodeFlags: COUNTED_NODE_FLAGS } : undefined;
+  const floor = reads
+    ? await startFloorReads('floor', sqlitePath(ctx.db.url), ctx.data, counted)
+    : await startFloor('floor', ctx.floor!, ctx.data, counted);
+  if (counted) callgrindFiles.set(floor.pid, outFile);
   try {
     if (name === 'floor-toggle') await primeFavourites(floor, ctx.data, ctx.tokens, ctx.opts.connections);
     if (reads) await checkSameReplies(name, floor, ctx);
@@ -570,9 +575,9 @@ async function main(): Promise<void> {
   const wallStart = performance.now();
   let rows = (opts.only ?? ROWS) as RowName[];
   for (const r of rows) if (!ROWS.includes(r)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
-  if (rows.some(isFloorRow) && opts.instructions) {
-    log('skipping the floor rows: not counted under --instructions');
-    rows = rows.filter((r) => !isFloorRow(r));
+  if (rows.some(isMysqlFloorRow) && opts.instructions) {
+    log('skipping the MySQL floor rows: not counted under --instructions');
+    rows = rows.filter((r) => !isMysqlFloorRow(r));
   }
   const togglesFloor = (r: RowName) => isFloorRow(r) && !isFloorReadRow(r) && !isMysqlFloorRow(r);
   if (rows.some(isMysqlFloorRow) && !/^mysql:/.test(opts.databaseUrl ?? '')) {
@@ -670,8 +675,9 @@ async function main(): Promise<void> {
     const bareRps = results.filter((r) => r.name === 'bare').map((r) => r.rps);
     const ceiling = bareRps.length > 0 ? sum(bareRps) / bareRps.length : undefined;
     for (const r of results) if (ceiling !== undefined && r.name !== 'bare') r.pctOfBare = (100 * r.rps) / ceiling;
+    const floorOf = (r: Row) => results.find((f) => f.name === MYSQL_FLOOR_OF[r.name]) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
     for (const r of results) {
-      const floorRow = results.find((f) => f.name === MYSQL_FLOOR_OF[r.name]) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
+      const floorRow = floorOf(r);
       if (!floorRow) continue;
       r.pctOfFloor = (100 * r.rps) / floorRow.rps;
       const cpuMs = (row: Row) => row.cpuMsPerRequest.servers + (row.cpuMsPerRequest.database ?? 0);
@@ -694,7 +700,7 @@ async function main(): Promise<void> {
     const streamsSummary = formatStreams(results);
     if (streamsSummary) log(streamsSummary);
     if (opts.instructions) {
-      log(formatInstructions(results));
+      log(formatInstructions(results, floorOf));
       log("(Under valgrind: the table's requests/second, latencies, CPU and RSS are valgrind's, not comparable with a plain run.)");
     }
     const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
