@@ -15,7 +15,7 @@ import type { Database } from '../shared/schema.js';
 
 /** A pg Pool or one of its checked-out clients. */
 export interface PgQueryable {
-  query(config: { text: string; values: unknown[]; name?: string }): Promise<PgResult>;
+  query(config: { text: string; values: unknown[]; name?: string; rowMode?: 'array' }): Promise<PgResult>;
 }
 
 const COUNTS_ROWS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
@@ -33,12 +33,17 @@ function asKyselyResult<O>({ command, rowCount, rows }: PgResult): QueryResult<O
  * @param named whether prepared queries are sent as named statements.
  */
 export function postgresRunner(db: Kysely<Database>, target: PgQueryable, named: boolean): QueryRunner {
+  const configOf = (query: CompiledQuery, name: string | undefined) => {
+    const values = query.parameters as unknown[];
+    return named && name !== undefined ? { name, text: query.sql, values } : { text: query.sql, values };
+  };
   return {
     db,
     async execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>> {
-      const values = query.parameters as unknown[];
-      const config = named && name !== undefined ? { name, text: query.sql, values } : { text: query.sql, values };
-      return asKyselyResult<O>(await target.query(config));
+      return asKyselyResult<O>(await target.query(configOf(query, name)));
+    },
+    async executeArrays(query: CompiledQuery, name?: string): Promise<unknown[][]> {
+      return (await target.query({ ...configOf(query, name), rowMode: 'array' })).rows as unknown[][];
     },
   };
 }

@@ -14,7 +14,21 @@ export interface QueryRunner {
   readonly db: Db;
   /** `name` is the prepared query's own, the same on every call: a runner may keep the statement under it. */
   execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>>;
+  /**
+   * The rows as arrays of their columns' values, in the order selected, where the driver gives
+   * them so, more cheaply than as objects (SQLite, pg); otherwise the objects' values are taken.
+   */
+  executeArrays?(query: CompiledQuery, name?: string): Promise<unknown[][]>;
 }
+
+/** A prepared query: run with its arguments, for the rows as objects or (`arrays`) as arrays of values. */
+export interface PreparedQuery<A extends unknown[], O> {
+  (runner: QueryRunner, ...args: A): Promise<QueryResult<O>>;
+  arrays(runner: QueryRunner, ...args: A): Promise<unknown[][]>;
+}
+
+/** An object keeps its keys in insertion order (none of Souk's column names is a number): a row's values come in the order selected. */
+export const rowValues = <O>({ rows }: QueryResult<O>) => rows.map((row) => Object.values(row as object));
 
 export function kyselyRunner(db: Db): QueryRunner {
   return { db, execute: (query) => db.executeQuery(query) };
@@ -33,7 +47,7 @@ class Slot {
 
 let prepared = 0;
 
-export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => Compilable<O>) {
+export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => Compilable<O>): PreparedQuery<A, O> {
   const templates = new WeakMap<Db, Template>();
   const name = `souk_${++prepared}`;
 
@@ -48,13 +62,19 @@ export function prepare<A extends unknown[], O>(build: (db: Db, ...args: A) => C
     return t;
   }
 
-  return (runner: QueryRunner, ...args: A): Promise<QueryResult<O>> => {
+  function compiledWith(runner: QueryRunner, args: A): CompiledQuery<O> {
     const { compiled, slots } = template(runner.db, args.length);
     const parameters = slots.map((slot, i) => (slot >= 0 ? args[slot] : compiled.parameters[i]));
     // A literal of one fixed shape, not a spread: this runs for every statement of every request.
-    const query: CompiledQuery = { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters };
-    return runner.execute<O>(query as CompiledQuery<O>, name);
+    return { query: compiled.query, queryId: compiled.queryId, sql: compiled.sql, parameters } as CompiledQuery<O>;
+  }
+
+  const run = (runner: QueryRunner, ...args: A) => runner.execute<O>(compiledWith(runner, args), name);
+  run.arrays = (runner: QueryRunner, ...args: A): Promise<unknown[][]> => {
+    const query = compiledWith(runner, args);
+    return runner.executeArrays ? runner.executeArrays(query, name) : runner.execute<O>(query, name).then(rowValues);
   };
+  return run;
 }
 
 /** A raw SQL template (sql`...`) in the form prepare() takes, for what Kysely's builder cannot say. */

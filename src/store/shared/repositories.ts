@@ -18,7 +18,7 @@ import type { EventRecorder, ListingRepository, Repositories } from '../../domai
 import type { ListingCache } from './listing-cache.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
-import { toConversation, toConversationListRow, toListing, toMessage, toUser } from './rows.js';
+import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
 type Prepared<A extends unknown[], O> = (runner: QueryRunner, ...args: A) => Promise<QueryResult<O>>;
@@ -148,7 +148,7 @@ const q = {
   messagePage: prepare((db, conId: number, afterId: number, limit: number, offset: number) =>
     db
       .selectFrom('messages')
-      .select(MESSAGE_COLUMNS)
+      .select(MESSAGE_FIELDS)
       .where('con_id', '=', conId)
       .where('id', '>', afterId)
       .orderBy('id', 'desc')
@@ -340,7 +340,7 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         return storedMessage(await own.appendMessage(run, m), m);
       },
       async pageOf(conId, afterId, offset, limit) {
-        return (await q.messagePage(run, conId, afterId, limit, offset)).rows.map(toMessage);
+        return (await q.messagePage.arrays(run, conId, afterId, limit, offset)).map(toMessageFromValues);
       },
       async countOf(conId, afterId) {
         return Number((await q.messageCount(run, conId, afterId)).rows[0]?.n ?? 0);

@@ -10,7 +10,7 @@ import type {
   TermObject,
   User,
 } from '../../domain/model.js';
-import type { ConversationsTable, ListingsTable, MessagesTable, UsersTable } from './schema.js';
+import { MESSAGE_COLUMNS, type ConversationsTable, type ListingsTable, type MessagesTable, type UsersTable } from './schema.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -66,7 +66,43 @@ export function toConversation(row: Selectable<ConversationsTable>): Conversatio
   };
 }
 
-export function toMessage(row: Selectable<MessagesTable>): Message {
+type MessageRow = Selectable<MessagesTable>;
+/**
+ * The columns a Message is made of, in the order a page of messages selects them (all but `meta`,
+ * which the wire always shows as null).
+ */
+export const MESSAGE_FIELDS = MESSAGE_COLUMNS.filter((column) => column !== 'meta');
+const AT = Object.fromEntries(MESSAGE_FIELDS.map((column, i) => [column, i])) as Record<keyof MessageRow, number>;
+// Each position a constant: one property load per column, whatever the column.
+const [ID, CON_ID, SOURCE_ID, TEXT, TYPE, ATTACHMENTS, IS_READ, TEMP_ID, CREATED_AT] = [
+  AT.id,
+  AT.con_id,
+  AT.source_id,
+  AT.message,
+  AT.type,
+  AT.attachments,
+  AT.is_read,
+  AT.temp_id,
+  AT.created_at,
+];
+
+/** A message from its row read as an array of MESSAGE_FIELDS' values (a page of messages is read so). */
+export function toMessageFromValues(values: readonly unknown[]): Message {
+  const attachments = values[ATTACHMENTS] as MessageRow['attachments'];
+  return {
+    id: values[ID] as MessageRow['id'],
+    conId: values[CON_ID] as MessageRow['con_id'],
+    sourceId: values[SOURCE_ID] as MessageRow['source_id'],
+    text: values[TEXT] as MessageRow['message'],
+    type: values[TYPE] as MessageType,
+    attachments: attachments === null ? null : JSON.parse(attachments),
+    isRead: values[IS_READ] !== 0,
+    tempId: values[TEMP_ID] as MessageRow['temp_id'],
+    createdAt: values[CREATED_AT] as MessageRow['created_at'],
+  };
+}
+
+export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
     conId: row.con_id,

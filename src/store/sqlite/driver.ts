@@ -13,24 +13,74 @@ export type SqliteEngine = 'node:sqlite' | 'better-sqlite3';
 /** A synchronous SQLite connection: what Kysely needs, plus plain SQL for set-up and tools. */
 export interface SqliteConnection extends SqliteDatabase {
   readonly engine: SqliteEngine;
+  /** Whether a transaction is open on the connection; undefined when the engine cannot tell. */
+  inTransaction(): boolean | undefined;
+  /** The statement of this SQL (prepared once) giving each row as its columns' values in order. */
+  prepareArrays(sql: string): ArraysStatement;
   exec(sql: string): void;
   all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): T[];
   run(sql: string, ...params: unknown[]): void;
 }
 
+/**
+ * A reading statement whose rows are arrays: an engine builds an object row property by
+ * property, which costs more than the query itself when a page has many rows.
+ */
+export interface ArraysStatement {
+  all(params: readonly unknown[]): unknown[][];
+}
+
 /** node:sqlite's rows have no prototype; plain objects keep both engines' rows alike. */
 const plain = (rows: unknown[]) => rows.map((row) => ({ ...(row as object) }));
+
+/**
+ * Makes a statement's row, read as an array, into a plain object keyed by its columns, as the
+ * engine would (a later column of the same name wins). An engine sets a row's properties one at a
+ * time through V8's API, which costs more than the query itself for a page of rows; a copy of an
+ * object that already holds the keys, in order, starts with the row's final layout.
+ */
+export function rowBuilder(columns: readonly string[]): (values: readonly unknown[]) => Record<string, unknown> {
+  const template: Record<string, unknown> = {};
+  // Defined, not assigned: a column named __proto__ is a key like the others, as in the engine's rows.
+  for (const column of columns)
+    Object.defineProperty(template, column, { value: null, writable: true, enumerable: true, configurable: true });
+  return (values) => {
+    const row = { ...template };
+    for (let i = 0; i < columns.length; i++) row[columns[i]!] = values[i];
+    return row;
+  };
+}
+
+/** A reading statement's rows, read as arrays, as objects (rowBuilder). */
+function objectRows<S extends { all(...params: unknown[]): unknown[]; iterate(...params: unknown[]): IterableIterator<unknown> }>(
+  statement: S,
+  columns: readonly string[],
+): Pick<SqliteStatement, 'all' | 'iterate'> {
+  const row = rowBuilder(columns);
+  return {
+    all: (params) => (statement.all(...params) as unknown[][]).map(row),
+    *iterate(params) {
+      for (const values of statement.iterate(...params)) yield row(values as unknown[]);
+    },
+  };
+}
+
+const columnNames = (statement: { columns(): unknown[] }) => statement.columns().map((c) => (c as { name: string }).name);
 
 const require = createRequire(import.meta.url);
 
 interface NodeSqliteStatement {
   columns(): unknown[];
+  /** Node.js 22.16 and 24. */
+  setReturnArrays?(enabled: boolean): void;
   all(...params: unknown[]): unknown[];
   run(...params: unknown[]): { changes: number | bigint; lastInsertRowid: number | bigint };
   iterate(...params: unknown[]): IterableIterator<unknown>;
 }
 interface NodeSqliteDatabase {
   prepare(sql: string): NodeSqliteStatement;
+  /** Node.js 22.16 and 24. */
+  readonly isTransaction?: boolean;
   exec(sql: string): void;
   close(): void;
 }
@@ -58,16 +108,32 @@ function nodeSqlite(DatabaseSync: NonNullable<ReturnType<typeof loadNodeSqlite>>
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   const prepare = cached((sql: string): SqliteStatement => {
     const statement = db.prepare(sql);
+    const columns = columnNames(statement);
+    const run = (params: readonly unknown[]) => statement.run(...params);
+    if (columns.length > 0 && statement.setReturnArrays) {
+      statement.setReturnArrays(true);
+      return { reader: true, run, ...objectRows(statement, columns) };
+    }
+    // Node.js 22.13-22.15 gives no arrays: its rows are copied instead.
     return {
-      reader: statement.columns().length > 0,
+      reader: columns.length > 0,
+      run,
       all: (params) => plain(statement.all(...params)),
-      run: (params) => statement.run(...params),
       iterate: (params) => statement.iterate(...params),
     };
   });
   return {
     engine: 'node:sqlite',
     prepare,
+    inTransaction: () => db.isTransaction,
+    prepareArrays: cached((sql: string): ArraysStatement => {
+      const statement = db.prepare(sql);
+      if (statement.setReturnArrays) {
+        statement.setReturnArrays(true);
+        return { all: (params) => statement.all(...params) as unknown[][] };
+      }
+      return { all: (params) => statement.all(...params).map((row) => Object.values(row as object)) };
+    }),
     close: () => db.close(),
     exec: (sql) => db.exec(sql),
     all: <T>(sql: string, ...params: unknown[]) => plain(db.prepare(sql).all(...params)) as T[],
@@ -86,10 +152,21 @@ function betterSqlite3(path: string, busyTimeoutMs: number): SqliteConnection {
     );
   }
   const db = new BetterSqlite3(path, { timeout: busyTimeoutMs });
-  const prepare = cached((sql: string) => db.prepare(sql) as unknown as SqliteStatement);
+  const prepare = cached((sql: string): SqliteStatement => {
+    const statement = db.prepare(sql);
+    if (!statement.reader) return statement as unknown as SqliteStatement;
+    const columns = columnNames(statement);
+    statement.raw(true);
+    return { reader: true, run: (params) => statement.run(...params), ...objectRows(statement, columns) };
+  });
   return {
     engine: 'better-sqlite3',
     prepare,
+    inTransaction: () => db.inTransaction,
+    prepareArrays: cached((sql: string): ArraysStatement => {
+      const statement = db.prepare(sql).raw(true);
+      return { all: (params) => statement.all(...params) as unknown[][] };
+    }),
     close: () => db.close(),
     exec: (sql) => db.exec(sql),
     all: <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[],

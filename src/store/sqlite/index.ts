@@ -1,7 +1,7 @@
 /**
  * The store on SQLite: one connection in this process. Writes from the requests of one turn of
  * the event loop share a commit (write-batch.ts), and a libuv thread syncs the WAL after each
- * commit (wal-flusher.ts); reads go through Kysely on the same connection.
+ * commit (wal-flusher.ts); reads run on the same connection, straight while no transaction is open.
  */
 import type { UnitOfWork } from '../../domain/ports.js';
 import { eventLog, LocalEventSignals, webhookOutbox } from '../shared/events.js';
@@ -16,7 +16,8 @@ import { looseSqlitePermissions } from './files.js';
 import { SQLITE_MIGRATIONS } from './migrations.js';
 import { sqliteRepositories } from './repositories.js';
 import { WalFlusher } from './wal-flusher.js';
-import { SqliteWriteBatch, sqliteRunner } from './write-batch.js';
+import { sqliteReadRunner, sqliteRunner } from './runner.js';
+import { SqliteWriteBatch } from './write-batch.js';
 
 /** url: sqlite:PATH, sqlite://PATH or sqlite::memory: */
 export function openSqliteStore(url: string, opts: DbOptions): Store {
@@ -39,7 +40,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   return {
     ...commonStoreParts(db, () => migrationsApplied(db, SQLITE_MIGRATIONS)),
     dialect: 'sqlite',
-    repos: sqliteRepositories(kyselyRunner(db), listingCache),
+    repos: sqliteRepositories(sqliteReadRunner(db, connection), listingCache),
     eventLog: eventLog(kyselyRunner(db)),
     eventSignals: signals,
     webhooks: webhookOutbox(db, false),

@@ -9,8 +9,7 @@
  * commit does (disk full), the batch rolls back and each member runs again in a transaction of
  * its own. Its work is a function of its input and what it reads, so running it again is safe.
  */
-import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import type { QueryRunner } from '../shared/prepared.js';
+import type { Kysely } from 'kysely';
 import type { Database } from '../shared/schema.js';
 import { beginImmediate, rollbackQuietly, type SqliteConnection } from './driver.js';
 
@@ -21,26 +20,6 @@ interface Job<R> {
 }
 
 type Outcome = { ok: true; results: unknown[] } | { ok: false; error: unknown; started: boolean };
-
-/** Runs compiled queries synchronously on the connection, as Kysely's SQLite driver would. */
-export function sqliteRunner(db: Kysely<Database>, connection: SqliteConnection): QueryRunner {
-  function run<O>(query: CompiledQuery<O>): QueryResult<O> {
-    const statement = connection.prepare(query.sql);
-    if (statement.reader) return { rows: statement.all(query.parameters) as O[] };
-    const { changes, lastInsertRowid } = statement.run(query.parameters);
-    return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
-  }
-  return {
-    db,
-    execute: <O>(query: CompiledQuery<O>) => {
-      try {
-        return Promise.resolve(run(query));
-      } catch (err) {
-        return Promise.reject(err as Error);
-      }
-    },
-  };
-}
 
 export class SqliteWriteBatch<R> {
   private queue: Job<R>[] = [];
