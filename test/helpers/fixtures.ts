@@ -1,5 +1,7 @@
 /** The marketplace most tests start from, in the import document's format. */
+import type { Insertable } from 'kysely';
 import type { ImportDocument } from '../../src/cli/import-document.js';
+import type { MessagesTable } from '../../src/store/shared/schema.js';
 
 export const SITE_URL = 'https://souk.example';
 
@@ -83,5 +85,21 @@ export function marketplace(): ImportDocument {
       { id: 104, owner_id: 1, title: "Amina's chair", slug: 'chair', price: '80' },
       { id: 105, owner_id: 2, title: 'Old sofa', slug: 'old-sofa', status: 'trash', price: '10' },
     ],
+  };
+}
+
+/** A row of the messages table: "hi" from `sourceId` in conversation `conId`, unread, unless `fields` say otherwise. */
+export function messageRow(conId: number, sourceId: number, fields: Partial<Insertable<MessagesTable>> = {}): Insertable<MessagesTable> {
+  return {
+    con_id: conId,
+    source_id: sourceId,
+    message: 'hi',
+    type: 'text',
+    attachments: null,
+    meta: null,
+    temp_id: null,
+    created_at: 1,
+    is_read: 0,
+    ...fields,
   };
 }

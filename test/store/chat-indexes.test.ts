@@ -12,7 +12,7 @@ import type { Store } from '../../src/store/index.js';
 import { openMarketplaceStore } from '../helpers/store.js';
 import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
 import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
-import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { LISTINGS, messageRow, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
@@ -33,17 +33,7 @@ describe('chat indexes (migrations 006, 007, 010, 014)', () => {
     await database.drop();
   });
 
-  const message = (tempId: string | null, isRead = 0) => ({
-    con_id: conId,
-    source_id: USERS.sara,
-    message: 'hi',
-    type: 'text',
-    attachments: null,
-    meta: null,
-    temp_id: tempId,
-    created_at: 1,
-    is_read: isRead,
-  });
+  const message = (tempId: string | null, isRead = 0) => messageRow(conId, USERS.sara, { temp_id: tempId, is_read: isRead });
   const indexesOf = async (table: string) => {
     const names =
       store.dialect === 'sqlite'

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { openSqlite, type SqliteConnection } from '../../../src/store/sqlite/driver.js';
 import type { Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
-import { LISTINGS, USERS } from '../../helpers/fixtures.js';
+import { LISTINGS, messageRow, USERS } from '../../helpers/fixtures.js';
 
 const require = createRequire(import.meta.url);
 
@@ -106,20 +106,7 @@ describe('SQLite rows', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const transaction = store.db.transaction().execute(async (trx) => {
       await trx.insertInto('favourites').values({ user_id: USERS.sara, listing_id: LISTINGS.table, added_at: 1 }).execute();
-      await trx
-        .insertInto('messages')
-        .values({
-          con_id: conId,
-          source_id: USERS.sara,
-          message: 'hi',
-          type: 'text',
-          attachments: null,
-          meta: null,
-          is_read: 0,
-          temp_id: null,
-          created_at: 1,
-        })
-        .execute();
+      await trx.insertInto('messages').values(messageRow(conId, USERS.sara)).execute();
       await held;
     });
     // The transaction begins and writes; it stays open until released.
