@@ -20,8 +20,8 @@ const BOUNDARIES = [
   room('http', ['auth', 'domain', 'present', 'config.ts']),
   room('cli', ['domain', 'store', 'auth', 'config.ts', 'server.ts']),
   room('events', ['domain', 'present']),
-  // One database's store never reaches into another's; what they share lives in store/shared.
-  { target: './src/store/shared', from: ['./src/store/sqlite', './src/store/postgres', './src/store/mysql'] },
+  // One database's store never reaches into another's; what they share lives in store/common.
+  { target: './src/store/common', from: ['./src/store/sqlite', './src/store/postgres', './src/store/mysql'] },
   { target: './src/store/sqlite', from: ['./src/store/postgres', './src/store/mysql'] },
   { target: './src/store/postgres', from: ['./src/store/sqlite', './src/store/mysql'] },
   { target: './src/store/mysql', from: ['./src/store/sqlite', './src/store/postgres'] },

@@ -13,11 +13,11 @@
  */
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
-import type { Database } from '../src/store/shared/schema.js';
+import type { Database } from '../src/store/common/schema.js';
 import type { ListingDetailsRecord } from '../src/domain/model.js';
 import { openStore } from '../src/store/index.js';
-import { imagesJson, termsJson } from '../src/store/shared/media-json.js';
-import { listingDetailsRow } from '../src/store/shared/catalog.js';
+import { imagesJson, termsJson } from '../src/store/common/media-json.js';
+import { listingDetailsRow } from '../src/store/common/catalog.js';
 import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { DatasetSizes } from './options.js';
@@ -305,7 +305,7 @@ export function listingFields(i: number, owner: Int32Array, now: number) {
     slug: b.slug,
     status: b.status,
     price: b.price,
-    // Written as the import writes them: the interface's own JSON (src/store/shared/media-json.ts).
+    // Written as the import writes them: the interface's own JSON (src/store/common/media-json.ts).
     images: imagesJson([1, 2, 3].map((k) => image(imageId(i, k), `${b.slug}-${k}`))),
     category: termsJson(b.categories),
     location: termsJson([b.location]),

@@ -64,7 +64,7 @@ const q = {
   favouriteCount: db.prepare(`select count(*) ${SHOWN}`).pluck(),
 };
 
-// A listing imported without details shows the import's defaults, dated by the listing (store/shared/favourite-list.ts).
+// A listing imported without details shows the import's defaults, dated by the listing (store/common/favourite-list.ts).
 const NO_CONTACT =
   '{"locations":[],"latitude":"","longitude":"","hide_map":false,"zipcode":"","address":"","phone":"","whatsapp_number":"","email":"","website":"","geo_address":""}';
 const NO_DETAILS = {

@@ -1,7 +1,7 @@
 /**
  * A listing's images and terms, and a message's attachments: shapes the marketplace owns, declared
  * once as schemas. The import document validates against them, the store writes them as JSON
- * text in this field order (store/shared/media-json.ts), and replies carry that text as stored.
+ * text in this field order (store/common/media-json.ts), and replies carry that text as stored.
  */
 import { Type, type Static } from '@sinclair/typebox';
 

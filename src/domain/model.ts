@@ -102,7 +102,7 @@ export const DEFAULT_LISTING_DETAILS: Readonly<ListingDetailsRecord> = {
 
 /**
  * A listing's details as read back: the arrays and objects stay the JSON text the store keeps
- * (store/shared/media-json.ts), which replies carry as they are.
+ * (store/common/media-json.ts), which replies carry as they are.
  */
 export interface ListingDetails extends Omit<
   ListingDetailsRecord,
@@ -120,7 +120,7 @@ export interface ShownListing {
 
 /**
  * A listing as read back. Only replies look inside its images and terms, so they stay the
- * interface's JSON text, as stored (store/shared/media-json.ts): no parsing and re-serialising per reply.
+ * interface's JSON text, as stored (store/common/media-json.ts): no parsing and re-serialising per reply.
  */
 export interface Listing extends Omit<ListingRecord, 'images' | 'category' | 'location' | 'details'> {
   media: ListingMediaJson;

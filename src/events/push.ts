@@ -5,7 +5,7 @@
  *   {"to": "<token>", "title": "<the sender's name>", "body": "<the text, cut>",
  *    "data": {"url": "<scheme>://conversation/<con_id>/<listing_id>"}, "sound": "default"}
  *
- * The outbox row is written in the message's transaction (store/shared/push.ts), one per message
+ * The outbox row is written in the message's transaction (store/common/push.ts), one per message
  * and recipient, so a message is pushed once whatever the client retries, and a crash between the
  * write and the send pushes after the restart (at least once: a crash after Expo took it and
  * before the row was marked pushes it again). No push while the recipient has the conversation in

@@ -1,6 +1,6 @@
 /**
  * GET my/favourites in both reply generations (neighbours.md N4), as JSON text. A listing's images,
- * terms and details are already the reply's JSON (store/shared/media-json.ts) and go in as stored;
+ * terms and details are already the reply's JSON (store/common/media-json.ts) and go in as stored;
  * the rest is written with JSON.stringify. Each item holds the keys of ListingListItem or
  * ClassicListingListItem (wire-schemas.ts) in their order; the contract test checks real replies.
  */

@@ -22,7 +22,7 @@ const summaries = new WeakMap<ListingPresentation, WeakMap<Listing, string>>();
 
 /**
  * The ListingSummary of wire-schemas.ts, field for field in its order. The images and terms are
- * already the interface's JSON (store/shared/media-json.ts), and JSON.stringify writes a string exactly as the
+ * already the interface's JSON (store/common/media-json.ts), and JSON.stringify writes a string exactly as the
  * compiled serialisers do, so these bytes are the ones a serialiser of the schema would write.
  */
 export function listingSummaryJson(listing: Listing, p: ListingPresentation): string {

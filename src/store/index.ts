@@ -2,15 +2,15 @@
  * The store: opens the database DATABASE_URL names, one folder per database (sqlite/, postgres/,
  * mysql/: a WordPress site's own tables),
  * each implementing every port of the domain with its own statements; what they share is in
- * shared/. Adding a database is one folder beside them and one line here. The rest of Souk sees
+ * common/. Adding a database is one folder beside them and one line here. The rest of Souk sees
  * no SQL.
  */
 import { openMysqlStore } from './mysql/index.js';
 import { openPostgresStore } from './postgres/index.js';
-import type { DbOptions, Store } from './shared/store.js';
+import type { DbOptions, Store } from './common/store.js';
 import { openSqliteStore } from './sqlite/index.js';
 
-export type { DbOptions, LoosePermission, Store, StoreKind } from './shared/store.js';
+export type { DbOptions, LoosePermission, Store, StoreKind } from './common/store.js';
 
 export function openStore(url: string, opts: DbOptions): Store {
   if (url.startsWith('sqlite:')) return openSqliteStore(url, opts);

@@ -1,7 +1,7 @@
 /** The marketplace most tests start from, in the import document's format. */
 import type { Insertable } from 'kysely';
 import type { ImportDocument } from '../../src/cli/import-document.js';
-import type { MessagesTable } from '../../src/store/shared/schema.js';
+import type { MessagesTable } from '../../src/store/common/schema.js';
 
 export const SITE_URL = 'https://souk.example';
 

@@ -1,6 +1,6 @@
 /**
  * The start-conversation reply is assembled as JSON text (src/present/conversation.ts) from the
- * listing's images and terms as stored (src/store/shared/media-json.ts). These tests hold it to the
+ * listing's images and terms as stored (src/store/common/media-json.ts). These tests hold it to the
  * bytes the ConversationReply schema's own serialiser writes, whatever order the import document
  * gave the keys in, and check that migration 003 brings rows stored before into that form.
  */
@@ -8,8 +8,8 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fastJson from 'fast-json-stringify';
 import { ConversationReply } from '../../src/present/wire-schemas.js';
-import { imagesJson, termsJson } from '../../src/store/shared/media-json.js';
-import { listingJsonAsWireMigration } from '../../src/store/shared/migrations/003-listing-json-as-wire.js';
+import { imagesJson, termsJson } from '../../src/store/common/media-json.js';
+import { listingJsonAsWireMigration } from '../../src/store/common/migrations/003-listing-json-as-wire.js';
 import { startTestSouk } from '../helpers/souk.js';
 import { image, marketplace, term, USERS } from '../helpers/fixtures.js';
 

@@ -1,12 +1,12 @@
 /**
  * A conversation's page of messages is read with its rows as arrays of values (SQLite, PostgreSQL:
- * src/store/shared/repositories.ts, messages.pageOf), the cheaper form for its many rows. It must
+ * src/store/common/repositories.ts, messages.pageOf), the cheaper form for its many rows. It must
  * give the messages the plain path gives: the same rows read as objects and mapped by toMessage.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/store/index.js';
-import { toMessage } from '../../src/store/shared/rows.js';
+import { toMessage } from '../../src/store/common/rows.js';
 import { marketplaceStore } from '../helpers/marketplace-store.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 

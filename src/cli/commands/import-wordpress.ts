@@ -6,7 +6,7 @@
  * plugin's chat tables hold the site's local time, read as such into epoch ms.
  *
  * Idempotent and resumable: each page of rows is one transaction that writes only what differs
- * (store/shared/site-import.ts), so a second run writes nothing, and a run cut short is finished
+ * (store/common/site-import.ts), so a second run writes nothing, and a run cut short is finished
  * by running it again. Rows that name what was not copied are left out and counted: a listing of
  * a user missing from wp_users, a favourite of a deleted listing, a conversation of a missing
  * user, a message of a conversation not copied. Open conversations the plugin let exist twice for
@@ -15,7 +15,7 @@
  */
 import type { Conversation } from '../../domain/model.js';
 import { openWordpressExport, type WordpressSiteExport } from '../../store/mysql/site-export.js';
-import { siteImportWriter, type SiteImportWriter } from '../../store/shared/site-import.js';
+import { siteImportWriter, type SiteImportWriter } from '../../store/common/site-import.js';
 import { CliError, type CliContext } from '../context.js';
 
 const PAGE = 200;

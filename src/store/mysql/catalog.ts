@@ -7,7 +7,7 @@
  */
 import { sql } from 'kysely';
 import type { ListingDetails, ListingStatus, ShownListing, TermObject, User, Listing, ListingContact } from '../../domain/model.js';
-import { imagesJson, stringsJson, termsJson, contactJson } from '../shared/media-json.js';
+import { imagesJson, stringsJson, termsJson, contactJson } from '../common/media-json.js';
 import { CATALOG_PERIOD_MS, rows, statement, T, together, type Db, type MysqlContext } from './context.js';
 import { hierarchical, imageObject, termObject, type AttachmentRow, type TermRow } from './media.js';
 import { phpObject, type SiteOptions } from './site.js';

@@ -6,7 +6,7 @@
  * conversation's `updated_at`, or 2.x without them).
  */
 import { CompiledQuery, sql, type Kysely, type QueryResult, type RawBuilder } from 'kysely';
-import { ListingCache } from '../shared/listing-cache.js';
+import { ListingCache } from '../common/listing-cache.js';
 import { OPTION_NAMES, readSiteOptions, type SiteOptions } from './site.js';
 
 /**

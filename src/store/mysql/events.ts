@@ -2,11 +2,11 @@
  * The event log on a WordPress database (`{prefix}souk_events`, event-migrations.ts) as the
  * streams read it, the recorder the use cases write through in the unit of work's transaction
  * (index.ts), and the streams' tickets. What is recorded and where is decided once, for every
- * database, by the shared recorder (store/shared/events.ts); this file only says it in MySQL.
+ * database, by the shared recorder (store/common/events.ts); this file only says it in MySQL.
  */
 import { sql } from 'kysely';
 import type { EventLog, EventRecorder, EventTicketRepository } from '../../domain/ports.js';
-import { recordEvents, toEventTicket, toLoggedEvent, type EventTicketRow, type EventWrites } from '../shared/events.js';
+import { recordEvents, toEventTicket, toLoggedEvent, type EventTicketRow, type EventWrites } from '../common/events.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
 import { queuePush } from './push.js';
 import { queueWebhook } from './webhooks.js';

@@ -6,7 +6,7 @@
  * that start together take turns under a named lock (GET_LOCK).
  */
 import { Migrator, sql, type Migration } from 'kysely';
-import type { Migrations } from '../shared/migrate.js';
+import type { Migrations } from '../common/migrate.js';
 import { T, type Db, type Tables } from './context.js';
 import { eventMigrations } from './event-migrations.js';
 

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
-import { PUSH_COLUMNS, toPushDelivery, type PushRow } from '../shared/push.js';
+import { PUSH_COLUMNS, toPushDelivery, type PushRow } from '../common/push.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
 import { attemptFailed, claimDue, newestFirst } from './outbox.js';
 

@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import type { WebhookOutbox } from '../../domain/ports.js';
-import { toWebhookDelivery, WEBHOOK_COLUMNS, type WebhookRow } from '../shared/events.js';
+import { toWebhookDelivery, WEBHOOK_COLUMNS, type WebhookRow } from '../common/events.js';
 import { statement, T, type Db, type MysqlContext } from './context.js';
 import { attemptFailed, claimDue, newestFirst } from './outbox.js';
 

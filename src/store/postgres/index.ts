@@ -4,11 +4,11 @@
  * writer's row lock in one round trip (transaction.ts).
  */
 import { Kysely, PostgresDialect } from 'kysely';
-import { eventLog, webhookOutbox } from '../shared/events.js';
-import { ListingCache } from '../shared/listing-cache.js';
-import { pushDeviceRepository, pushOutbox } from '../shared/push.js';
-import type { Database } from '../shared/schema.js';
-import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
+import { eventLog, webhookOutbox } from '../common/events.js';
+import { ListingCache } from '../common/listing-cache.js';
+import { pushDeviceRepository, pushOutbox } from '../common/push.js';
+import type { Database } from '../common/schema.js';
+import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
 import { isPostgresUnavailable } from './errors.js';
 import { PostgresEventSignals } from './event-signals.js';
 import { migratePostgres, postgresMigrationsApplied } from './migrate.js';

@@ -4,8 +4,8 @@
  * take turns under an advisory lock (creating Kysely's own lock table is itself not safe to race).
  */
 import { sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type TableMetadata } from 'kysely';
-import { migrateToLatest, migrationsApplied, type Migrations } from '../shared/migrate.js';
-import type { Database } from '../shared/schema.js';
+import { migrateToLatest, migrationsApplied, type Migrations } from '../common/migrate.js';
+import type { Database } from '../common/schema.js';
 
 // Any constant: instances of one installation agree on it, so only one migrates at a time.
 const MIGRATION_LOCK_KEY = 74_673_831;

@@ -1,7 +1,7 @@
 /** The PostgreSQL connection pool under Kysely and under the request path's runner (runner.ts). */
 import { createRequire } from 'node:module';
 import type { Pool } from 'pg';
-import type { DbOptions } from '../shared/store.js';
+import type { DbOptions } from '../common/store.js';
 
 const require = createRequire(import.meta.url);
 let pgDriver: typeof import('pg') | undefined;

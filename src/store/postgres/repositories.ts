@@ -5,9 +5,9 @@
  */
 import { sql } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
-import type { ListingCache } from '../shared/listing-cache.js';
-import { eventRecorder } from '../shared/events.js';
-import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
+import type { ListingCache } from '../common/listing-cache.js';
+import { eventRecorder } from '../common/events.js';
+import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
 import {
   chatReadQueries,
@@ -17,7 +17,7 @@ import {
   messageInsert,
   repositories,
   type DatabaseStatements,
-} from '../shared/repositories.js';
+} from '../common/repositories.js';
 
 const q = {
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),

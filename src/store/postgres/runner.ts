@@ -10,8 +10,8 @@
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { QueryResult as PgResult } from 'pg';
-import type { QueryRunner } from '../shared/prepared.js';
-import type { Database } from '../shared/schema.js';
+import type { QueryRunner } from '../common/prepared.js';
+import type { Database } from '../common/schema.js';
 
 /** A pg Pool or one of its checked-out clients. */
 export interface PgQueryable {

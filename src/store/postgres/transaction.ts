@@ -7,8 +7,8 @@ import type { Kysely } from 'kysely';
 import type { Pool } from 'pg';
 import type { Repositories, UnitOfWork } from '../../domain/ports.js';
 import { postgresRunner } from './runner.js';
-import type { QueryRunner } from '../shared/prepared.js';
-import type { Database } from '../shared/schema.js';
+import type { QueryRunner } from '../common/prepared.js';
+import type { Database } from '../common/schema.js';
 
 /**
  * The writer's lock is FOR NO KEY UPDATE on their row: it serialises the user's writes like FOR

@@ -3,8 +3,8 @@
  * files private to their owner and the pragmas Souk's durability and speed rest on.
  */
 import { Kysely, SqliteAdapter, SqliteDriver, SqliteIntrospector, SqliteQueryCompiler, type Dialect as KyselyDialect } from 'kysely';
-import type { Database } from '../shared/schema.js';
-import type { DbOptions } from '../shared/store.js';
+import type { Database } from '../common/schema.js';
+import type { DbOptions } from '../common/store.js';
 import { beginImmediate, openSqlite, rollbackQuietly, type SqliteConnection } from './driver.js';
 import { createPrivateSqliteFile } from './files.js';
 

@@ -6,7 +6,7 @@
  */
 import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { LoosePermission } from '../shared/store.js';
+import type { LoosePermission } from '../common/store.js';
 
 /** The files beside the database that hold its data while it is open or after a crash. */
 const COMPANIONS = ['-wal', '-shm', '-journal'];

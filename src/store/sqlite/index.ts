@@ -4,12 +4,12 @@
  * commit (wal-flusher.ts); reads run on the same connection, straight while no transaction is open.
  */
 import type { UnitOfWork } from '../../domain/ports.js';
-import { eventLog, LocalEventSignals, webhookOutbox } from '../shared/events.js';
-import { ListingCache } from '../shared/listing-cache.js';
-import { migrateToLatest, migrationsApplied } from '../shared/migrate.js';
-import { pushDeviceRepository, pushOutbox } from '../shared/push.js';
-import { kyselyRunner } from '../shared/prepared.js';
-import { commonStoreParts, type DbOptions, type Store } from '../shared/store.js';
+import { eventLog, LocalEventSignals, webhookOutbox } from '../common/events.js';
+import { ListingCache } from '../common/listing-cache.js';
+import { migrateToLatest, migrationsApplied } from '../common/migrate.js';
+import { pushDeviceRepository, pushOutbox } from '../common/push.js';
+import { kyselyRunner } from '../common/prepared.js';
+import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
 import { connectSqlite, sqlitePath } from './connection.js';
 import { isSqliteUnavailable } from './errors.js';
 import { looseSqlitePermissions } from './files.js';

@@ -1,18 +1,18 @@
 /** SQLite's migrations, in order: the shared ones with SQLite's id types, and SQLite's own. */
 import { sql, type Kysely, type Migration } from 'kysely';
-import type { Migrations } from '../shared/migrate.js';
-import { initialMigration } from '../shared/migrations/001-initial.js';
-import { dropMessagesConMigration } from '../shared/migrations/002-drop-messages-con.js';
-import { listingJsonAsWireMigration } from '../shared/migrations/003-listing-json-as-wire.js';
-import { messagesBySenderMigration } from '../shared/migrations/006-messages-by-sender.js';
-import { dropConversationsRecipientMigration } from '../shared/migrations/007-drop-conversations-recipient.js';
-import { accountsMigration } from '../shared/migrations/008-accounts.js';
-import { listingDetailsMigration } from '../shared/migrations/009-listing-details.js';
-import { conversationsByParticipantMigration } from '../shared/migrations/010-conversations-by-participant.js';
-import { eventsMigration } from '../shared/migrations/011-events.js';
-import { webhooksMigration } from '../shared/migrations/012-webhooks.js';
-import { pushMigration } from '../shared/migrations/013-push.js';
-import { messagesByConversationMigration } from '../shared/migrations/014-messages-by-conversation.js';
+import type { Migrations } from '../common/migrate.js';
+import { initialMigration } from '../common/migrations/001-initial.js';
+import { dropMessagesConMigration } from '../common/migrations/002-drop-messages-con.js';
+import { listingJsonAsWireMigration } from '../common/migrations/003-listing-json-as-wire.js';
+import { messagesBySenderMigration } from '../common/migrations/006-messages-by-sender.js';
+import { dropConversationsRecipientMigration } from '../common/migrations/007-drop-conversations-recipient.js';
+import { accountsMigration } from '../common/migrations/008-accounts.js';
+import { listingDetailsMigration } from '../common/migrations/009-listing-details.js';
+import { conversationsByParticipantMigration } from '../common/migrations/010-conversations-by-participant.js';
+import { eventsMigration } from '../common/migrations/011-events.js';
+import { webhooksMigration } from '../common/migrations/012-webhooks.js';
+import { pushMigration } from '../common/migrations/013-push.js';
+import { messagesByConversationMigration } from '../common/migrations/014-messages-by-conversation.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 

@@ -4,9 +4,9 @@
  */
 import { sql } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
-import { eventRecorder, logEventInTwoStatements } from '../shared/events.js';
-import type { ListingCache } from '../shared/listing-cache.js';
-import { prepare, rawQuery, type QueryRunner } from '../shared/prepared.js';
+import { eventRecorder, logEventInTwoStatements } from '../common/events.js';
+import type { ListingCache } from '../common/listing-cache.js';
+import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import {
   chatReadQueries,
   conversationInsert,
@@ -16,7 +16,7 @@ import {
   messageInsert,
   repositories,
   type DatabaseStatements,
-} from '../shared/repositories.js';
+} from '../common/repositories.js';
 
 const q = {
   // By its rowid SQLite reads a listing's whole row, a 4 KB page of image JSON that is rarely in its

@@ -3,8 +3,8 @@
  * synchronously, for the write batch's transactions (write-batch.ts) and for the reads outside any.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import { rowValues, type QueryRunner } from '../shared/prepared.js';
-import type { Database } from '../shared/schema.js';
+import { rowValues, type QueryRunner } from '../common/prepared.js';
+import type { Database } from '../common/schema.js';
 import type { SqliteConnection } from './driver.js';
 
 /** Runs compiled queries synchronously on the connection, as Kysely's SQLite driver would. */

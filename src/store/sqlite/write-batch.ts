@@ -10,7 +10,7 @@
  * its own. Its work is a function of its input and what it reads, so running it again is safe.
  */
 import type { Kysely } from 'kysely';
-import type { Database } from '../shared/schema.js';
+import type { Database } from '../common/schema.js';
 import { beginImmediate, rollbackQuietly, type SqliteConnection } from './driver.js';
 
 interface Job<R> {

@@ -14,7 +14,7 @@ function asWire(text: string, serialise: (value: never) => string): string {
 
 /**
  * Rewrites each listing's images, category and location as the interface's own JSON
- * (store/shared/media-json.ts), which replies now carry as stored. Rows from before were plain
+ * (store/common/media-json.ts), which replies now carry as stored. Rows from before were plain
  * JSON.stringify of the imported objects: the same data, but keys in the import document's order.
  */
 export const listingJsonAsWireMigration = {
