@@ -1,11 +1,12 @@
 /**
- * The original service's recorded exchanges (../shared/spec/original/*.txt): each step's request
- * (method, path, headers, body) and reply (status, body), every byte as recorded.
+ * The original service's recorded exchanges (the .txt files of test/fixtures/original/ and
+ * original-2x/): each step's request (method, path, headers, body) and reply (status, body), every
+ * byte as recorded.
  */
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const SPEC = fileURLToPath(new URL('../../../shared/spec/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 export interface RecordedStep {
   id: string;
@@ -47,7 +48,7 @@ function parseStep(section: string): RecordedStep {
 
 /** Every step of a recording, by its number ("004"). */
 export function recordedSteps(file: string): Map<string, RecordedStep> {
-  const text = readFileSync(`${SPEC}${file}`, 'utf8');
+  const text = readFileSync(`${FIXTURES}${file}`, 'utf8');
   const steps = text.split(/^=+\n/m).filter((s) => s.startsWith('### ['));
   return new Map(steps.map((s) => [parseStep(s).id, parseStep(s)]));
 }

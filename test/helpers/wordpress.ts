@@ -1,7 +1,7 @@
 /**
  * A WordPress site's database for a test: a fresh MariaDB/MySQL database of its own (on
  * TEST_MYSQL_URL, default the machine's MariaDB at 127.0.0.1:3306 as root), loaded from one of the
- * recorded site's dumps (../shared/spec/original/*.sql) with the mariadb client, dropped after the
+ * recorded site's dumps (test/fixtures/original/*.sql) with the mariadb client, dropped after the
  * test file. `query` reads it back for the checks.
  *
  * The drop waits for the file's end (a hook of the root test, which runs after every test's own
@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { createConnection, type Connection } from 'mysql2/promise';
 
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
-const SPEC = fileURLToPath(new URL('../../../shared/spec/original/', import.meta.url));
+const DUMPS = fileURLToPath(new URL('../fixtures/original/', import.meta.url));
 
 export interface WordpressDatabase {
   /** The DATABASE_URL of the site's database. */
@@ -56,7 +56,7 @@ export function mysqlReachable(): boolean {
 export async function wordpressDatabase(dump = 'wordpress-seeded.sql'): Promise<WordpressDatabase> {
   const name = `souk_wp_${randomBytes(5).toString('hex')}`;
   client(TEST_MYSQL_URL, ['-e', `create database ${name} character set utf8mb4 collate utf8mb4_unicode_520_ci`]);
-  client(TEST_MYSQL_URL, [name], readFileSync(`${SPEC}${dump}`, 'utf8'));
+  client(TEST_MYSQL_URL, [name], readFileSync(`${DUMPS}${dump}`, 'utf8'));
   const url = `${TEST_MYSQL_URL.replace(/\/+$/, '')}/${name}`;
   let connection: Connection | undefined;
   const db: WordpressDatabase = {
