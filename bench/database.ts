@@ -2,13 +2,13 @@
  * A fresh database for one bench run: an SQLite file in a temp folder, a new schema in the
  * PostgreSQL database named by DATABASE_URL (search_path set through the connection options), or
  * a new database on the MySQL/MariaDB server named by DATABASE_URL (mysql://user@host:port/any),
- * holding a WordPress site's tables as ../shared/spec/original/wordpress-seeded.sql creates them,
+ * holding a WordPress site's tables as test/fixtures/original/wordpress-seeded.sql creates them,
  * with its options and without its few users, posts and terms (dataset-wordpress.ts fills them).
  * PostgreSQL connections carry an application_name, so the bench can find Souk's backends
  * in pg_stat_activity and measure the database's CPU time; on MySQL, Souk's connections are the
  * only ones on the fresh database, found in information_schema.processlist.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ import { createConnection } from 'mysql2/promise';
 import { ROOT } from '../tools/processes.js';
 
 /** The recorded site's dump: its schema (the plugin's 4.x chat tables) and its options. */
-export const WORDPRESS_DUMP = resolve(ROOT, '../shared/spec/original/wordpress-seeded.sql');
+export const WORDPRESS_DUMP = resolve(ROOT, 'test/fixtures/original/wordpress-seeded.sql');
 
 /** The site's tables whose rows the bench replaces with its data set (wp_options is kept). */
 const WORDPRESS_CONTENT_TABLES = [
@@ -60,8 +60,6 @@ export function redact(url: string): string {
 
 /** A new database on the MySQL/MariaDB server of `url` with the recorded WordPress site's tables and options. */
 async function freshWordpressDatabase(url: string, tag: string): Promise<BenchDatabase> {
-  if (!existsSync(WORDPRESS_DUMP))
-    throw new Error(`the bench on MySQL loads the WordPress schema from ${WORDPRESS_DUMP}, which is not there`);
   const name = `souk_bench_${tag}`;
   const server = new URL(url);
   server.pathname = '/';

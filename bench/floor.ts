@@ -1,13 +1,12 @@
 /**
  * The floors: the operations written as lean as the platform allows, with none of Souk's other duties.
- * - ../shared/bench/minimal-toggle.mjs (beside the repository), the toggle and the start of a
- *   conversation. It is given the bench's own users and listings as an import document, and the
- *   bench's own favourites through its toggle before it is measured, so it answers the same
- *   requests on the same data as Souk's rows. When the script is not there, its rows are skipped.
+ * - bench/floor-toggle.mjs, the toggle and the start of a conversation. It is given the bench's own
+ *   users and listings as an import document, and the bench's own favourites through its toggle
+ *   before it is measured, so it answers the same requests on the same data as Souk's rows.
  * - bench/floor-reads.mjs, the three reads, on Souk's own SQLite file. Before its row, the same
  *   requests go to it and to Souk, and the run stops unless every reply is byte for byte Souk's.
  */
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { openStore } from '../src/store/index.js';
@@ -16,10 +15,8 @@ import { ROOT, startProcess, type ServerProcess } from '../tools/processes.js';
 import { SITE_URL, listingFields, listingId, userFields, type Dataset } from './dataset.js';
 import { PATHS } from './scenarios.js';
 
-export const FLOOR_SCRIPT = resolve(ROOT, '../shared/bench/minimal-toggle.mjs');
+export const FLOOR_SCRIPT = resolve(ROOT, 'bench/floor-toggle.mjs');
 export const FLOOR_READS_SCRIPT = resolve(ROOT, 'bench/floor-reads.mjs');
-
-export const floorAvailable = (): boolean => existsSync(FLOOR_SCRIPT);
 
 export interface FloorData {
   file: string;
@@ -95,7 +92,7 @@ function startFloorScript(
     cwd: ROOT,
     args: [...(counted?.nodeFlags ?? []), ...args],
     env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, ...env },
-    // It prints nothing: ready once it accepts connections (minimal-toggle.mjs: after loading the whole data set).
+    // It prints nothing: ready once it accepts connections (floor-toggle.mjs: after loading the whole data set).
     ready: 'port',
     ...(counted ? { prefix: counted.prefix } : {}),
     startupMs: counted ? 1_200_000 : 300_000,

@@ -1,7 +1,8 @@
 /**
  * The servers under test, each a separate process (so the load generator never shares their
  * event loop): Souk as `node bin/souk serve`, the bare node:http server, the floor
- * (../shared/bench/minimal-toggle.mjs, bench/floor.ts) and the MySQL floor (bench/floor-mysql.mjs).
+ * (bench/floor-toggle.mjs and bench/floor-reads.mjs, started by bench/floor.ts) and the MySQL floor
+ * (bench/floor-mysql.mjs).
  */
 import { npmStartFlags } from '../scripts/npm-start-flags.js';
 import { ROOT, SOUK_BIN, SOUK_READY, startProcess, type ServerProcess } from '../tools/processes.js';

@@ -54,16 +54,7 @@ import {
   signTokens,
   type RowName,
 } from './scenarios.js';
-import {
-  firstDifference,
-  FLOOR_SCRIPT,
-  floorAvailable,
-  primeFavourites,
-  startFloor,
-  startFloorReads,
-  writeFloorData,
-  type FloorData,
-} from './floor.js';
+import { firstDifference, FLOOR_SCRIPT, primeFavourites, startFloor, startFloorReads, writeFloorData, type FloorData } from './floor.js';
 import { sqlitePath } from '../src/store/sqlite/connection.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -226,7 +217,7 @@ async function checkSameReplies(name: RowName, floor: ServerProcess, ctx: RowCon
 }
 
 /**
- * The floor is one process: minimal-toggle.mjs on its own SQLite file, whatever the database and
+ * The floor is one process: floor-toggle.mjs on its own SQLite file, whatever the database and
  * --instances of Souk's rows; floor-reads.mjs on Souk's SQLite file, its replies checked first.
  */
 async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
@@ -583,10 +574,6 @@ async function main(): Promise<void> {
   if (rows.some(isMysqlFloorRow) && !/^mysql:/.test(opts.databaseUrl ?? '')) {
     log("skipping the MySQL floor rows: they run on the bench's WordPress database, and this run is not on MySQL");
     rows = rows.filter((r) => !isMysqlFloorRow(r));
-  }
-  if (rows.some(togglesFloor) && !floorAvailable()) {
-    log(`skipping the floor rows of the toggle and the start: ${FLOOR_SCRIPT} is not there`);
-    rows = rows.filter((r) => !togglesFloor(r));
   }
   // floor-reads.mjs reads Souk's own SQLite file: it has no PostgreSQL nor WordPress twin.
   if (rows.some(isFloorReadRow) && opts.databaseUrl) {

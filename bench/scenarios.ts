@@ -11,7 +11,7 @@
  *   chat-list       GET my/chat by a reader (the first 20 of its 25 conversations);
  *   favourites      GET my/favourites by a reader (the latest 20 of its 30);
  *   floor-*         the same requests as the row of that name, sent to the floor (bench/floor.ts):
- *                   toggle and start-new to ../shared/bench/minimal-toggle.mjs, the reads to bench/floor-reads.mjs;
+ *                   toggle and start-new to bench/floor-toggle.mjs, the reads to bench/floor-reads.mjs;
  *                   floor-mysql-* to bench/floor-mysql.mjs, on the bench's own WordPress database (mysql:// only);
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
  *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in;
@@ -82,7 +82,7 @@ export const ROWS: RowName[] = [
 /** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
 export const holdsStreams = (name: RowName) => name === 'streams' || name === 'toggle-streams';
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
-/** The floor rows of bench/floor-reads.mjs, which reads Souk's own SQLite file; the others are ../shared/bench/minimal-toggle.mjs's. */
+/** The floor rows of bench/floor-reads.mjs, which reads Souk's own SQLite file; the others are bench/floor-toggle.mjs's. */
 export const isFloorReadRow = (name: RowName) => name === 'floor-chat-poll' || name === 'floor-chat-list' || name === 'floor-favourites';
 /** The floor rows of bench/floor-mysql.mjs, on the bench's own WordPress database (DATABASE_URL=mysql://... only). */
 export const isMysqlFloorRow = (name: RowName) => name.startsWith('floor-mysql-');

@@ -1,0 +1,225 @@
+// The write floor: POST my/favourites (the toggle) and POST my/chat/conversation (the start) written as
+// lean as this platform allows (node:http, better-sqlite3, one transaction per event-loop turn for every
+// request of that turn), with the checks the contract asks for (API key, Bearer JWT HS256 with exp, the
+// user exists, the listing exists and is not in the trash, not one's own listing) and its replies
+// (docs/interface.md): the caller's favourites after the change; a new conversation, or the open one
+// appended to, with a retried temp_id answered from the stored message (docs/decisions.md D5, D6).
+// Like Souk, it keeps verified tokens, and makes each user's and listing's JSON once.
+// It has none of Souk's other duties (logs, metrics, rate limits, every error shape, PostgreSQL, the
+// validation of every field, files, the listing summary's current price markup), so Souk cannot reach
+// it; how close Souk comes is the measure of its overhead. bench/floor.ts starts it for the floor-toggle
+// and floor-start-new rows, on the bench's users and listings, after adding their favourites through it.
+// Usage, from the project root (whose node_modules holds better-sqlite3):
+//   PORT=.. API_KEY=.. JWT_SECRET=.. [SITE_URL=..] node bench/floor-toggle.mjs DATA.json
+// DATA.json is an import document ({users, listings}); the database goes in a new folder of TMPDIR.
+import http from 'node:http';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+
+const require = createRequire(path.join(process.cwd(), 'package.json'));
+const Database = require('better-sqlite3');
+
+const { users, listings } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+const SITE = process.env.SITE_URL || 'https://m.example';
+const KEY = Buffer.from(process.env.API_KEY ?? '');
+const SECRET = process.env.JWT_SECRET ?? '';
+
+const db = new Database(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'floor-toggle-')), 'floor.db'));
+db.pragma('journal_mode = WAL');
+db.pragma('synchronous = NORMAL');
+// A listing keeps its summary as JSON text: the start's reply embeds it as it is.
+// One open conversation per (listing, sender, recipient); a deleted one no longer counts.
+db.exec(`
+  create table listings (id integer primary key, owner_id integer not null, status text not null, summary text not null);
+  create table favourites (id integer primary key, user_id integer not null, listing_id integer not null, added_at integer not null);
+  create unique index favourites_user_listing on favourites (user_id, listing_id);
+  create table conversations (id integer primary key, listing_id integer, sender_id integer, recipient_id integer,
+    sender_delete integer default 0, recipient_delete integer default 0, last_message_id integer, created_at integer, updated_at integer);
+  create unique index conversations_open on conversations (listing_id, sender_id, recipient_id)
+    where sender_delete = 0 and recipient_delete = 0;
+  create table messages (id integer primary key, con_id integer, source_id integer, text text, is_read integer default 0,
+    temp_id text, created_at integer);
+  create index messages_conversation on messages (con_id, source_id, is_read, temp_id);
+`);
+
+/** The price with two decimals and thousands separated by ",", or "" when there is none. */
+const money = (price) =>
+  price === '' ? '' : Number(price).toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 });
+
+/** The listing summary (docs/interface.md, "Listing summary"), with the plugin's older price markup. */
+function summaryOf(l) {
+  const amount = l.price
+    ? `<span class="rtcl-price-amount amount"><span class="rtcl-price-currencySymbol">&#36;</span>${money(l.price)}</span>`
+    : '';
+  return (
+    `{"id":${l.id},"title":${JSON.stringify(l.title)},"url":${JSON.stringify(`${SITE}/listing/${l.slug ?? l.id}/`)},` +
+    `"images":${JSON.stringify(l.images ?? [])},"amount":${JSON.stringify(amount)},"raw_price":${JSON.stringify(l.price ?? '')},` +
+    `"location":${JSON.stringify(l.location ?? [])},"category":${JSON.stringify(l.category ?? [])}}`
+  );
+}
+
+/** The user summary (docs/interface.md, "User summary"; D8's picture when none is set). */
+function userSummaryOf(u) {
+  const md5 = crypto
+    .createHash('md5')
+    .update((u.email ?? '').trim().toLowerCase())
+    .digest('hex');
+  return JSON.stringify({
+    id: u.id,
+    name: u.name || u.login,
+    email: u.email ?? '',
+    phone: u.phone ?? '',
+    whatsapp: u.whatsapp ?? '',
+    website: u.website ?? '',
+    profile_picture: u.profile_picture || `https://secure.gravatar.com/avatar/${md5}?s=96&d=mm&r=g`,
+  });
+}
+
+const insertListing = db.prepare('insert into listings values (?, ?, ?, ?)');
+db.transaction(() => {
+  for (const l of listings) insertListing.run(l.id, l.owner_id, l.status ?? 'publish', summaryOf(l));
+})();
+const userSummaries = new Map(users.map((u) => [u.id, userSummaryOf(u)]));
+
+const q = {
+  status: db.prepare('select status from listings where id = ?').pluck(),
+  listing: db.prepare('select owner_id, status, summary from listings where id = ?'),
+  removeFavourite: db.prepare('delete from favourites where user_id = ? and listing_id = ?'),
+  addFavourite: db.prepare('insert into favourites (user_id, listing_id, added_at) values (?, ?, ?)'),
+  favourites: db.prepare('select listing_id from favourites where user_id = ? order by id').pluck(),
+  open: db.prepare(
+    'select * from conversations where listing_id = ? and sender_id = ? and recipient_id = ? and sender_delete = 0 and recipient_delete = 0',
+  ),
+  createConversation: db.prepare(
+    'insert into conversations (listing_id, sender_id, recipient_id, created_at, updated_at) values (?, ?, ?, ?, ?)',
+  ),
+  retried: db.prepare('select * from messages where con_id = ? and source_id = ? and temp_id = ?'),
+  append: db.prepare('insert into messages (con_id, source_id, text, temp_id, created_at) values (?, ?, ?, ?, ?)'),
+  moveLast: db.prepare('update conversations set last_message_id = ?, updated_at = ? where id = ?'),
+  unread: db.prepare('select count(*) from messages where con_id = ? and source_id = ? and is_read = 0').pluck(),
+  begin: db.prepare('begin immediate'),
+  commit: db.prepare('commit'),
+};
+
+const B = (code, error, message) => JSON.stringify({ status: 'error', error, code: String(code), error_message: message });
+const NOT_LOGGED_IN = '{"code":"FORBIDDEN","message":"You are not logged in."}';
+const NOT_PERMITTED = '{"code":"FORBIDDEN","message":"You are not permitted to access this conversation."}';
+const LISTING_NOT_FOUND = [400, B(400, 'BADREQUEST', 'Listing not found.')];
+
+const tokens = new Map();
+/** The caller's user id, 0 when the token is not one of ours, has expired, or names no user. */
+function callerOf(auth) {
+  if (!auth || !auth.startsWith('Bearer ')) return 0;
+  const token = auth.slice(7);
+  let claims = tokens.get(token);
+  if (!claims) {
+    const [header, payload, signature] = token.split('.');
+    if (!signature || crypto.createHmac('sha256', SECRET).update(`${header}.${payload}`).digest('base64url') !== signature) return 0;
+    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
+    claims = { sub: Number(decoded.sub), exp: decoded.exp };
+    tokens.set(token, claims);
+  }
+  return claims.exp * 1000 > Date.now() && userSummaries.has(claims.sub) ? claims.sub : 0;
+}
+
+/** `YYYY-MM-DD HH:MM:SS` in UTC (SITE_TIMEZONE's default). */
+const time = (ms) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+
+/** Adds the listing to the caller's favourites, or removes it when there: the list after the change, oldest first (D5). */
+function toggle({ user, body }) {
+  const status = q.status.get(body.listing_id);
+  if (status === undefined || status === 'trash') return LISTING_NOT_FOUND;
+  if (q.removeFavourite.run(user, body.listing_id).changes === 0) q.addFavourite.run(user, body.listing_id, Date.now());
+  return [200, JSON.stringify(q.favourites.all(user))];
+}
+
+/** The first message in a new conversation, or appended to the caller's open one about the listing (D6). */
+function start({ user, body }) {
+  if (typeof body.text !== 'string' || body.text.trim() === '') return [400, B(400, 'BADREQUEST', 'text is required')];
+  const l = q.listing.get(body.listing_id);
+  if (!l || l.status === 'trash') return LISTING_NOT_FOUND;
+  if (l.owner_id === user) return [403, NOT_PERMITTED];
+  const now = Date.now();
+  const tempId = body.temp_id == null ? '' : String(body.temp_id);
+  let c = q.open.get(body.listing_id, user, l.owner_id);
+  const created = !c;
+  if (created) {
+    const id = Number(q.createConversation.run(body.listing_id, user, l.owner_id, now, now).lastInsertRowid);
+    c = { id, created_at: now };
+  }
+  // A retry (same sender, same temp_id, same conversation) gets the message stored the first time.
+  let m = !created && tempId ? q.retried.get(c.id, user, tempId) : undefined;
+  if (!m) {
+    const id = Number(q.append.run(c.id, user, body.text, tempId, now).lastInsertRowid);
+    q.moveLast.run(id, now, c.id);
+    m = { id, text: body.text, created_at: now, temp_id: tempId };
+  }
+  const unread = created ? 0 : q.unread.get(c.id, l.owner_id);
+  const text = JSON.stringify(m.text);
+  const message =
+    `{"message_id":${m.id},"con_id":${c.id},"source_id":${user},"message":${text},"meta":null,"attachments":null,"type":"text",` +
+    `"is_read":0,"created_at":"${time(m.created_at)}","temp_id":${JSON.stringify(m.temp_id ?? '')}}`;
+  return [
+    200,
+    `{"con_id":${c.id},"listing":${l.summary},"unread_count":${unread},"sender":${userSummaries.get(user)},` +
+      `"recipient":${userSummaries.get(l.owner_id)},"listing_id":${body.listing_id},"sender_id":${user},"recipient_id":${l.owner_id},` +
+      `"sender_delete":false,"recipient_delete":false,"last_message_id":${m.id},"sender_review":false,"recipient_review":false,` +
+      `"invert_review":false,"created_at":"${time(c.created_at)}","updated_at":"${time(now)}","last_message":${text},` +
+      `"last_message_created_at":"${time(m.created_at)}","newMessage":${message}}`,
+  ];
+}
+
+// Group commit: the requests that arrive in one event-loop turn share one transaction, so one fsync.
+let queue = [];
+function commitQueue() {
+  const jobs = queue;
+  queue = [];
+  q.begin.run();
+  const replies = jobs.map((job) => job.operation(job));
+  q.commit.run();
+  jobs.forEach((job, i) => job.send(...replies[i]));
+}
+
+/** The request's caller and body, or the refusal it gets first (docs/decisions.md D4's order, without the REST switch). */
+function admit(req, raw) {
+  const key = req.headers['x-api-key'];
+  if (!key) return { refusal: [401, B(401, 'MISSING_X_API_KEY_HEADER', 'missing')] };
+  const k = Buffer.from(key);
+  if (k.length !== KEY.length || !crypto.timingSafeEqual(k, KEY)) return { refusal: [401, B(401, 'INVALID_API_KEY', 'invalid')] };
+  const user = callerOf(req.headers.authorization);
+  if (!user) return { refusal: [403, NOT_LOGGED_IN] };
+  let body;
+  try {
+    body = JSON.parse(raw);
+  } catch {
+    return { refusal: [400, B(400, 'BADREQUEST', 'bad json')] };
+  }
+  if (!Number.isSafeInteger(body?.listing_id) || body.listing_id < 1) return { refusal: [400, B(400, 'BADREQUEST', 'listing_id')] };
+  return { user, body };
+}
+
+http
+  .createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (chunk) => chunks.push(chunk));
+    req.on('end', () => {
+      const send = (code, body) => {
+        res.writeHead(code, { 'content-type': 'application/json; charset=utf-8' });
+        res.end(body);
+      };
+      const { refusal, user, body } = admit(req, Buffer.concat(chunks).toString());
+      if (refusal) return send(...refusal);
+      if (queue.length === 0) setImmediate(commitQueue);
+      queue.push({ operation: req.url.endsWith('/my/chat/conversation') ? start : toggle, user, body, send });
+    });
+  })
+  .listen(+process.env.PORT, process.env.HOST ?? '127.0.0.1');
+// A clean exit on SIGTERM, so that node --cpu-prof writes its profile; the statements are freed
+// first (better-sqlite3 12 aborts on Node.js 24 when they are freed after the runtime is gone).
+process.on('SIGTERM', () => {
+  db.close();
+  process.exit(0);
+});
