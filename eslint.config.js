@@ -1,5 +1,5 @@
 // ESLint: typescript-eslint's recommended rules, and the import boundaries of the layout
-// (../shared/design/layout.md): which room of src/ may import which. A wrong arrow fails `npm run lint`.
+// (docs/layout.md): which room of src/ may import which. A wrong arrow fails `npm run lint`.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';

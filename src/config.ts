@@ -363,7 +363,7 @@ const SETTINGS = {
   }),
   chatReplyFormat: oneOf('CHAT_REPLY_FORMAT', 'current', ['current', 'classic'] as const, {
     meaning:
-      'Which generation of replies the apps get (the spec\'s "Two generations of reply"): `current` (Classified Listing 4.x) or `classic` (2.x, the shapes the public React Native and Flutter apps parse). It shapes `GET my/chat`, `GET my/chat/check` and `GET my/chat/conversation` (neighbours.md) and the items of `GET my/favourites` (classic: no `author` nor `tags`; `created_at_gmt` and `store` added).',
+      'Which generation of replies the apps get (docs/routes.md, "Two generations of reply"): `current` (Classified Listing 4.x) or `classic` (2.x, the shapes the public React Native and Flutter apps parse). It shapes `GET my/chat`, `GET my/chat/check` and `GET my/chat/conversation` (docs/routes.md) and the items of `GET my/favourites` (classic: no `author` nor `tags`; `created_at_gmt` and `store` added).',
   }),
   /** Overrides of the secrets stored in the database settings (D9). */
   apiKey: secret('API_KEY', {

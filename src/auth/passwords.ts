@@ -1,5 +1,5 @@
 /**
- * Sign-in passwords (neighbours.md "Sign-in"): verifies a password against a stored hash of any form
+ * Sign-in passwords (docs/routes.md "Sign-in"): verifies a password against a stored hash of any form
  * the WordPress import brings (phpass $P$/$H$, WordPress 6.8+ $wp$2y$, bcrypt $2y$/$2a$/$2b$,
  * argon2id) and makes the WordPress 6.8+ form for new passwords, so WordPress itself still reads them.
  *

@@ -1,4 +1,4 @@
-/** Sign-in (neighbours.md, "Sign-in"): a user named by login or e-mail, and their password. */
+/** Sign-in (docs/routes.md, "Sign-in"): a user named by login or e-mail, and their password. */
 import type { User } from './model.js';
 import type { AccountRepository } from './ports.js';
 

@@ -1,5 +1,5 @@
 /**
- * Reading the chat (neighbours.md): a participant's conversations, one conversation with its
+ * Reading the chat (docs/routes.md): a participant's conversations, one conversation with its
  * messages, and the buyer's check for an open conversation about a listing.
  */
 import type { Conversation, ConversationListRow, LastMessage, Listing, Message, Side, User } from './model.js';

@@ -1,4 +1,4 @@
-/** Favourites: toggle a listing in the caller's list (interface rules 1-2, D5), and list them (neighbours.md). */
+/** Favourites: toggle a listing in the caller's list (interface rules 1-2, D5), and list them (docs/routes.md). */
 import type { ShownListing, User } from './model.js';
 import type { FavouriteListRepository, UnitOfWork } from './ports.js';
 

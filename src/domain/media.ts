@@ -76,6 +76,6 @@ export const ListingContact = Type.Object(
 );
 export type ListingContact = Static<typeof ListingContact>;
 
-/** The store (shop) a listing belongs to, in the classic list item (neighbours.md N4). */
+/** The store (shop) a listing belongs to, in the classic list item (docs/routes.md N4). */
 export const ListingStore = Type.Object({ id: Int, title: Str }, { additionalProperties: false });
 export type ListingStore = Static<typeof ListingStore>;

@@ -1,4 +1,4 @@
-/** Writing in a conversation (neighbours.md): answer, mark read, leave. */
+/** Writing in a conversation (docs/routes.md): answer, mark read, leave. */
 import { checkMessageInput, newMessage, type ChatLimits, type StartConversationError } from './chat.js';
 import { recordNewMessage, recordUnread } from './chat-events.js';
 import { otherParticipant, sideOf } from './conversations.js';

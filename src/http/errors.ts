@@ -168,7 +168,7 @@ export const RATE_LIMIT_MESSAGES = {
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>
   shapeB(429, 'TOO_MANY_REQUESTS', RATE_LIMIT_MESSAGES[scope], { 'retry-after': String(retryAfterSeconds) });
 
-/** Every refused sign-in alike: an unknown user cannot be told from a wrong password (neighbours.md). */
+/** Every refused sign-in alike: an unknown user cannot be told from a wrong password (docs/routes.md). */
 export const invalidCredentials = () =>
   new ApiError(400, {
     status: 'error',

@@ -1,4 +1,4 @@
-/** The user object (neighbours.md N4) and the sign-in reply. */
+/** The user object (docs/routes.md N4) and the sign-in reply. */
 import type { User } from '../domain/model.js';
 import { gravatarHash } from './user.js';
 import type { SignInReply, UserObject } from './wire-schemas.js';

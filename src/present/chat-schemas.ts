@@ -1,5 +1,5 @@
 /**
- * The chat reads' wire objects (neighbours.md N4), in both generations, for the OpenAPI document.
+ * The chat reads' wire objects (docs/routes.md N4), in both generations, for the OpenAPI document.
  * present/chat.ts writes them; the contract tests check real replies against the recordings.
  */
 import { Type, type TSchema } from '@sinclair/typebox';

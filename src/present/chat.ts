@@ -1,5 +1,5 @@
 /**
- * The chat's reads in both reply generations (neighbours.md N4, GET my/chat, my/chat/check,
+ * The chat's reads in both reply generations (docs/routes.md N4, GET my/chat, my/chat/check,
  * my/chat/conversation), as JSON text: the listing summary and the users are JSON already (listing.ts,
  * user.ts), the rest is written in the original's key order. The schemas in chat-schemas.ts describe
  * the same objects for the OpenAPI document; the contract tests compare real replies with the

@@ -1,5 +1,5 @@
 /**
- * GET my/favourites in both reply generations (neighbours.md N4), as JSON text. A listing's images,
+ * GET my/favourites in both reply generations (docs/routes.md N4), as JSON text. A listing's images,
  * terms and details are already the reply's JSON (store/common/media-json.ts) and go in as stored;
  * the rest is written with JSON.stringify. Each item holds the keys of ListingListItem or
  * ClassicListingListItem (wire-schemas.ts) in their order; the contract test checks real replies.
@@ -11,7 +11,7 @@ import { text } from './json-fields.js';
 import { utcOffsetOf, utcTime, type TimeFormatter } from './time.js';
 import type { Pagination } from './wire-schemas.js';
 
-/** Which generation of replies the apps get (CHAT_REPLY_FORMAT; neighbours.md "Two generations of reply"). */
+/** Which generation of replies the apps get (CHAT_REPLY_FORMAT; docs/routes.md "Two generations of reply"). */
 export type ReplyFormat = 'current' | 'classic';
 
 export interface FavouritesPresentation {

@@ -73,7 +73,7 @@ export type ConversationReply = Static<typeof ConversationReply>;
 
 export const FavouriteIds = Type.Array(Int);
 
-/** The user object of sign-in, sign-out and GET my (neighbours.md N4), in the original's key order. */
+/** The user object of sign-in, sign-out and GET my (docs/routes.md N4), in the original's key order. */
 export const UserObject = Type.Object({
   first_name: Str,
   last_name: Str,

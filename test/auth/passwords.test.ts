@@ -1,5 +1,5 @@
 /**
- * Sign-in passwords (neighbours.md "Sign-in"). Every stored form the import brings verifies with real
+ * Sign-in passwords (docs/routes.md "Sign-in"). Every stored form the import brings verifies with real
  * vectors: WordPress's own seeded hashes with the passwords its recorded logins used, and published
  * reference vectors for phpass, bcrypt and argon2id. Wrong passwords and bad hashes answer false without
  * throwing; a phpass match comes with its WordPress 6.8+ replacement; new passwords get that form.
@@ -12,7 +12,7 @@ import { burnVerification, hashPassword, MAX_PASSWORD_BYTES, verifyPassword } fr
 type Vector = { password: string; hash: string };
 
 /**
- * The seeded WordPress users of shared/spec/original/wordpress-seeded.sql (wp_users, lines 1014-1016)
+ * The seeded WordPress users of test/fixtures/original/wordpress-seeded.sql (wp_users, lines 1014-1016)
  * and original-2x/wordpress-seeded.sql (lines 1261-1263), each with the password its user signed in
  * with, answered 200, in 01-login.txt: [004] alice, [005] bob, [006] carol by e-mail.
  */

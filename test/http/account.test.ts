@@ -1,5 +1,5 @@
 /**
- * Sign-in, sign-out and GET my (neighbours.md "Sign-in", N4), on the original's seeded users with
+ * Sign-in, sign-out and GET my (docs/routes.md "Sign-in", N4), on the original's seeded users with
  * their WordPress password hashes, replies compared with original/01-login.txt.
  */
 import { before, describe, it } from 'node:test';

@@ -1,6 +1,6 @@
 /**
  * The public apps' chat flows, replayed in their own wire forms on a real socket (fetch), checking
- * what each app reads from each reply, types included (neighbours.md: "Two generations of reply",
+ * what each app reads from each reply, types included (docs/routes.md: "Two generations of reply",
  * N2, N4). The apps parse the classic generation (CHAT_REPLY_FORMAT=classic):
  * - the React Native template: JSON bodies, ids echoed as the strings GET my/chat rows carry, a PUT
  *   per unread message, `res.data.includes(listing_id)` on the toggle's array of numbers, messages

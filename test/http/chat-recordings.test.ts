@@ -1,5 +1,5 @@
 /**
- * The chat routes (neighbours.md) through the real app, replaying the recorded transcript step by
+ * The chat routes (docs/routes.md) through the real app, replaying the recorded transcript step by
  * step: original/03-chat.txt [025]-[068] with CHAT_REPLY_FORMAT=current and original-2x/03-chat.txt
  * with CHAT_REPLY_FORMAT=classic, then the chat probes of 05-ordering-probes.txt ([087]-[096],
  * [100], [101]), on a catalog built from what the recordings show: alice (2), bob (3), carol (4)
@@ -26,7 +26,7 @@
  *   [043], [067], [068]); [028] answers with `newMessage` and "Hello again" as the last message.
  * - N4: `unread_count` an int, never a string (recorded "1", "2"), in both generations.
  * - N4: a message object's `temp_id` is a string: [038] answers "1234567" (4.x: 1234567).
- * - Error shape A is `{code, message}` without `data` (interface-v1.md): 4.x's 403 refusals
+ * - Error shape A is `{code, message}` without `data` (docs/interface.md): 4.x's 403 refusals
  *   ([041], [044]-[047], [049], [050], [052], [061], [088]) carried `data`.
  * - N3, one refusal for all: 403 A FORBIDDEN "You are not permitted to access this conversation."
  *   for [045]-[049], [050] (Fix: 4.x said "Conversation not found."), [048] and [058] (DELETE:
@@ -44,7 +44,7 @@
  * - D6: [051] no text: 400 B BADREQUEST "text is required and must be a string.", what a start
  *   without text answers (originals: rest_missing_callback_param).
  * - POST my/chat/conversation, POST/PUT my/chat/message and DELETE my/chat/conversation answer the
- *   same in both generations (neighbours.md): in classic, [027], [028], [054], [064] (the seed's
+ *   same in both generations (docs/routes.md): in classic, [027], [028], [054], [064] (the seed's
  *   start reply; 2.x answered the bare message or the classic conversation) and [034], [038] (the
  *   message object; 2.x's had no meta, attachments, type, temp_id) are compared with 4.x's reply,
  *   with the listing summary as the classic site writes it.

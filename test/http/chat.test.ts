@@ -1,5 +1,5 @@
 /**
- * The rest of the chat (neighbours.md: N1-N4, GET my/chat, GET my/chat/check, GET and DELETE
+ * The rest of the chat (docs/routes.md: N1-N4, GET my/chat, GET my/chat/check, GET and DELETE
  * my/chat/conversation, POST and PUT my/chat/message) through the real app, in both reply
  * generations (CHAT_REPLY_FORMAT current and classic), with exact bodies: values, key order and
  * types. Runs on SQLite, and on PostgreSQL when TEST_DATABASE_URL names one.

@@ -1,5 +1,5 @@
 /**
- * GET my/favourites (neighbours.md "GET my/favourites", N2, N4) through the real app, on a catalog
+ * GET my/favourites (docs/routes.md "GET my/favourites", N2, N4) through the real app, on a catalog
  * built from what the recordings show: original/02-favourites.txt (current) and
  * original-2x/02-favourites.txt (classic), replayed step by step.
  *

@@ -5,7 +5,7 @@
  * in chat-recordings.test.ts.
  *
  * Where the contract decides otherwise than the recording, Souk's decided reply is asserted:
- * - [080], [081] the toggle without Authorization: 403 A "You are not logged in." (interface-v1.md,
+ * - [080], [081] the toggle without Authorization: 403 A "You are not logged in." (docs/interface.md,
  *   toggle rule 1; D4 checks credentials before the body, so [080]'s empty body is not read).
  * - [083] listing_id "abc": 400 B BADREQUEST (D3), not WordPress's rest_invalid_param.
  * - [086] malformed JSON: 400 B BADREQUEST "The request body is not valid JSON." (D2).

@@ -1,5 +1,5 @@
 /**
- * Which form a stored password hash has (neighbours.md "Sign-in"). Only the forms the import brings
+ * Which form a stored password hash has (docs/routes.md "Sign-in"). Only the forms the import brings
  * are recognised; anything else, an empty value included, is 'unsupported' and never matches.
  */
 

@@ -1,4 +1,4 @@
-/** POST {api_base}/login, POST {api_base}/logout, GET {api_base}/my (neighbours.md, "Sign-in"). */
+/** POST {api_base}/login, POST {api_base}/logout, GET {api_base}/my (docs/routes.md, "Sign-in"). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { issueToken } from '../../auth/jwt.js';

@@ -1,11 +1,11 @@
-/** Schemas of the chat's reads and of leaving a conversation (neighbours.md). */
+/** Schemas of the chat's reads and of leaving a conversation (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
 import { IdQueryField, MAX_PER_PAGE, PageField } from '../body.js';
 import { ConversationCheck, ConversationList, ConversationRead } from '../../present/chat-schemas.js';
 import { RequestHeaders, SECURITY, success } from './common.schema.js';
 import { chatRouteErrors, conversationCheckErrors, conversationReadErrors, pagedListErrors } from './errors.schema.js';
 
-/** Page sizes when the request names none (neighbours.md). */
+/** Page sizes when the request names none (docs/routes.md). */
 export const CONVERSATIONS_PER_PAGE = 20;
 export const MESSAGES_PER_PAGE = 50;
 /** The classic generation's conversation list and message list: at most this many, no paging. */

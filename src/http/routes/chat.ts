@@ -1,4 +1,4 @@
-/** GET my/chat, GET my/chat/check, GET and DELETE my/chat/conversation (neighbours.md). */
+/** GET my/chat, GET my/chat/check, GET and DELETE my/chat/conversation (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { checkConversation, listConversations, readConversation, type MessagePaging } from '../../domain/conversations.js';

@@ -260,7 +260,7 @@ export function pagedListErrors(limits: { bodyLimit: number }) {
   };
 }
 
-/** The chat's routes after the start (neighbours.md): their parameters (N2) and the access rule (N3). */
+/** The chat's routes after the start (docs/routes.md): their parameters (N2) and the access rule (N3). */
 export function chatRouteErrors(limits: { bodyLimit: number }, ids: string[], extra400: ApiError[] = [], extra403: ApiError[] = []) {
   const member = memberRouteErrors(limits);
   return {

@@ -4,7 +4,7 @@ import { FavouriteIds, FavouritesReply } from '../../present/wire-schemas.js';
 import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
 import { pagedListErrors, toggleFavouriteErrors } from './errors.schema.js';
 
-/** GET my/favourites' page size when the request names none (neighbours.md). */
+/** GET my/favourites' page size when the request names none (docs/routes.md). */
 export const FAVOURITES_PER_PAGE = 20;
 
 export function toggleFavouriteSchema(limits: { bodyLimit: number }) {

@@ -1,4 +1,4 @@
-/** POST {api_base}/my/favourites (the toggle) and GET {api_base}/my/favourites (the list, neighbours.md). */
+/** POST {api_base}/my/favourites (the toggle) and GET {api_base}/my/favourites (the list, docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { listFavourites, toggleFavourite } from '../../domain/favourites.js';
 import { favouritesReplyJson } from '../../present/favourites.js';

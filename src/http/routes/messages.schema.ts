@@ -1,4 +1,4 @@
-/** Schemas of answering in a conversation and marking messages read (neighbours.md). */
+/** Schemas of answering in a conversation and marking messages read (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
 import { IdQueryField, ListingIdField, TempIdField } from '../body.js';
 import { ChangedFlag } from '../../present/chat-schemas.js';

@@ -1,4 +1,4 @@
-/** POST my/chat/message (answer) and PUT my/chat/message (mark read), neighbours.md. */
+/** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { markRead, sendMessage, type SendMessageError } from '../../domain/messages.js';
 import { chatMessage } from '../../present/conversation.js';

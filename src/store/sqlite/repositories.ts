@@ -70,7 +70,7 @@ const SQLITE_STATEMENTS: DatabaseStatements = {
   },
 };
 
-/** `recorded`: told of each user an event was recorded for, before the commit (shared/events.ts). */
+/** `recorded`: told of each user an event was recorded for, before the commit (common/events.ts). */
 export const sqliteRepositories = (
   run: QueryRunner,
   cache: ListingCache,

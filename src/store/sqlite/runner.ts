@@ -1,5 +1,5 @@
 /**
- * The prepared queries' runners on SQLite (shared/prepared.ts): straight on the one connection,
+ * The prepared queries' runners on SQLite (common/prepared.ts): straight on the one connection,
  * synchronously, for the write batch's transactions (write-batch.ts) and for the reads outside any.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';

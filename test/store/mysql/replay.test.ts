@@ -78,7 +78,7 @@ function shiftMessageIds(value: Json, key = ''): Json {
   return value;
 }
 
-/** Shape A and B replies as decided (interface-v1.md, decisions.md, neighbours.md). */
+/** Shape A and B replies as decided (docs/interface.md, docs/decisions.md, docs/routes.md). */
 const A = (message: string, code = 'FORBIDDEN') => ({ code, message });
 const B = (status: number, error: string, message: string) => ({ status: 'error', error, code: String(status), error_message: message });
 const NOT_PERMITTED = A('You are not permitted to access this conversation.');

@@ -114,7 +114,7 @@ describe('SQLite rows', () => {
     const reads: { favourites?: number[]; messages?: number } = {};
     const reading = Promise.all([
       store.repos.favourites.listIds(USERS.sara).then((ids) => (reads.favourites = ids)),
-      // A page of messages is read as arrays (shared/repositories.ts): the same wait.
+      // A page of messages is read as arrays (store/common/repositories.ts): the same wait.
       store.repos.messages.pageOf(conId, 0, 0, 50).then((page) => (reads.messages = page.length)),
     ]);
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Accounts for sign-in (neighbours.md, "Sign-in" and the user object): the profile fields the
+ * Accounts for sign-in (docs/routes.md, "Sign-in" and the user object): the profile fields the
  * user object shows, passwords in a table of their own, and revoked tokens.
  *
  * - The password hash is not a column of users: the request path reads a user's row on every

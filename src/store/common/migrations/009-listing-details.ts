@@ -1,7 +1,7 @@
 import type { Kysely } from 'kysely';
 
 /**
- * What the favourites list shows of a listing (neighbours.md, "What the catalog must now carry"),
+ * What the favourites list shows of a listing (docs/routes.md, "What the catalog must now carry"),
  * in a table beside listings rather than in its rows: see ListingDetailsTable (schema.ts). A
  * listing without a row here (imported before) shows the import's defaults, dated when it was
  * last imported. Removing a listing removes its row (the foreign key's cascade).
