@@ -1,5 +1,5 @@
 /** What every admin command starts from: the configuration and a migrated store. */
-import { loadConfig, type Config } from '../config.js';
+import { databaseTarget, loadConfig, type Config } from '../config.js';
 import { ensureSettings, toAuthSettings } from '../auth/settings.js';
 import type { Store } from '../store/index.js';
 import type { AuthSettings } from '../auth/authenticate.js';
@@ -26,10 +26,10 @@ export interface CliContext {
 export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
   // Loaded here, not above: help and usage errors answer without loading every database's driver.
-  const { openStore } = await import('../store/index.js');
-  const store = openStore(config.databaseUrl, config.db);
+  const { openMigratedStore } = await import('../store/index.js');
+  const { url, shown, createSqliteFolder } = databaseTarget(config);
+  const store = await openMigratedStore(url, { ...config.db, createSqliteFolder }, shown);
   try {
-    await store.migrate();
     const ctx: CliContext = {
       config,
       store,

@@ -6,7 +6,9 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -678,6 +680,124 @@ describe('the CLI explains itself', PARALLEL, () => {
     });
     assert.deepEqual({ code: set.code, stderr: set.stderr }, { code: 0, stderr: '' });
   });
+});
+
+describe('souk and its database', PARALLEL, () => {
+  it('refuses a SQLite path whose folder does not exist, naming the folder, and creates nothing', async (t) => {
+    const { dir } = scratch(t);
+    const db = join(dir, 'typo', 'dir', 'souk.db');
+    for (const args of [['serve'], ['migrate'], ['settings', 'get', 'api_key']]) {
+      assert.deepEqual(
+        await souk(db, args),
+        {
+          code: 1,
+          stdout: '',
+          stderr:
+            `souk: cannot use the database sqlite:${db} (DATABASE_URL): the folder ${join(dir, 'typo', 'dir')} does not exist; ` +
+            `Souk creates only its default folder (./data); create this one (mkdir -p ${join(dir, 'typo', 'dir')}) or correct the path in DATABASE_URL\n`,
+        },
+        args.join(' '),
+      );
+    }
+    assert.deepEqual(readdirSync(dir), [], 'no folder, no database, no API key');
+    // A folder that exists takes a new database.
+    mkdirSync(dirname(db), { recursive: true });
+    assert.equal(await ok(db, ['migrate']), 'database is up to date\n');
+  });
+
+  it('creates the default ./data folder (0700) on first start, DATABASE_URL unset or set to the default', async (t) => {
+    for (const env of [{}, { DATABASE_URL: 'sqlite:./data/souk.db' }]) {
+      const { dir } = scratch(t);
+      const child = spawn(process.execPath, [BIN, 'migrate'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, SITE_URL, LOG_LEVEL: 'warn', ...env },
+      });
+      child.stdin.end();
+      assert.deepEqual(await outputOf(child), { code: 0, stdout: 'database is up to date\n', stderr: '' });
+      assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
+      assert.ok(statSync(join(dir, 'data', 'souk.db')).isFile());
+    }
+  });
+
+  /** A server that takes connections and closes them at once: no database answers there. */
+  async function closingServer(t: TestContext): Promise<number> {
+    const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => server.close());
+    return (server.address() as AddressInfo).port;
+  }
+
+  const refusal = (url: string, reason: string, hint: string) =>
+    `souk: cannot use the database ${url} (DATABASE_URL): ${reason}; ${hint}\n`;
+
+  const cases: [label: string, setUp: (t: TestContext, dir: string) => Promise<{ url: string; stderr: string }>][] = [
+    [
+      'a refused PostgreSQL port',
+      async () => {
+        const port = await freePort();
+        return {
+          url: `postgres://souk:s3cret-pw@127.0.0.1:${port}/souk`,
+          stderr: refusal(
+            `postgres://souk:****@127.0.0.1:${port}/souk`,
+            `connect ECONNREFUSED 127.0.0.1:${port}`,
+            `is PostgreSQL running and listening at 127.0.0.1:${port}? Check DATABASE_URL's host and port`,
+          ),
+        };
+      },
+    ],
+    [
+      'a refused MySQL port',
+      async () => {
+        const port = await freePort();
+        return {
+          url: `mysql://wp:s3cret-pw@127.0.0.1:${port}/wordpress`,
+          stderr: refusal(
+            `mysql://wp:****@127.0.0.1:${port}/wordpress`,
+            `connect ECONNREFUSED 127.0.0.1:${port}`,
+            `is MySQL or MariaDB running and listening at 127.0.0.1:${port}? Check DATABASE_URL's host and port`,
+          ),
+        };
+      },
+    ],
+    [
+      'a PostgreSQL address whose server closes the connection',
+      async (t) => {
+        const port = await closingServer(t);
+        return {
+          url: `postgres://souk:s3cret-pw@127.0.0.1:${port}/souk`,
+          stderr: refusal(
+            `postgres://souk:****@127.0.0.1:${port}/souk`,
+            'Connection terminated unexpectedly',
+            `the server at 127.0.0.1:${port} closed the connection: check that it is a PostgreSQL server, that it accepts this client (its log says why) and whether it asks for TLS`,
+          ),
+        };
+      },
+    ],
+    [
+      'a file that is not a database',
+      async (_t, dir) => {
+        const file = join(dir, 'notes.db');
+        writeFileSync(file, 'shopping list: bread, milk\n'.repeat(200));
+        return {
+          url: `sqlite:${file}`,
+          stderr: refusal(
+            `sqlite:${file}`,
+            'file is not a database',
+            'check that DATABASE_URL names a Souk SQLite database (a file Souk created), not some other file',
+          ),
+        };
+      },
+    ],
+  ];
+  for (const [label, setUp] of cases) {
+    it(`names the database and what to check for ${label}, at start-up and in a command`, async (t) => {
+      const { dir } = scratch(t);
+      const { url, stderr } = await setUp(t, dir);
+      for (const args of [['serve'], ['token', '1']]) {
+        assert.deepEqual(await souk('', args, { env: { DATABASE_URL: url } }), { code: 1, stdout: '', stderr }, args.join(' '));
+      }
+    });
+  }
 });
 
 // ---- live settings: a real server process and the CLI changing its settings ----
