@@ -278,6 +278,18 @@ function isTimeZone(value: string): boolean {
   }
 }
 
+const DEFAULT_DATABASE_URL = 'sqlite:./data/souk.db';
+
+/**
+ * The database as the store opens it: its URL, the URL as messages show it (password masked), and
+ * whether a missing SQLite folder may be created, which only the default's may: a folder the
+ * operator named and mistyped would otherwise become a new, empty marketplace with a new API key.
+ */
+export function databaseTarget(config: Pick<Config, 'databaseUrl'>): { url: string; shown: string; createSqliteFolder: boolean } {
+  const url = config.databaseUrl;
+  return { url, shown: maskUrlSecrets(url), createSqliteFolder: url === DEFAULT_DATABASE_URL };
+}
+
 /**
  * The declarations, in the order `souk config` and the README list them. A nested object is a
  * group of the typed Config (config.db.poolSize is DB_POOL_SIZE).
@@ -287,9 +299,9 @@ const SETTINGS = {
   host,
   databaseUrl: setting(
     'DATABASE_URL',
-    'sqlite:./data/souk.db',
+    DEFAULT_DATABASE_URL,
     (_raw, env) => {
-      const value = given(env, 'DATABASE_URL') ?? 'sqlite:./data/souk.db';
+      const value = given(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
       if (!/^(sqlite:.+|postgres(ql)?:\/\/.+|mysql:\/\/.+)$/.test(value)) {
         throw new ConfigError('DATABASE_URL must be sqlite:PATH, postgres://user@host:port/db or mysql://user@host:port/db');
       }
@@ -297,7 +309,7 @@ const SETTINGS = {
     },
     {
       meaning:
-        '`sqlite:PATH` (an embedded SQLite file, created with its folder), `postgres://user:password@host:port/db`, or `mysql://user:password@host:port/db`: a WordPress site\'s own MySQL or MariaDB database, served from the Classified Listing plugin\'s tables (see "Running beside WordPress").',
+        "`sqlite:PATH` (an embedded SQLite file, created in a folder that exists; only the default's folder `./data` is created too), `postgres://user:password@host:port/db`, or `mysql://user:password@host:port/db`: a WordPress site's own MySQL or MariaDB database, served from the Classified Listing plugin's tables (see \"Running beside WordPress\").",
       kind: 'url',
       print: maskUrlSecrets,
     },

@@ -1,6 +1,6 @@
 /** Starts Souk: opens the store, migrates, loads the shared settings and serves the interface. */
 import type { FastifyInstance } from 'fastify';
-import { apiBase, type Config } from './config.js';
+import { apiBase, databaseTarget, type Config } from './config.js';
 import { TokenVerifier } from './auth/jwt.js';
 import { defaultPasswordConcurrency, passwordHasher } from './auth/passwords.js';
 import { RevokedTokens } from './auth/revoked-tokens.js';
@@ -9,7 +9,7 @@ import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
-import { openStore, type Store } from './store/index.js';
+import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
 import { cachedLoginLookup, cachedUserLookup } from './auth/user-cache.js';
 import { shutdownOnSignals } from './shutdown.js';
@@ -172,14 +172,13 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
 
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
-  const store = openStore(config.databaseUrl, {
-    ...config.db,
-    webhookUrls: config.webhooks.urls,
-    push: config.push.enabled,
-    eventPollMs: config.events.pollMs,
-  });
+  const { url, shown, createSqliteFolder } = databaseTarget(config);
+  const store = await openMigratedStore(
+    url,
+    { ...config.db, createSqliteFolder, webhookUrls: config.webhooks.urls, push: config.push.enabled, eventPollMs: config.events.pollMs },
+    shown,
+  );
   try {
-    await store.migrate();
     const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
     settings.watch(config.settingsRefreshMs);
     const revoked = new RevokedTokens(store.revocations);

@@ -1,7 +1,7 @@
 /** What every admin command starts from: the configuration and a migrated store. */
-import { loadConfig, type Config } from '../config.js';
+import { databaseTarget, loadConfig, type Config } from '../config.js';
 import { ensureSettings, toAuthSettings } from '../auth/settings.js';
-import { openStore, type Store } from '../store/index.js';
+import type { Store } from '../store/index.js';
 import type { AuthSettings } from '../auth/authenticate.js';
 
 /** A failure to report on one line and exit non-zero. */
@@ -25,9 +25,11 @@ export interface CliContext {
 
 export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
   const config = loadConfig();
-  const store = openStore(config.databaseUrl, config.db);
+  // Loaded here, not above: help and usage errors answer without loading every database's driver.
+  const { openMigratedStore } = await import('../store/index.js');
+  const { url, shown, createSqliteFolder } = databaseTarget(config);
+  const store = await openMigratedStore(url, { ...config.db, createSqliteFolder }, shown);
   try {
-    await store.migrate();
     const ctx: CliContext = {
       config,
       store,

@@ -6,13 +6,16 @@ import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { openSqlite } from '../../src/store/sqlite/driver.js';
-import { SOUK_READY, startProcess, type ServerProcess } from '../../tools/processes.js';
+import { COMMANDS, commandGroups } from '../../src/cli/main.js';
+import { freePort, SOUK_READY, startProcess, type ServerProcess } from '../../tools/processes.js';
 import { freshDatabase } from '../helpers/database.js';
 import { checkExchange, demoCommands, runDemoCommands } from '../helpers/demo-exchange.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
@@ -302,7 +305,7 @@ describe('souk users set-password', PARALLEL, () => {
     const { db } = fixture(t);
     await fails(db, ['users', 'set-password', '999'], 'souk: no user with id 999\n', { input: 'secret' });
     await fails(db, ['users', 'set-password', '3'], 'souk: the password is empty: send it on standard input\n', { input: '\n' });
-    await fails(db, ['users', 'set-password'], /^souk: usage: souk users set-password ID/);
+    await fails(db, ['users', 'set-password'], 'souk: users set-password: missing ID; see souk users set-password --help\n');
     await fails(db, ['users', 'set-password', 'abc'], 'souk: ID must be a positive integer, got "abc"\n', { input: 'secret' });
     assert.equal(storedHash(db), undefined);
   });
@@ -396,7 +399,11 @@ describe('souk settings and api-key', PARALLEL, () => {
     const apiKey = await ok(db, ['settings', 'get', 'api_key']);
     await fails(db, ['settings', 'set', 'rest_api', 'maybe'], 'souk: rest_api must be true or false, got "maybe"\n');
     await fails(db, ['settings', 'set', 'rest_api', 'FALSE'], 'souk: rest_api must be true or false, got "FALSE"\n');
-    await fails(db, ['settings', 'set', 'api_key', 'mine'], /^souk: usage: souk settings set rest_api true\|false .*\n$/);
+    await fails(
+      db,
+      ['settings', 'set', 'api_key', 'mine'],
+      'souk: settings set: only rest_api is set this way, got "api_key"; see souk settings set --help\n',
+    );
     await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api\n');
     assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
     assert.equal(await ok(db, ['settings', 'get', 'api_key']), apiKey);
@@ -447,8 +454,8 @@ describe('souk jwt-secret rotate', PARALLEL, () => {
       ['jwt-secret', 'rotate', '--grace', '2592001'],
       'souk: --grace must be at most 2592000 seconds (TOKEN_MAX_TTL_S), got 2592001\n',
     );
-    await fails(db, ['jwt-secret'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
-    await fails(db, ['jwt-secret', 'renew'], 'souk: usage: souk jwt-secret rotate [--grace SECONDS]\n');
+    await fails(db, ['jwt-secret'], 'souk: jwt-secret: missing COMMAND (rotate); see souk jwt-secret --help\n');
+    await fails(db, ['jwt-secret', 'renew'], 'souk: jwt-secret: unknown command renew; see souk jwt-secret --help\n');
     assert.equal(await ok(db, ['settings', 'get', 'jwt_secret']), secret);
   });
 });
@@ -477,7 +484,7 @@ describe('souk listings delete', PARALLEL, () => {
     assert.equal(mixed.stdout, 'deleted 1 listing: 102\n');
     assert.equal(count(db, 'listings'), 4);
     await fails(db, ['listings', 'delete', 'abc'], 'souk: listing ids must be positive integers, got "abc"\n');
-    await fails(db, ['listings', 'delete'], 'souk: usage: souk listings delete ID...\n');
+    await fails(db, ['listings', 'delete'], 'souk: listings delete: missing ID; see souk listings delete --help\n');
     assert.equal(count(db, 'listings'), 4);
   });
 });
@@ -547,6 +554,248 @@ describe('souk serve', PARALLEL, () => {
       assert.equal(lines.length, 1, run.stderr);
       assert.match(lines[0]!, new RegExp(`^souk: invalid setting: ${name} `));
       assert.ok(lines[0]!.includes(value), lines[0]);
+    });
+  }
+});
+
+describe('the CLI explains itself', PARALLEL, () => {
+  const names = [...new Set([...COMMANDS.map((c) => c.name), ...commandGroups().keys()])];
+
+  it('has every command that src/cli/commands/ declares in its list', async () => {
+    const folder = join(ROOT, 'src', 'cli', 'commands');
+    const declared = [];
+    for (const file of readdirSync(folder)) {
+      for (const value of Object.values(await import(join(folder, file)))) {
+        for (const item of [value].flat()) if (typeof item === 'object' && item && 'run' in item && 'name' in item) declared.push(item);
+      }
+    }
+    assert.ok(declared.length >= COMMANDS.length);
+    for (const command of declared) assert.ok(COMMANDS.includes(command as never), `${(command as { name: string }).name} is in COMMANDS`);
+  });
+
+  it('lists every command in souk --help', async (t) => {
+    const { db } = scratch(t);
+    const help = await ok(db, ['--help']);
+    assert.equal(await ok(db, []), help);
+    for (const command of COMMANDS) assert.match(help, new RegExp(`^  ${command.name}( |$)`, 'm'), command.name);
+  });
+
+  for (const name of names) {
+    it(`souk ${name} --help says what it does, its arguments and options, with an example`, async (t) => {
+      const { db } = scratch(t);
+      const run = await souk(db, [...name.split(' '), '--help']);
+      assert.deepEqual({ code: run.code, stderr: run.stderr }, { code: 0, stderr: '' });
+      assert.match(run.stdout, new RegExp(`^usage: souk ${name}( |\\n)`));
+      const command = COMMANDS.find((c) => c.name === name);
+      const group = commandGroups().get(name) ?? [];
+      for (const sub of group) assert.ok(run.stdout.includes(sub.name), `${name} --help lists ${sub.name}`);
+      if (!command) return; // a group: its commands' own help is tested by name
+      assert.ok(command.about.length > 40, `${name} says what it does`);
+      assert.ok(run.stdout.includes(command.about.split(' ').slice(0, 6).join(' ')), run.stdout);
+      for (const arg of command.args ?? []) assert.match(run.stdout, new RegExp(`^  ${arg.name.replace(/[|]/g, '\\|')} +\\S`, 'm'));
+      for (const option of Object.keys(command.options ?? {})) assert.match(run.stdout, new RegExp(`^  --${option} \\S+ +\\S`, 'm'));
+      assert.match(run.stdout, new RegExp(`^examples?:\\n  .*souk ${name}`, 'm'));
+      assert.ok(command.examples.length > 0 && command.examples.every((e) => e.includes(`souk ${name}`)), 'every example runs the command');
+    });
+
+    it(`souk ${name} refuses an option it does not take with one line, exit 2`, async (t) => {
+      const { db } = scratch(t);
+      const run = await souk(db, [...name.split(' '), '--no-such-option']);
+      assert.deepEqual(run, { code: 2, stdout: '', stderr: `souk: ${name}: unknown option --no-such-option; see souk ${name} --help\n` });
+    });
+  }
+
+  it('gives the same help for -h and souk help NAME', async (t) => {
+    const { db } = scratch(t);
+    const help = await ok(db, ['webhooks', 'list', '--help']);
+    assert.equal(await ok(db, ['webhooks', 'list', '-h']), help);
+    assert.equal(await ok(db, ['help', 'webhooks', 'list']), help);
+    assert.equal(await ok(db, ['help', 'webhooks']), await ok(db, ['webhooks', '--help']));
+  });
+
+  it('refuses an unknown command, a missing or extra argument and an option without its value, each with one line', async (t) => {
+    const { db } = scratch(t);
+    for (const [args, line] of [
+      [['frob'], 'souk: unknown command frob; see souk --help'],
+      [['--port', '9'], 'souk: unknown option --port; see souk --help'],
+      [['webhooks', 'frob'], 'souk: webhooks: unknown command frob; see souk webhooks --help'],
+      [['token'], 'souk: token: missing USER_ID; see souk token --help'],
+      [['token', '1', '2'], 'souk: token: unexpected argument 2; see souk token --help'],
+      [['token', '1', '--ttl'], 'souk: token: --ttl needs a value (SECONDS); see souk token --help'],
+      [['token', '1', '-t', '5'], 'souk: token: unknown option -t; see souk token --help'],
+      [
+        ['webhooks', 'list', '--status=failed', '--verbose'],
+        'souk: webhooks list: unknown option --verbose; see souk webhooks list --help',
+      ],
+      [['serve', '--port', 'abc'], 'souk: serve: --port must be an integer from 0 to 65535, got "abc"; see souk serve --help'],
+    ] as const) {
+      assert.deepEqual(await souk(db, [...args]), { code: 2, stdout: '', stderr: `${line}\n` }, args.join(' '));
+    }
+    assert.ok(!existsSync(db), 'a refused command opens no database');
+  });
+
+  it('serve --port and --host override PORT and HOST', async (t) => {
+    const { db } = scratch(t);
+    const port = await freePort();
+    const server = await startProcess('souk serve --port', {
+      args: [BIN, 'serve', '--port', String(port), '--host', '127.0.0.1'],
+      env: envFor(db, { HOST: '192.0.2.1' }) as Record<string, string>,
+      ready: SOUK_READY,
+      cwd: ROOT,
+    });
+    t.after(() => server.stop());
+    assert.match(server.output(), new RegExp(`serving the interface at http://127\\.0\\.0\\.1:${port}/wp-json/rtcl/v1\\n`));
+    assert.notEqual(server.url, `http://127.0.0.1:${port}`, 'PORT names another port');
+    assert.equal((await fetch(`http://127.0.0.1:${port}/wp-json/rtcl/v1/my/chat`)).status, 401);
+    await assert.rejects(fetch(`${server.url}/wp-json/rtcl/v1/my/chat`), 'nothing listens on PORT');
+  });
+
+  it('ends quietly when its reader closes the pipe early (souk config | head -1)', async (t) => {
+    const { db } = scratch(t);
+    const env = envFor(db, { API_KEY: 'k'.repeat(43), JWT_SECRET: 's'.repeat(43) });
+    // The reading end closed before souk writes a line: every write meets EPIPE.
+    const child = spawn(process.execPath, [BIN, 'config'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    assert.deepEqual({ code, stderr }, { code: 0, stderr: '' });
+    // And as a shell runs it; souk's exit status is the pipeline's with `; echo $?` on its own.
+    const shell = spawn('sh', ['-c', `"${process.execPath}" bin/souk config | head -1`], { cwd: ROOT, env });
+    const piped = await outputOf(shell);
+    assert.deepEqual(piped, { code: 0, stdout: 'PORT=8080\n', stderr: '' });
+  });
+
+  it('webhooks list says when WEBHOOK_URLS is unset and how to set it', async (t) => {
+    const { db } = scratch(t);
+    const unset = await souk(db, ['webhooks', 'list']);
+    assert.equal(unset.code, 0, unset.stderr);
+    assert.equal(unset.stdout, 'id\tstatus\tattempts\tcreated\ttype\twebhook-id\turl\tlast error\n');
+    assert.equal(
+      unset.stderr,
+      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in README.md\n',
+    );
+    const set = await souk(db, ['webhooks', 'list'], {
+      env: { WEBHOOK_URLS: 'http://127.0.0.1:9/hook', WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },
+    });
+    assert.deepEqual({ code: set.code, stderr: set.stderr }, { code: 0, stderr: '' });
+  });
+});
+
+describe('souk and its database', PARALLEL, () => {
+  it('refuses a SQLite path whose folder does not exist, naming the folder, and creates nothing', async (t) => {
+    const { dir } = scratch(t);
+    const db = join(dir, 'typo', 'dir', 'souk.db');
+    for (const args of [['serve'], ['migrate'], ['settings', 'get', 'api_key']]) {
+      assert.deepEqual(
+        await souk(db, args),
+        {
+          code: 1,
+          stdout: '',
+          stderr:
+            `souk: cannot use the database sqlite:${db} (DATABASE_URL): the folder ${join(dir, 'typo', 'dir')} does not exist; ` +
+            `Souk creates only its default folder (./data); create this one (mkdir -p ${join(dir, 'typo', 'dir')}) or correct the path in DATABASE_URL\n`,
+        },
+        args.join(' '),
+      );
+    }
+    assert.deepEqual(readdirSync(dir), [], 'no folder, no database, no API key');
+    // A folder that exists takes a new database.
+    mkdirSync(dirname(db), { recursive: true });
+    assert.equal(await ok(db, ['migrate']), 'database is up to date\n');
+  });
+
+  it('creates the default ./data folder (0700) on first start, DATABASE_URL unset or set to the default', async (t) => {
+    for (const env of [{}, { DATABASE_URL: 'sqlite:./data/souk.db' }]) {
+      const { dir } = scratch(t);
+      const child = spawn(process.execPath, [BIN, 'migrate'], {
+        cwd: dir,
+        env: { PATH: process.env.PATH, SITE_URL, LOG_LEVEL: 'warn', ...env },
+      });
+      child.stdin.end();
+      assert.deepEqual(await outputOf(child), { code: 0, stdout: 'database is up to date\n', stderr: '' });
+      assert.equal(statSync(join(dir, 'data')).mode & 0o777, 0o700);
+      assert.ok(statSync(join(dir, 'data', 'souk.db')).isFile());
+    }
+  });
+
+  /** A server that takes connections and closes them at once: no database answers there. */
+  async function closingServer(t: TestContext): Promise<number> {
+    const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    t.after(() => server.close());
+    return (server.address() as AddressInfo).port;
+  }
+
+  const refusal = (url: string, reason: string, hint: string) =>
+    `souk: cannot use the database ${url} (DATABASE_URL): ${reason}; ${hint}\n`;
+
+  const cases: [label: string, setUp: (t: TestContext, dir: string) => Promise<{ url: string; stderr: string }>][] = [
+    [
+      'a refused PostgreSQL port',
+      async () => {
+        const port = await freePort();
+        return {
+          url: `postgres://souk:s3cret-pw@127.0.0.1:${port}/souk`,
+          stderr: refusal(
+            `postgres://souk:****@127.0.0.1:${port}/souk`,
+            `connect ECONNREFUSED 127.0.0.1:${port}`,
+            `is PostgreSQL running and listening at 127.0.0.1:${port}? Check DATABASE_URL's host and port`,
+          ),
+        };
+      },
+    ],
+    [
+      'a refused MySQL port',
+      async () => {
+        const port = await freePort();
+        return {
+          url: `mysql://wp:s3cret-pw@127.0.0.1:${port}/wordpress`,
+          stderr: refusal(
+            `mysql://wp:****@127.0.0.1:${port}/wordpress`,
+            `connect ECONNREFUSED 127.0.0.1:${port}`,
+            `is MySQL or MariaDB running and listening at 127.0.0.1:${port}? Check DATABASE_URL's host and port`,
+          ),
+        };
+      },
+    ],
+    [
+      'a PostgreSQL address whose server closes the connection',
+      async (t) => {
+        const port = await closingServer(t);
+        return {
+          url: `postgres://souk:s3cret-pw@127.0.0.1:${port}/souk`,
+          stderr: refusal(
+            `postgres://souk:****@127.0.0.1:${port}/souk`,
+            'Connection terminated unexpectedly',
+            `the server at 127.0.0.1:${port} closed the connection: check that it is a PostgreSQL server, that it accepts this client (its log says why) and whether it asks for TLS`,
+          ),
+        };
+      },
+    ],
+    [
+      'a file that is not a database',
+      async (_t, dir) => {
+        const file = join(dir, 'notes.db');
+        writeFileSync(file, 'shopping list: bread, milk\n'.repeat(200));
+        return {
+          url: `sqlite:${file}`,
+          stderr: refusal(
+            `sqlite:${file}`,
+            'file is not a database',
+            'check that DATABASE_URL names a Souk SQLite database (a file Souk created), not some other file',
+          ),
+        };
+      },
+    ],
+  ];
+  for (const [label, setUp] of cases) {
+    it(`names the database and what to check for ${label}, at start-up and in a command`, async (t) => {
+      const { dir } = scratch(t);
+      const { url, stderr } = await setUp(t, dir);
+      for (const args of [['serve'], ['token', '1']]) {
+        assert.deepEqual(await souk('', args, { env: { DATABASE_URL: url } }), { code: 1, stdout: '', stderr }, args.join(' '));
+      }
     });
   }
 });

@@ -150,6 +150,10 @@ describe('webhooks', () => {
     assert.ok(!config.stdout.includes(secret.slice(6)));
     const replayed = await cli(['webhooks', 'replay', '--since', '1h'], env);
     assert.equal(replayed.stdout.trim(), '1 delivery will be sent again');
-    assert.equal((await cli(['webhooks', 'replay'], env)).code, 1);
+    assert.deepEqual(await cli(['webhooks', 'replay'], env), {
+      code: 2,
+      stdout: '',
+      stderr: 'souk: webhooks replay: missing --since T; see souk webhooks replay --help\n',
+    });
   });
 });

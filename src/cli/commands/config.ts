@@ -1,5 +1,6 @@
 /** souk config: the effective configuration, one NAME=value line per setting, secrets masked. */
 import { effectiveSettings, loadConfig } from '../../config.js';
+import type { Command } from '../command.js';
 
 /** Values with spaces, quotes or nothing at all are printed as JSON strings so that they stay visible. */
 function shown(value: string): string {
@@ -13,3 +14,16 @@ export function printConfig(out: (line: string) => void, err: (line: string) => 
     err('note: an unset API_KEY or JWT_SECRET (and its _FILE) means the value stored in the database is used (see: souk settings)');
   }
 }
+
+export const configCommand: Command = {
+  name: 'config',
+  summary: 'print the effective configuration (secrets masked)',
+  about:
+    'Prints every setting Souk reads from the environment as NAME=value, with its default where unset: secrets as ****, passwords in addresses masked. The Configuration table in README.md says what each one means.',
+  examples: ['souk config', 'PORT=8081 souk config | grep PORT'],
+  run: async () =>
+    printConfig(
+      (line) => process.stdout.write(`${line}\n`),
+      (line) => process.stderr.write(`${line}\n`),
+    ),
+};

@@ -13,7 +13,8 @@ import { randomBytes } from 'node:crypto';
 import { signToken } from '../../auth/jwt.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { apiBase } from '../../config.js';
-import type { CliContext } from '../context.js';
+import type { Command } from '../command.js';
+import { withStore, type CliContext } from '../context.js';
 import { DEMO_BUYER, DEMO_LISTING_ID, DEMO_SELLER, demoDocument } from '../demo-data.js';
 import { importDocument } from './import.js';
 
@@ -107,3 +108,12 @@ export async function demo(ctx: CliContext): Promise<void> {
   out('# 9. She marks it read (the reply is 1: a message changed; 0 once it is read):');
   out(`${curl} -X PUT "${base}/my/chat/message?con_id=$CON_ID&message_id=$MESSAGE_ID" ${buyer}`);
 }
+
+export const demoCommand: Command = {
+  name: 'demo',
+  summary: 'import a demo marketplace and print curl commands',
+  about:
+    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
+  examples: ['souk demo'],
+  run: () => withStore(demo),
+};

@@ -16,6 +16,7 @@
 import type { Conversation } from '../../domain/model.js';
 import { openWordpressExport, type WordpressSiteExport } from '../../store/mysql/site-export.js';
 import { siteImportWriter, type SiteImportWriter } from '../../store/common/site-import.js';
+import { usageError } from '../command.js';
 import { CliError, type CliContext } from '../context.js';
 
 const PAGE = 200;
@@ -139,9 +140,8 @@ async function copy(site: WordpressSiteExport, to: SiteImportWriter, now: number
   return { users, listings, favourites, conversations, messages, mergedConversations: mergedInto.size };
 }
 
-export async function importFromWordpress(ctx: CliContext, url: string | undefined): Promise<void> {
-  if (!url || !url.startsWith('mysql://'))
-    throw new CliError('usage: souk import --from-wordpress mysql://user:password@host:port/database');
+export async function importFromWordpress(ctx: CliContext, url: string): Promise<void> {
+  if (!url.startsWith('mysql://')) throw usageError('import', '--from-wordpress must be mysql://USER:PASSWORD@HOST:PORT/DB');
   if (ctx.store.dialect === 'mysql') {
     throw new CliError("import --from-wordpress copies a site into Souk's own database: DATABASE_URL must be sqlite: or postgres://");
   }

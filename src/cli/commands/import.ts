@@ -1,7 +1,8 @@
 /** souk import FILE|- : upserts users and listings from one JSON document, atomically. */
 import { readFile } from 'node:fs/promises';
 import { importCatalog } from '../../domain/catalog.js';
-import { CliError, type CliContext } from '../context.js';
+import { usageError, type Command } from '../command.js';
+import { CliError, withStore, type CliContext } from '../context.js';
 import { parseImportDocument } from '../import-document.js';
 
 /** All of standard input, as text. */
@@ -22,8 +23,7 @@ function parsePosition(err: unknown): string {
   return position === undefined ? '' : ` (at character ${position})`;
 }
 
-export async function importFile(ctx: CliContext, source: string | undefined): Promise<void> {
-  if (!source) throw new CliError('usage: souk import FILE (or - for standard input)');
+export async function importFile(ctx: CliContext, source: string): Promise<void> {
   let text: string;
   try {
     text = await readSource(source);
@@ -46,3 +46,25 @@ export async function importDocument(ctx: CliContext, document: unknown): Promis
   if (!result.ok) throw new CliError(`${result.path}: ${result.problem} (nothing was imported)`);
   ctx.out(`imported ${result.users} users and ${result.listings} listings`);
 }
+
+export const importCommand: Command = {
+  name: 'import',
+  summary: 'upsert users and listings from a JSON document, or copy a WordPress site',
+  about:
+    'Upserts users and listings by id from one JSON document (docs/import-schema.json), all or nothing: a document with one bad entry imports nothing and names the entry. With --from-wordpress, copies a WordPress site with Classified Listing (users with their password hashes, listings, favourites, chat) keeping its ids; running it again writes only what changed and finishes a run cut short.',
+  args: [{ name: 'FILE|-', help: 'the JSON document, or - to read it from standard input', optional: true }],
+  options: {
+    'from-wordpress': { value: 'URL', help: 'copy the WordPress site whose database is at URL (mysql://USER:PASSWORD@HOST:PORT/DB)' },
+  },
+  examples: ['souk import marketplace.json', 'souk import --from-wordpress mysql://wp:secret@127.0.0.1:3306/wordpress'],
+  run: ({ args: [source], options }) => {
+    const site = options['from-wordpress'];
+    if (site !== undefined && source !== undefined) throw usageError('import', 'give a FILE or --from-wordpress, not both');
+    if (site !== undefined) {
+      // With the MySQL driver it loads, only when a site is copied.
+      return withStore(async (ctx) => (await import('./import-wordpress.js')).importFromWordpress(ctx, site));
+    }
+    if (source === undefined) throw usageError('import', 'missing FILE|- (or --from-wordpress)');
+    return withStore((ctx) => importFile(ctx, source));
+  },
+};

@@ -5,7 +5,8 @@
  * secret only). A second rotation ends the first one's grace: only one previous secret is kept.
  */
 import { ensureSettings, formatPreviousSecret, newSecret, SETTING } from '../../auth/settings.js';
-import { CliError, type CliContext } from '../context.js';
+import type { Command } from '../command.js';
+import { CliError, withStore, type CliContext } from '../context.js';
 import { positiveInteger } from './token.js';
 
 function graceSeconds(raw: string | undefined, maxTtl: number): number {
@@ -32,3 +33,13 @@ export async function rotateJwtSecret(ctx: CliContext, graceArg: string | undefi
   );
   if (ctx.config.jwtSecret) ctx.err('note: JWT_SECRET is set in the environment; servers started with it keep using that secret');
 }
+
+export const jwtSecretCommand: Command = {
+  name: 'jwt-secret rotate',
+  summary: 'replace the JWT secret',
+  about:
+    "Stores a new random JWT secret (never printed). Tokens signed with the old one are refused as soon as servers re-read the settings, or with --grace accepted for that many seconds more. A second rotation ends the first one's grace.",
+  options: { grace: { value: 'SECONDS', help: "how long the old secret's tokens stay valid (at most TOKEN_MAX_TTL_S; default 0)" } },
+  examples: ['souk jwt-secret rotate', 'souk jwt-secret rotate --grace 3600'],
+  run: ({ options }) => withStore((ctx) => rotateJwtSecret(ctx, options.grace)),
+};

@@ -3,7 +3,8 @@
  * The lifetime is at most TOKEN_MAX_TTL_S: servers refuse a longer one.
  */
 import { signToken } from '../../auth/jwt.js';
-import { CliError, type CliContext } from '../context.js';
+import type { Command } from '../command.js';
+import { CliError, withStore, type CliContext } from '../context.js';
 
 const DAY = 86_400;
 
@@ -14,8 +15,7 @@ export function positiveInteger(raw: string | undefined, what: string): number {
   return Number(raw);
 }
 
-export async function token(ctx: CliContext, userIdArg: string | undefined, ttlArg: string | undefined): Promise<void> {
-  if (userIdArg === undefined) throw new CliError('usage: souk token USER_ID [--ttl SECONDS]');
+export async function token(ctx: CliContext, userIdArg: string, ttlArg: string | undefined): Promise<void> {
   const userId = positiveInteger(userIdArg, 'USER_ID');
   const maxTtl = ctx.config.tokenMaxTtlS;
   const ttl = ttlArg === undefined ? Math.min(DAY, maxTtl) : positiveInteger(ttlArg, '--ttl');
@@ -27,3 +27,14 @@ export async function token(ctx: CliContext, userIdArg: string | undefined, ttlA
   const { jwtSecret } = await ctx.authSettings();
   ctx.out(signToken(jwtSecret, user.id, user.login, ttl));
 }
+
+export const tokenCommand: Command = {
+  name: 'token',
+  summary: 'print a signed JWT for a user',
+  about:
+    "Prints a token for the user, signed with the stored JWT secret (or JWT_SECRET), and nothing else: for scripts and for trying the interface. A disabled user's token would be refused, so none is issued.",
+  args: [{ name: 'USER_ID', help: "the user's id" }],
+  options: { ttl: { value: 'SECONDS', help: "the token's lifetime (default one day; at most TOKEN_MAX_TTL_S)" } },
+  examples: ['souk token 7', 'souk token 7 --ttl 3600'],
+  run: ({ args: [userId], options }) => withStore((ctx) => token(ctx, userId!, options.ttl)),
+};

@@ -4,12 +4,12 @@
  * Prints neither the password nor its hash.
  */
 import { hashPassword, MAX_PASSWORD_BYTES } from '../../auth/passwords.js';
-import { CliError, type CliContext } from '../context.js';
+import type { Command } from '../command.js';
+import { CliError, withStore, type CliContext } from '../context.js';
 import { readStdin } from './import.js';
 import { positiveInteger } from './token.js';
 
-export async function setPassword(ctx: CliContext, userIdArg: string | undefined): Promise<void> {
-  if (userIdArg === undefined) throw new CliError('usage: souk users set-password ID (the password on standard input)');
+export async function setPassword(ctx: CliContext, userIdArg: string): Promise<void> {
   const userId = positiveInteger(userIdArg, 'ID');
   const password = (await readStdin()).replace(/\r?\n$/, '');
   if (password === '') throw new CliError('the password is empty: send it on standard input');
@@ -18,3 +18,13 @@ export async function setPassword(ctx: CliContext, userIdArg: string | undefined
   if (!(await ctx.store.accounts.setPasswordHash(userId, await hashPassword(password)))) throw new CliError(`no user with id ${userId}`);
   ctx.out(`password set for user ${userId}`);
 }
+
+export const usersSetPasswordCommand: Command = {
+  name: 'users set-password',
+  summary: "set a user's password, read from standard input",
+  about:
+    "Reads the password on standard input (one trailing newline is not part of it) and stores it in WordPress 6.8's form, which sign-in and WordPress both verify. Prints neither the password nor its hash.",
+  args: [{ name: 'ID', help: "the user's id" }],
+  examples: [`printf '%s' "$PASS" | souk users set-password 7`],
+  run: ({ args: [id] }) => withStore((ctx) => setPassword(ctx, id!)),
+};

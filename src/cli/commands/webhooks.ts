@@ -1,7 +1,8 @@
 /** souk webhooks list|retry|replay: the webhook outbox, seen and sent again. */
 import { maskUrlSecrets } from '../../config.js';
 import type { WebhookStatus } from '../../domain/ports.js';
-import { CliError, type CliContext } from '../context.js';
+import type { Command } from '../command.js';
+import { CliError, withStore, type CliContext } from '../context.js';
 
 const STATUSES: readonly WebhookStatus[] = ['pending', 'delivered', 'failed'];
 
@@ -30,6 +31,12 @@ export async function listWebhooks(ctx: CliContext, status: string | undefined, 
     since: since === undefined ? undefined : parseSince(since, Date.now()),
     limit: n,
   });
+  if (ctx.config.webhooks.urls.length === 0) {
+    // Deliveries are written only while WEBHOOK_URLS names receivers (the store records them per address).
+    ctx.err(
+      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in README.md',
+    );
+  }
   ctx.out('id\tstatus\tattempts\tcreated\ttype\twebhook-id\turl\tlast error');
   for (const d of rows) {
     const created = new Date(d.createdAt).toISOString();
@@ -48,3 +55,38 @@ export async function replayWebhooks(ctx: CliContext, since: string | undefined)
   const n = await outboxOf(ctx).replay(parseSince(since, Date.now()), Date.now());
   ctx.out(`${n} deliver${n === 1 ? 'y' : 'ies'} will be sent again`);
 }
+
+const SINCE = 'a time (2026-11-23T18:05:55Z) or an age (30m, 2h, 1d)';
+
+export const webhooksCommands: Command[] = [
+  {
+    name: 'webhooks list',
+    summary: 'list webhook deliveries, newest first',
+    about:
+      'Lists the deliveries of the webhook outbox, newest first, one a line separated by tabs: id, status, attempts, time, event type, webhook-id, receiver (its password masked), last error.',
+    options: {
+      status: { value: 'S', help: `only deliveries in this state: ${STATUSES.join(', ')}` },
+      since: { value: 'T', help: `only deliveries written since T: ${SINCE}` },
+      limit: { value: 'N', help: 'at most N deliveries (1 to 100000; default 100)' },
+    },
+    examples: ['souk webhooks list', 'souk webhooks list --status failed --since 2h'],
+    run: ({ options }) => withStore((ctx) => listWebhooks(ctx, options.status, options.since, options.limit)),
+  },
+  {
+    name: 'webhooks retry',
+    summary: 'send failed deliveries again',
+    about: 'Sends failed deliveries again, with a new retry window: those named, or every failed one when no id is given.',
+    args: [{ name: 'ID', help: "a delivery's id (souk webhooks list shows them)", optional: true, repeats: true }],
+    examples: ['souk webhooks retry', 'souk webhooks retry 12 13'],
+    run: ({ args }) => withStore((ctx) => retryWebhooks(ctx, args)),
+  },
+  {
+    name: 'webhooks replay',
+    summary: 'send again every delivery since a time',
+    about:
+      'Sends again every delivery written since T, delivered ones too, with their webhook-id (so receivers can drop those they already have): for a receiver that lost what it was sent.',
+    options: { since: { value: 'T', help: SINCE, required: true } },
+    examples: ['souk webhooks replay --since 2h', 'souk webhooks replay --since 2026-11-23T18:05:55Z'],
+    run: ({ options }) => withStore((ctx) => replayWebhooks(ctx, options.since)),
+  },
+];

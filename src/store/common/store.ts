@@ -39,6 +39,11 @@ export interface DbOptions {
   preparedStatements?: boolean;
   /** SQLite: the page cache in MB; default 16. */
   cacheMb?: number;
+  /**
+   * SQLite: create the database file's folder when it is missing. Only for the default path: a
+   * folder the operator named must exist, so a typo in it is not a new, empty marketplace.
+   */
+  createSqliteFolder?: boolean;
   /** MySQL: the WordPress site's table prefix; default wp_. */
   wordpressTablePrefix?: string;
   /** Where every event is also delivered (WEBHOOK_URLS): the recorder writes their outbox rows. */

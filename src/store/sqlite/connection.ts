@@ -32,7 +32,7 @@ export function sqlitePath(url: string): string {
 }
 
 function openSqliteFile(path: string, opts: DbOptions): SqliteConnection {
-  if (path !== ':memory:') createPrivateSqliteFile(path);
+  if (path !== ':memory:') createPrivateSqliteFile(path, opts.createSqliteFolder ?? false);
   const database = openSqlite(path, opts.statementTimeoutMs);
   // WAL with synchronous=NORMAL: a commit is in the WAL before the reply, so a crash of the
   // process loses nothing answered; only a power cut may roll back the last commits.

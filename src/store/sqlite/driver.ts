@@ -214,4 +214,13 @@ export function sqliteResultCode(err: unknown): number | undefined {
   return typeof code === 'string' && code.startsWith('SQLITE_') ? BETTER_SQLITE_CODES[code.split('_')[1] ?? ''] : undefined;
 }
 
-const BETTER_SQLITE_CODES: Record<string, number> = { BUSY: 5, LOCKED: 6, READONLY: 8, IOERR: 10, CORRUPT: 11, FULL: 13, CANTOPEN: 14 };
+const BETTER_SQLITE_CODES: Record<string, number> = {
+  BUSY: 5,
+  LOCKED: 6,
+  READONLY: 8,
+  IOERR: 10,
+  CORRUPT: 11,
+  FULL: 13,
+  CANTOPEN: 14,
+  NOTADB: 26,
+};

@@ -4,21 +4,29 @@
  * -wal and -shm files the database file's mode. Files that already exist are left as they are and
  * reported, so an operator who opened them on purpose (a backup group) is told, not overruled.
  */
-import { closeSync, mkdirSync, openSync, statSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { LoosePermission } from '../common/store.js';
 
 /** The files beside the database that hold its data while it is open or after a crash. */
 const COMPANIONS = ['-wal', '-shm', '-journal'];
 
+/** The folder a database file was to be created in does not exist, and is not Souk's to create. */
+export class MissingSqliteFolder extends Error {
+  constructor(readonly folder: string) {
+    super(`the folder ${folder} does not exist`);
+  }
+}
+
 /**
- * Creates the folder (0700) and an empty database file (0600) where they are missing. The modes
- * are at most these whatever the umask, which can only clear bits. An empty file is an empty
- * SQLite database.
+ * Creates an empty database file (0600) where it is missing, and its folder (0700) when `createFolder`
+ * says so; otherwise a missing folder is refused. The modes are at most these whatever the umask,
+ * which can only clear bits. An empty file is an empty SQLite database.
  */
-export function createPrivateSqliteFile(path: string): void {
+export function createPrivateSqliteFile(path: string, createFolder: boolean): void {
   const file = resolve(path);
-  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  if (createFolder) mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  else if (!existsSync(dirname(file))) throw new MissingSqliteFolder(dirname(file));
   try {
     closeSync(openSync(file, 'wx', 0o600));
   } catch (err) {

@@ -6,24 +6,29 @@
  */
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '../../../src/config.js';
 import { createSouk } from '../../../src/server.js';
 import { SITE_URL } from '../../helpers/fixtures.js';
-import { startServerProcess } from '../../helpers/processes.js';
+import { SOUK_BIN, SOUK_READY, startProcess } from '../../../tools/processes.js';
 
 const POSIX = process.platform !== 'win32';
 const mode = (path: string) => `0${(statSync(path).mode & 0o777).toString(8)}`;
 
-/** A database path in a folder that does not exist yet, under a scratch folder removed afterwards. */
-function freshPath(t: TestContext): { folder: string; db: string } {
+/**
+ * The default database path (./data/souk.db, whose folder Souk creates; it creates no other) under a
+ * scratch folder removed afterwards, where ./data does not exist yet.
+ */
+function freshPath(t: TestContext): { scratch: string; folder: string; db: string } {
   const scratch = mkdtempSync(join(tmpdir(), 'souk-modes-'));
   t.after(() => rmSync(scratch, { recursive: true, force: true }));
   const folder = join(scratch, 'data');
-  return { folder, db: join(folder, 'souk.db') };
+  return { scratch, folder, db: join(folder, 'souk.db') };
 }
+
+const DEFAULT_URL = 'sqlite:./data/souk.db';
 
 function assertPrivate(folder: string, db: string): void {
   assert.equal(mode(folder), '0700', folder);
@@ -34,9 +39,9 @@ function assertPrivate(folder: string, db: string): void {
 }
 
 /** Starts Souk in this process with its log lines collected; the caller closes it. */
-async function startLogged(db: string) {
+async function startLogged(url: string) {
   const lines: string[] = [];
-  const config = loadConfig({ DATABASE_URL: `sqlite:${db}`, SITE_URL, LOG_LEVEL: 'info' });
+  const config = loadConfig({ DATABASE_URL: url, SITE_URL, LOG_LEVEL: 'info' });
   const souk = await createSouk(config, { logDestination: { write: (line) => lines.push(line) } });
   const warnings = () => lines.map((l) => JSON.parse(l) as { level: number; msg: string }).filter((l) => l.level === 40);
   return { souk, lines, warnings };
@@ -44,18 +49,27 @@ async function startLogged(db: string) {
 
 describe('SQLite files on disk', { skip: !POSIX && 'POSIX file modes' }, () => {
   it('souk serve creates the folder 0700 and the database, -wal and -shm 0600, and warns of nothing', async (t) => {
-    const { folder, db } = freshPath(t);
-    const server = await startServerProcess({ DATABASE_URL: `sqlite:${db}`, SITE_URL, LOG_LEVEL: 'warn' });
+    const { scratch, folder, db } = freshPath(t);
+    const server = await startProcess('souk serve', {
+      args: [SOUK_BIN, 'serve'],
+      env: { DATABASE_URL: DEFAULT_URL, SITE_URL, LOG_LEVEL: 'warn' },
+      ready: SOUK_READY,
+      cwd: scratch,
+    });
+    t.after(() => server.stop('SIGKILL'));
     assertPrivate(folder, db);
     assert.ok(!/can read/.test(server.output()), server.output());
     assert.equal(await server.stop(), 0);
   });
 
   it('the modes do not depend on the umask of the process that opens the database', async (t) => {
-    const { folder, db } = freshPath(t);
+    const { scratch, folder, db } = freshPath(t);
     const previous = process.umask(0);
     t.after(() => process.umask(previous));
-    const { souk, warnings } = await startLogged(db);
+    const cwd = process.cwd();
+    process.chdir(scratch);
+    t.after(() => process.chdir(cwd));
+    const { souk, warnings } = await startLogged(DEFAULT_URL);
     t.after(() => souk.close());
     assertPrivate(folder, db);
     assert.deepEqual(warnings(), []);
@@ -63,12 +77,13 @@ describe('SQLite files on disk', { skip: !POSIX && 'POSIX file modes' }, () => {
 
   it('a database file and folder others can read are named once in a warning with their modes, and no secret', async (t) => {
     const { folder, db } = freshPath(t);
-    const first = await startLogged(db);
+    mkdirSync(folder, { mode: 0o700 });
+    const first = await startLogged(`sqlite:${db}`);
     await first.souk.close();
     chmodSync(folder, 0o755);
     chmodSync(db, 0o644);
 
-    const { souk, lines, warnings } = await startLogged(db);
+    const { souk, lines, warnings } = await startLogged(`sqlite:${db}`);
     t.after(() => souk.close());
     const { apiKey, jwtSecret } = souk.settings.current();
     assert.equal(warnings().length, 1, lines.join(''));
