@@ -1,7 +1,6 @@
 /** The `souk` admin CLI: serve, config, migrate, import, token, settings, api-key, jwt-secret, listings, users, demo. */
 import { parseArgs } from 'node:util';
 import { ConfigError, loadConfig } from '../config.js';
-import { serve } from '../server.js';
 import { CliError, withStore } from './context.js';
 import { printConfig } from './commands/config.js';
 import { demo } from './commands/demo.js';
@@ -43,9 +42,12 @@ Settings are environment variables: see the Configuration table in README.md.`;
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
   switch (command) {
-    case 'serve':
+    case 'serve': {
+      // Loaded here: the server's modules double the start-up of every other command.
+      const { serve } = await import('../server.js');
       await serve(loadConfig());
       return;
+    }
     case 'config':
       printConfig(
         (line) => process.stdout.write(`${line}\n`),
