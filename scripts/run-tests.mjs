@@ -3,7 +3,7 @@
  * `npm test`: each test file runs where its result can differ, once (README, "Tests").
  *
  *   node scripts/run-tests.mjs                      the whole suite: every pass below
- *   node scripts/run-tests.mjs test/http/x.test.ts  those files, in each pass of their class
+ *   node scripts/run-tests.mjs test/http/x.test.ts  those files (or folders), in each pass of their class
  *   --db=sqlite | --db=postgres | --db=mysql       only that database's pass
  *   --second-runtime                                only what differs between Node.js lines (CI runs it under the other line)
  *
@@ -56,7 +56,7 @@ const CLASSES = {
     'test/ops/',
     'test/store/',
   ],
-  sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/'],
+  sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/', 'test/cli/cli.test.ts'],
   postgres: ['test/store/postgres/', 'test/store/multi-instance.test.ts', 'test/http/events-instances.test.ts'],
   mysql: ['test/store/mysql/'],
 };
@@ -141,10 +141,20 @@ if (problems.length) {
   for (const problem of problems) console.error(`test classes: ${problem}`);
   process.exit(1);
 }
-const chosen = only.length ? only.map((file) => posix(relative('.', file))) : all;
+/** The named files, and the test files under each named folder. */
+function named(paths) {
+  return paths.flatMap((path) => {
+    const file = posix(relative('.', path));
+    const folder = `${file.replace(/\/$/, '')}/`;
+    const under = all.filter((f) => f.startsWith(folder));
+    if (classOf.has(file) || under.length === 0) return [file];
+    return under;
+  });
+}
+const chosen = only.length ? [...new Set(named(only))] : all;
 for (const file of chosen) {
   if (!classOf.has(file)) {
-    console.error(`${file}: not a test file under test/`);
+    console.error(`${file}: not a test file or folder under test/`);
     process.exit(1);
   }
 }
