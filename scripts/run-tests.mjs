@@ -5,6 +5,7 @@
  *   node scripts/run-tests.mjs                      the whole suite: every pass below
  *   node scripts/run-tests.mjs test/http/x.test.ts  those files (or folders), in each pass of their class
  *   --db=sqlite | --db=postgres | --db=mysql       only that database's pass
+ *   --list                                          print each file's class and passes, run nothing
  *   --second-runtime                                only what differs between Node.js lines (CI runs it under the other line)
  *
  * Every test file is in exactly one class, by the most specific entry of CLASSES that names it
@@ -34,6 +35,7 @@ const CLASSES = {
     'test/auth/api-key.test.ts',
     'test/auth/passwords.test.ts',
     'test/auth/password-threads.test.ts',
+    'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/events/stream-hub.test.ts',
     'test/ops/config.test.ts',
@@ -96,7 +98,7 @@ if (major < 22 || (major === 22 && minor < 13)) {
 
 const { values: options, positionals: only } = parseArgs({
   allowPositionals: true,
-  options: { db: { type: 'string' }, 'second-runtime': { type: 'boolean', default: false } },
+  options: { db: { type: 'string' }, 'second-runtime': { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
 });
 if (options.db && !PASSES.some((p) => p.db === options.db)) {
   console.error(`--db must be one of ${PASSES.map((p) => p.db).join(', ')}`);
@@ -157,6 +159,15 @@ for (const file of chosen) {
     console.error(`${file}: not a test file or folder under test/`);
     process.exit(1);
   }
+}
+
+if (options.list) {
+  for (const file of chosen) {
+    const passes = PASSES.filter((p) => p.classes.includes(classOf.get(file))).map((p) => p.db);
+    if (matches(SECOND_RUNTIME, file)) passes.push('second runtime');
+    console.log(`${file}\t${classOf.get(file)}\t${passes.join(', ')}${matches(ALONE, file) ? '\talone' : ''}`);
+  }
+  process.exit(0);
 }
 
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
