@@ -172,12 +172,13 @@ if (options.list) {
 
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
 const countsDir = mkdtempSync(join(tmpdir(), 'souk-test-counts-'));
-let runs = 0;
+/** The pass of each `node --test` run, in order; run i writes its counts to i.json. */
+const runLabels = [];
 
 /** One `node --test` run: the spec reporter on stdout, the counts in a file of their own. */
-function runFiles(files, concurrency, env) {
+function runFiles(label, files, concurrency, env) {
   if (files.length === 0) return 0;
-  const countsFile = join(countsDir, `${runs++}.json`);
+  const countsFile = join(countsDir, `${runLabels.push(label) - 1}.json`);
   const result = spawnSync(
     process.execPath,
     [
@@ -202,8 +203,8 @@ function runPass(label, files, env) {
   console.log(
     `\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`,
   );
-  const first = runFiles(together, width, env);
-  return runFiles(alone, 1, env) || first;
+  const first = runFiles(label, together, width, env);
+  return runFiles(label, alone, 1, env) || first;
 }
 
 async function reachable(url) {
@@ -250,16 +251,24 @@ if (options['second-runtime']) {
 }
 
 const total = { passed: 0, failed: 0, skipped: 0 };
-for (let i = 0; i < runs; i++) {
+const fileTimes = [];
+for (const [i, label] of runLabels.entries()) {
   let counts;
   try {
     counts = JSON.parse(readFileSync(join(countsDir, `${i}.json`), 'utf8'));
   } catch {
-    counts = { passed: 0, failed: 1, skipped: 0 }; // the run died before its reporter wrote
+    counts = { passed: 0, failed: 1, skipped: 0, ms: {} }; // the run died before its reporter wrote
   }
   for (const key of Object.keys(total)) total[key] += counts[key];
+  for (const [file, ms] of Object.entries(counts.ms)) fileTimes.push({ file: posix(relative('.', file)), label, ms });
 }
 rmSync(countsDir, { recursive: true, force: true });
+// The slowest files, so that a slow-down shows where it is (the sum of each file's top-level tests).
+if (fileTimes.length > 1) {
+  console.log('\nslowest test files (seconds, pass):');
+  for (const { file, label, ms } of fileTimes.sort((a, b) => b.ms - a.ms).slice(0, 10))
+    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)}  ${file} (${label})`);
+}
 if (status !== 0 && total.failed === 0) total.failed = 1; // a run that failed outside any test
 console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exit(total.failed > 0 || status !== 0 ? 1 : 0);
