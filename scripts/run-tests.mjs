@@ -1,68 +1,210 @@
 #!/usr/bin/env node
 /**
- * `npm test`: the whole suite on SQLite, then again on PostgreSQL (each test in a fresh schema).
- * Files run side by side (each has its own database, schema, ports and Redis prefix), except the
- * few that measure the process under stress or kill it: those run alone afterwards, so that a
- * neighbour's load cannot turn their timeouts into failures. TEST_CONCURRENCY overrides the width.
- * PostgreSQL is TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`).
- * Without a reachable PostgreSQL the second pass is skipped with a warning, except under CI
- * (CI=true), where it is an error. The MySQL store's tests (test/store/mysql/, on the machine's
- * MariaDB, each in a database of its own) do not depend on TEST_DATABASE_URL: they run in the
- * SQLite pass only.
+ * `npm test`: each test file runs where its result can differ, once (README, "Tests").
+ *
+ *   node scripts/run-tests.mjs                      the whole suite: every pass below
+ *   node scripts/run-tests.mjs test/http/x.test.ts  those files (or folders), in each pass of their class
+ *   --db=sqlite | --db=postgres | --db=mysql       only that database's pass
+ *   --list                                          print each file's class and passes, run nothing
+ *   --second-runtime                                only what differs between Node.js lines (CI runs it under the other line)
+ *
+ * Every test file is in exactly one class, by the most specific entry of CLASSES that names it
+ * (a folder or a file); a file in none, or an entry that names no file, fails the run. The class
+ * says the passes: `once` (no database: SQLite pass), `every` (SQLite and PostgreSQL), `sqlite`,
+ * `postgres`, `mysql` (the MySQL store on MariaDB, whatever TEST_DATABASE_URL says). The files of
+ * SECOND_RUNTIME are those whose result can differ between Node.js 22 and 24; `--second-runtime`
+ * runs them alone, on SQLite.
+ *
+ * Within a pass, files run side by side (each has its own database, schema, ports and Redis
+ * prefix), except ALONE: they kill, starve or time a server, or churn the shared database, and run
+ * one at a time afterwards so that a neighbour's load cannot turn their timeouts into failures.
+ * TEST_CONCURRENCY overrides the width. PostgreSQL is TEST_DATABASE_URL, or the local server on
+ * 127.0.0.1:5432 (database `test`); without one the PostgreSQL pass is skipped with a warning,
+ * except under CI (CI=true), where that is an error. The run ends with one line summing every
+ * pass: `N passed, N failed, N skipped`; it exits non-zero when a test failed.
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join, sep } from 'node:path';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
+import { parseArgs } from 'node:util';
 import pg from 'pg';
 
-const args = process.argv.slice(2);
-const only = args.filter((a) => !a.startsWith('--'));
-const sqliteOnly = args.includes('--sqlite-only');
+const CLASSES = {
+  once: [
+    'test/auth/api-key.test.ts',
+    'test/auth/passwords.test.ts',
+    'test/auth/password-threads.test.ts',
+    'test/browser/docs-page.test.ts',
+    'test/cli/import-schema.test.ts',
+    'test/events/stream-hub.test.ts',
+    'test/ops/config.test.ts',
+    'test/ops/cors.test.ts',
+    'test/ops/logging.test.ts',
+    'test/ops/openapi.test.ts',
+    'test/ops/secret-files.test.ts',
+    'test/present/',
+    'test/quickstart.test.ts',
+  ],
+  every: [
+    'test/auth/',
+    'test/browser/',
+    'test/cli/',
+    'test/domain/',
+    'test/events/',
+    'test/faults/crash.test.ts',
+    'test/faults/shutdown.test.ts',
+    'test/http/',
+    'test/ops/',
+    'test/store/',
+  ],
+  sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/', 'test/cli/cli.test.ts'],
+  postgres: ['test/store/postgres/', 'test/store/multi-instance.test.ts', 'test/http/events-instances.test.ts'],
+  mysql: ['test/store/mysql/'],
+};
 
+/** Where Node.js 22 and 24 differ under Souk: the SQLite engine (node:sqlite of each line), the HTTP parser; and a smoke of the whole server. */
+const SECOND_RUNTIME = [
+  'test/store/sqlite/',
+  'test/faults/disk-full.test.ts',
+  'test/http/hostile-input.test.ts',
+  'test/quickstart.test.ts',
+];
+
+/** Files that kill, starve or time the server, or churn the shared database: one at a time, after the others. */
+const ALONE = [
+  'test/faults/',
+  'test/browser/',
+  'test/store/multi-instance.test.ts',
+  'test/store/postgres/outage.test.ts',
+  'test/store/postgres/migrate-race.test.ts',
+  'test/store/mysql/concurrency.test.ts',
+  'test/store/mysql/store.test.ts',
+  'test/store/mysql/crash.test.ts',
+  'test/store/mysql/events.test.ts',
+];
+
+const PASSES = [
+  { db: 'sqlite', label: 'SQLite', classes: ['once', 'every', 'sqlite'] },
+  { db: 'mysql', label: 'MariaDB (the MySQL store)', classes: ['mysql'] },
+  { db: 'postgres', label: 'PostgreSQL', classes: ['every', 'postgres'] },
+];
+
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 13)) {
+  console.error(`npm test needs Node.js 22.13 or newer (package.json engines); this is ${process.version}`);
+  process.exit(1);
+}
+
+const { values: options, positionals: only } = parseArgs({
+  allowPositionals: true,
+  options: { db: { type: 'string' }, 'second-runtime': { type: 'boolean', default: false }, list: { type: 'boolean', default: false } },
+});
+if (options.db && !PASSES.some((p) => p.db === options.db)) {
+  console.error(`--db must be one of ${PASSES.map((p) => p.db).join(', ')}`);
+  process.exit(1);
+}
+
+const posix = (path) => path.split(sep).join('/');
 function testFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const path = join(dir, entry.name);
     if (entry.isDirectory()) return testFiles(path);
-    return entry.name.endsWith('.test.ts') ? [path] : [];
+    return entry.name.endsWith('.test.ts') ? [posix(path)] : [];
   });
 }
+const names = (entry, file) => (entry.endsWith('/') ? file.startsWith(entry) : file === entry);
+const matches = (entries, file) => entries.some((entry) => names(entry, file));
 
-/** Files that kill, starve or time the server, or churn the shared database: run one at a time, after the others. */
-const ALONE = [
-  `${sep}faults${sep}`,
-  `${sep}browser${sep}`,
-  'multi-instance.test.ts',
-  `postgres${sep}outage.test.ts`,
-  'migrate-race.test.ts',
-  `mysql${sep}concurrency.test.ts`,
-  `mysql${sep}store.test.ts`,
-  `mysql${sep}crash.test.ts`,
-  `mysql${sep}events.test.ts`,
-];
-/** Tests of the MySQL store, which never read TEST_DATABASE_URL: once is enough. */
-const isMysql = (file) => file.includes(`${sep}store${sep}mysql${sep}`);
-const isAlone = (file) => ALONE.some((part) => file.includes(part));
-const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
+/** Each file's class: its most specific entry's. Errors for files in no class and entries that name no file. */
+function classify(files) {
+  const entries = Object.entries(CLASSES).flatMap(([name, list]) => list.map((entry) => ({ name, entry })));
+  const problems = [];
+  const seen = new Set();
+  for (const { entry } of entries) {
+    if (seen.has(entry)) problems.push(`${entry} is in two classes`);
+    seen.add(entry);
+    if (!files.some((file) => names(entry, file))) problems.push(`${entry} names no test file`);
+  }
+  for (const entry of [...SECOND_RUNTIME, ...ALONE])
+    if (!files.some((file) => names(entry, file))) problems.push(`${entry} names no test file`);
+  const classOf = new Map();
+  for (const file of files) {
+    const best = entries.filter(({ entry }) => names(entry, file)).sort((a, b) => b.entry.length - a.entry.length)[0];
+    if (best) classOf.set(file, best.name);
+    else problems.push(`${file} is in no class: add it to CLASSES in scripts/run-tests.mjs`);
+  }
+  return { classOf, problems };
+}
 
-function runFiles(files, concurrency, env) {
-  if (files.length === 0) return 0;
-  const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', `--test-concurrency=${concurrency}`, ...files], {
-    stdio: 'inherit',
-    env: { ...process.env, ...env },
+const all = testFiles('test').sort();
+const { classOf, problems } = classify(all);
+if (problems.length) {
+  for (const problem of problems) console.error(`test classes: ${problem}`);
+  process.exit(1);
+}
+/** The named files, and the test files under each named folder. */
+function named(paths) {
+  return paths.flatMap((path) => {
+    const file = posix(relative('.', path));
+    const folder = `${file.replace(/\/$/, '')}/`;
+    const under = all.filter((f) => f.startsWith(folder));
+    if (classOf.has(file) || under.length === 0) return [file];
+    return under;
   });
+}
+const chosen = only.length ? [...new Set(named(only))] : all;
+for (const file of chosen) {
+  if (!classOf.has(file)) {
+    console.error(`${file}: not a test file or folder under test/`);
+    process.exit(1);
+  }
+}
+
+if (options.list) {
+  for (const file of chosen) {
+    const passes = PASSES.filter((p) => p.classes.includes(classOf.get(file))).map((p) => p.db);
+    if (matches(SECOND_RUNTIME, file)) passes.push('second runtime');
+    console.log(`${file}\t${classOf.get(file)}\t${passes.join(', ')}${matches(ALONE, file) ? '\talone' : ''}`);
+  }
+  process.exit(0);
+}
+
+const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
+const countsDir = mkdtempSync(join(tmpdir(), 'souk-test-counts-'));
+/** The pass of each `node --test` run, in order; run i writes its counts to i.json. */
+const runLabels = [];
+
+/** One `node --test` run: the spec reporter on stdout, the counts in a file of their own. */
+function runFiles(label, files, concurrency, env) {
+  if (files.length === 0) return 0;
+  const countsFile = join(countsDir, `${runLabels.push(label) - 1}.json`);
+  const result = spawnSync(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-concurrency=${concurrency}`,
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(import.meta.dirname, 'test-counts.mjs')}`,
+      `--test-reporter-destination=${countsFile}`,
+      ...files,
+    ],
+    { stdio: 'inherit', env: { ...process.env, ...env } },
+  );
   return result.status ?? 1;
 }
 
-function runSuite(label, env, { mysql = true } = {}) {
-  const files = (only.length ? only : testFiles('test').sort()).filter((f) => mysql || !isMysql(f));
-  const together = files.filter((f) => !isAlone(f));
-  const alone = files.filter(isAlone);
+function runPass(label, files, env) {
+  const together = files.filter((f) => !matches(ALONE, f));
+  const alone = files.filter((f) => matches(ALONE, f));
   console.log(
     `\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`,
   );
-  const first = runFiles(together, width, env);
-  return runFiles(alone, 1, env) || first;
+  const first = runFiles(label, together, width, env);
+  return runFiles(label, alone, 1, env) || first;
 }
 
 async function reachable(url) {
@@ -79,16 +221,54 @@ async function reachable(url) {
   }
 }
 
-let status = runSuite('SQLite', { TEST_DATABASE_URL: '' });
-if (!sqliteOnly) {
+async function postgresEnv() {
   const url = process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
-  if (await reachable(url)) {
-    status = runSuite('PostgreSQL', { TEST_DATABASE_URL: url }, { mysql: false }) || status;
-  } else if (process.env.CI === 'true') {
+  if (await reachable(url)) return { TEST_DATABASE_URL: url };
+  if (process.env.CI === 'true') {
     console.error('CI=true: the PostgreSQL pass is required');
-    status = 1;
-  } else {
-    console.warn('Skipping the PostgreSQL pass (set TEST_DATABASE_URL to run it).');
+    return undefined;
+  }
+  console.warn('Skipping the PostgreSQL pass (set TEST_DATABASE_URL to run it).');
+  return null;
+}
+
+let status = 0;
+if (options['second-runtime']) {
+  status = runPass(
+    'SQLite, what differs between Node.js lines',
+    chosen.filter((f) => matches(SECOND_RUNTIME, f)),
+    { TEST_DATABASE_URL: '' },
+  );
+} else {
+  for (const pass of PASSES.filter((p) => !options.db || p.db === options.db)) {
+    const files = chosen.filter((f) => pass.classes.includes(classOf.get(f)));
+    if (files.length === 0) continue;
+    const env = pass.db === 'postgres' ? await postgresEnv() : { TEST_DATABASE_URL: '' };
+    if (env === undefined) status = 1;
+    if (!env) continue;
+    status = runPass(pass.label, files, env) || status;
   }
 }
-process.exit(status);
+
+const total = { passed: 0, failed: 0, skipped: 0 };
+const fileTimes = [];
+for (const [i, label] of runLabels.entries()) {
+  let counts;
+  try {
+    counts = JSON.parse(readFileSync(join(countsDir, `${i}.json`), 'utf8'));
+  } catch {
+    counts = { passed: 0, failed: 1, skipped: 0, ms: {} }; // the run died before its reporter wrote
+  }
+  for (const key of Object.keys(total)) total[key] += counts[key];
+  for (const [file, ms] of Object.entries(counts.ms)) fileTimes.push({ file: posix(relative('.', file)), label, ms });
+}
+rmSync(countsDir, { recursive: true, force: true });
+// The slowest files, so that a slow-down shows where it is (the sum of each file's top-level tests).
+if (fileTimes.length > 1) {
+  console.log('\nslowest test files (seconds, pass):');
+  for (const { file, label, ms } of fileTimes.sort((a, b) => b.ms - a.ms).slice(0, 10))
+    console.log(`  ${(ms / 1000).toFixed(1).padStart(6)}  ${file} (${label})`);
+}
+if (status !== 0 && total.failed === 0) total.failed = 1; // a run that failed outside any test
+console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
+process.exit(total.failed > 0 || status !== 0 ? 1 : 0);

@@ -1,61 +1,28 @@
 /**
  * The real `souk` CLI as a child process (bin/souk loads dist/: `npm test` builds it first;
- * when running this file alone, `npm run build` before).
+ * when running this file alone, `npm run build` before), each test on an SQLite file of its own
+ * (`souk demo`, on each database, is test/cli/demo.test.ts).
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { createHmac } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { verifyPassword } from '../../src/auth/passwords.js';
 import { openSqlite } from '../../src/store/sqlite/driver.js';
 import { COMMANDS, commandGroups } from '../../src/cli/main.js';
-import { freePort, SOUK_READY, startProcess, type ServerProcess } from '../../tools/processes.js';
-import { freshDatabase } from '../helpers/database.js';
-import { checkExchange, demoCommands, runDemoCommands } from '../helpers/demo-exchange.js';
+import { freePort, SOUK_READY, startProcess } from '../../tools/processes.js';
+import { decode, envFor, BIN, ok, ROOT, scratch, souk, startServer, verified } from '../helpers/cli.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
 import { outputOf, type CliRun } from '../helpers/processes.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const BIN = join(ROOT, 'bin', 'souk');
 const JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 const KEY = /^[A-Za-z0-9_-]{43,}$/;
 
 type Run = CliRun;
-
-/** A scratch folder with the database path every command of one test uses. */
-function scratch(t: TestContext): { dir: string; db: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'souk-cli-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  return { dir, db: join(dir, 'souk.db') };
-}
-
-/** The environment of a command: only what Souk reads, so the caller's shell cannot leak in. */
-function envFor(db: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH, DATABASE_URL: `sqlite:${db}`, SITE_URL, LOG_LEVEL: 'warn', ...extra };
-}
-
-function souk(db: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<Run> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(db, opts.env) });
-  const run = outputOf(child);
-  // A command that exits without reading its input must not fail the test with EPIPE.
-  child.stdin.on('error', () => {});
-  if (opts.input === undefined) child.stdin.end();
-  else child.stdin.end(opts.input);
-  return run;
-}
-
-/** Runs a command that must succeed and returns its standard output. */
-async function ok(db: string, args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<string> {
-  const run = await souk(db, args, opts);
-  assert.equal(run.code, 0, `souk ${args.join(' ')}: ${run.stderr}`);
-  return run.stdout;
-}
 
 /** Runs a command that must fail: non-zero exit, nothing on stdout unless given, one line on stderr. */
 async function fails(
@@ -95,18 +62,6 @@ function writeDocument(dir: string, document: unknown, name = 'doc.json'): strin
   const path = join(dir, name);
   writeFileSync(path, typeof document === 'string' ? document : JSON.stringify(document));
   return path;
-}
-
-function decode(segment: string): Record<string, unknown> {
-  return JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-}
-
-/** Checks an HS256 token's signature against the secret and returns its claims. */
-function verified(token: string, secret: string): Record<string, unknown> {
-  const [header, payload, signature] = token.split('.') as [string, string, string];
-  assert.deepEqual(decode(header), { alg: 'HS256', typ: 'JWT' });
-  assert.equal(createHmac('sha256', secret).update(`${header}.${payload}`).digest('base64url'), signature);
-  return decode(payload);
 }
 
 async function importFixture(dir: string, db: string): Promise<void> {
@@ -489,56 +444,6 @@ describe('souk listings delete', PARALLEL, () => {
   });
 });
 
-describe('souk demo', PARALLEL, () => {
-  it('prints a whole exchange that runs as printed against a real souk serve (SQLite, or PostgreSQL with TEST_DATABASE_URL)', async (t) => {
-    const { db } = scratch(t);
-    const database = await freshDatabase();
-    let server: ServerProcess | undefined;
-    t.after(async () => {
-      await server?.stop();
-      await database.drop();
-    });
-    const env = { DATABASE_URL: database.url };
-    // The quick start's order: the server is running when the demo imports its marketplace.
-    const started = await startServer(t, db, env);
-    server = started.server;
-    const base = started.base;
-    const port = new URL(started.server.url).port;
-    const out = await ok(db, ['demo'], { env: { ...env, PORT: port } });
-    assert.ok(out.startsWith('imported 3 users and 4 listings\n'), out);
-    const apiKey = (await ok(db, ['settings', 'get', 'api_key'], { env })).trimEnd();
-    const secret = (await ok(db, ['settings', 'get', 'jwt_secret'], { env })).trimEnd();
-
-    // What it prints: the demo users' passwords (this run's, marked demo-only), the API key, the
-    // seller's token; never the JWT secret.
-    const passwords = /^ {2}amina +(demo-[A-Za-z0-9_-]{12})\n {2}youssef +(demo-[A-Za-z0-9_-]{12})$/m.exec(out);
-    assert.ok(passwords, out);
-    assert.match(out, /for this demo only, generated by this run/);
-    assert.ok(!out.includes(secret), 'the JWT secret is not printed');
-    const commands = demoCommands(out);
-    for (const command of commands.filter((c) => c.includes('curl '))) assert.ok(command.includes(`-H 'X-API-KEY: ${apiKey}'`), command);
-    assert.ok(commands.some((c) => c.includes(`"password":"${passwords[1]}"`)));
-
-    const exchange = await runDemoCommands('sh', commands, { cwd: ROOT, env: { PATH: process.env.PATH } });
-    checkExchange(exchange, base);
-    assert.equal(verified(exchange.vars.SELLER_TOKEN, secret).sub, '2');
-    assert.equal(verified(exchange.vars.BUYER_TOKEN, secret).sub, '1');
-
-    // Each run makes new passwords: the last run's no longer signs in, the conversation stays.
-    const again = await ok(db, ['demo'], { env: { ...env, PORT: port } });
-    assert.ok(!again.includes(passwords[1]!) && !again.includes(passwords[2]!), again);
-    const login = (password: string) =>
-      fetch(`${base}/login`, {
-        method: 'POST',
-        headers: { 'X-API-KEY': apiKey, 'Content-Type': 'application/json' },
-        body: JSON.stringify({ username: 'amina', password }),
-      });
-    assert.equal((await login(passwords[1]!)).status, 400);
-    const newPassword = /^ {2}amina +(\S+)$/m.exec(again)![1]!;
-    assert.equal((await login(newPassword)).status, 200);
-  });
-});
-
 describe('souk serve', PARALLEL, () => {
   for (const [name, value] of [
     ['PORT', 'abc'],
@@ -801,20 +706,6 @@ describe('souk and its database', PARALLEL, () => {
 });
 
 // ---- live settings: a real server process and the CLI changing its settings ----
-
-/** Starts `souk serve` on a free port (tools/processes.ts) with only the variables Souk reads; stopped after the test. */
-async function startServer(t: TestContext, db: string, env: Record<string, string> = {}): Promise<{ server: ServerProcess; base: string }> {
-  const server = await startProcess('souk serve', {
-    args: [BIN, 'serve'],
-    env: envFor(db, env) as Record<string, string>,
-    ready: SOUK_READY,
-    cwd: ROOT,
-  });
-  t.after(() => server.stop());
-  const base = /serving the interface at (\S+)/.exec(server.output())![1]!;
-  assert.equal(base, `${server.url}/wp-json/rtcl/v1`);
-  return { server, base };
-}
 
 /** Calls `probe` every 100 ms until `done` holds for its result; returns the result and the time it took. */
 async function pollUntil<T>(probe: () => Promise<T>, done: (value: T) => boolean, limitMs: number): Promise<{ value: T; ms: number }> {

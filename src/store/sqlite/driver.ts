@@ -1,18 +1,12 @@
 /**
- * The embedded SQLite engine under Kysely. Node.js 22.13+ ships one (node:sqlite) and Souk uses
- * it there; on Node.js 20 it uses better-sqlite3 12. better-sqlite3 12 aborts the process on
- * Node.js 24 when a statement is freed after the runtime's environment is gone (an upstream bug),
- * and its fixed line, 13, no longer runs on Node.js 20, so each runtime gets the engine that is
- * sound on it. Both sit behind the small synchronous interface Kysely's SQLite driver expects.
+ * The embedded SQLite engine under Kysely: Node.js's built-in node:sqlite (22.13 and newer, the
+ * runtimes Souk supports), behind the small synchronous interface Kysely's SQLite driver expects.
  */
 import { createRequire } from 'node:module';
 import type { SqliteDatabase, SqliteStatement } from 'kysely';
 
-export type SqliteEngine = 'node:sqlite' | 'better-sqlite3';
-
 /** A synchronous SQLite connection: what Kysely needs, plus plain SQL for set-up and tools. */
 export interface SqliteConnection extends SqliteDatabase {
-  readonly engine: SqliteEngine;
   /** Whether a transaction is open on the connection; undefined when the engine cannot tell. */
   inTransaction(): boolean | undefined;
   /** The statement of this SQL (prepared once) giving each row as its columns' values in order. */
@@ -30,7 +24,7 @@ export interface ArraysStatement {
   all(params: readonly unknown[]): unknown[][];
 }
 
-/** node:sqlite's rows have no prototype; plain objects keep both engines' rows alike. */
+/** node:sqlite's rows have no prototype; Souk's rows are plain objects. */
 const plain = (rows: unknown[]) => rows.map((row) => ({ ...(row as object) }));
 
 /**
@@ -85,12 +79,22 @@ interface NodeSqliteDatabase {
   close(): void;
 }
 
-function loadNodeSqlite(): (new (path: string, options: { timeout: number }) => NodeSqliteDatabase) | undefined {
+type DatabaseSync = new (path: string, options: { timeout: number }) => NodeSqliteDatabase;
+
+/**
+ * node:sqlite's DatabaseSync. Node.js 22 prints an ExperimentalWarning when the module loads, on
+ * every start of every command; the engine is the one Souk is tested on, so that one warning is
+ * left out (any other warning still prints).
+ */
+function loadDatabaseSync(): DatabaseSync {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: never[]) => {
+    if (!String(warning).startsWith('SQLite is an experimental feature')) emitWarning.call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
   try {
-    return (require('node:sqlite') as { DatabaseSync: new (path: string, options: { timeout: number }) => NodeSqliteDatabase })
-      .DatabaseSync;
-  } catch {
-    return undefined; // Node.js 20, or 22 before 22.13 without --experimental-sqlite
+    return (require('node:sqlite') as { DatabaseSync: DatabaseSync }).DatabaseSync;
+  } finally {
+    process.emitWarning = emitWarning;
   }
 }
 
@@ -104,7 +108,8 @@ function cached<S>(prepare: (sql: string) => S): (sql: string) => S {
   };
 }
 
-function nodeSqlite(DatabaseSync: NonNullable<ReturnType<typeof loadNodeSqlite>>, path: string, busyTimeoutMs: number): SqliteConnection {
+export function openSqlite(path: string, busyTimeoutMs: number): SqliteConnection {
+  const DatabaseSync = loadDatabaseSync();
   const db = new DatabaseSync(path, { timeout: busyTimeoutMs });
   const prepare = cached((sql: string): SqliteStatement => {
     const statement = db.prepare(sql);
@@ -123,7 +128,6 @@ function nodeSqlite(DatabaseSync: NonNullable<ReturnType<typeof loadNodeSqlite>>
     };
   });
   return {
-    engine: 'node:sqlite',
     prepare,
     inTransaction: () => db.isTransaction,
     prepareArrays: cached((sql: string): ArraysStatement => {
@@ -137,39 +141,6 @@ function nodeSqlite(DatabaseSync: NonNullable<ReturnType<typeof loadNodeSqlite>>
     close: () => db.close(),
     exec: (sql) => db.exec(sql),
     all: <T>(sql: string, ...params: unknown[]) => plain(db.prepare(sql).all(...params)) as T[],
-    run: (sql, ...params) => void db.prepare(sql).run(...params),
-  };
-}
-
-function betterSqlite3(path: string, busyTimeoutMs: number): SqliteConnection {
-  let BetterSqlite3: typeof import('better-sqlite3');
-  try {
-    BetterSqlite3 = require('better-sqlite3');
-  } catch (err) {
-    throw new Error(
-      `SQLite needs Node.js 22.13 or newer (built-in node:sqlite) or the better-sqlite3 package, which failed to load: ${(err as Error).message}`,
-      { cause: err },
-    );
-  }
-  const db = new BetterSqlite3(path, { timeout: busyTimeoutMs });
-  const prepare = cached((sql: string): SqliteStatement => {
-    const statement = db.prepare(sql);
-    if (!statement.reader) return statement as unknown as SqliteStatement;
-    const columns = columnNames(statement);
-    statement.raw(true);
-    return { reader: true, run: (params) => statement.run(...params), ...objectRows(statement, columns) };
-  });
-  return {
-    engine: 'better-sqlite3',
-    prepare,
-    inTransaction: () => db.inTransaction,
-    prepareArrays: cached((sql: string): ArraysStatement => {
-      const statement = db.prepare(sql).raw(true);
-      return { all: (params) => statement.all(...params) as unknown[][] };
-    }),
-    close: () => db.close(),
-    exec: (sql) => db.exec(sql),
-    all: <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[],
     run: (sql, ...params) => void db.prepare(sql).run(...params),
   };
 }
@@ -201,26 +172,9 @@ export function rollbackQuietly(connection: SqliteConnection): void {
   }
 }
 
-export function openSqlite(path: string, busyTimeoutMs: number): SqliteConnection {
-  const DatabaseSync = loadNodeSqlite();
-  return DatabaseSync ? nodeSqlite(DatabaseSync, path, busyTimeoutMs) : betterSqlite3(path, busyTimeoutMs);
-}
-
-/** SQLite's primary result code of an error from either engine (e.g. 5 for SQLITE_BUSY). */
+/** SQLite's primary result code of an engine's error (e.g. 5 for SQLITE_BUSY). */
 export function sqliteResultCode(err: unknown): number | undefined {
   if (!err || typeof err !== 'object') return undefined;
-  const { errcode, code } = err as { errcode?: unknown; code?: unknown };
-  if (typeof errcode === 'number') return errcode & 0xff;
-  return typeof code === 'string' && code.startsWith('SQLITE_') ? BETTER_SQLITE_CODES[code.split('_')[1] ?? ''] : undefined;
+  const { errcode } = err as { errcode?: unknown };
+  return typeof errcode === 'number' ? errcode & 0xff : undefined;
 }
-
-const BETTER_SQLITE_CODES: Record<string, number> = {
-  BUSY: 5,
-  LOCKED: 6,
-  READONLY: 8,
-  IOERR: 10,
-  CORRUPT: 11,
-  FULL: 13,
-  CANTOPEN: 14,
-  NOTADB: 26,
-};

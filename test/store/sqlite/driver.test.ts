@@ -1,5 +1,5 @@
 /**
- * The SQLite engines behind Souk (src/store/sqlite/driver.ts): their rows, read as arrays and made
+ * The SQLite engine behind Souk (src/store/sqlite/driver.ts): its rows, read as arrays and made
  * into objects by Souk, are the engine's own object rows, value for value and key for key, and a
  * read outside any transaction never sees what an open one has not committed.
  */
@@ -21,25 +21,20 @@ interface EngineRows {
   close(): void;
 }
 
-/** The engine's own rows, as plain objects, from a second connection of the same engine. */
-function engineRows(connection: SqliteConnection, path: string): EngineRows {
-  if (connection.engine === 'node:sqlite') {
-    // Typed here: the project's Node.js types are Node.js 20's, which has no node:sqlite.
-    type Database = { prepare(sql: string): { all(...params: unknown[]): object[] }; close(): void };
-    const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string) => Database };
-    const db = new DatabaseSync(path);
-    return {
-      rows: (sql, params) =>
-        db
-          .prepare(sql)
-          .all(...(params as []))
-          .map((row) => ({ ...row })),
-      close: () => db.close(),
-    };
-  }
-  const BetterSqlite3 = require('better-sqlite3') as typeof import('better-sqlite3');
-  const db = new BetterSqlite3(path);
-  return { rows: (sql, params) => db.prepare(sql).all(...params) as Record<string, unknown>[], close: () => db.close() };
+/** The engine's own rows, as plain objects, from a second connection. */
+function engineRows(path: string): EngineRows {
+  // Typed here: the project's Node.js types are Node.js 20's, which has no node:sqlite.
+  type Database = { prepare(sql: string): { all(...params: unknown[]): object[] }; close(): void };
+  const { DatabaseSync } = require('node:sqlite') as { DatabaseSync: new (path: string) => Database };
+  const db = new DatabaseSync(path);
+  return {
+    rows: (sql, params) =>
+      db
+        .prepare(sql)
+        .all(...(params as []))
+        .map((row) => ({ ...row })),
+    close: () => db.close(),
+  };
 }
 
 const QUERIES: [sql: string, params: unknown[]][] = [
@@ -66,7 +61,7 @@ describe('SQLite rows', () => {
     const path = join(dir, 'souk.db');
     store = await openMarketplaceStore(`sqlite:${path}`, { poolSize: 1, statementTimeoutMs: 2000, connectTimeoutMs: 2000 });
     connection = openSqlite(path, 2000);
-    engine = engineRows(connection, path);
+    engine = engineRows(path);
   });
 
   after(async () => {
