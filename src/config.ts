@@ -236,6 +236,20 @@ function isAddressOrCidr(item: string): boolean {
   return bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128));
 }
 
+/** MAX_CONNECTIONS_PER_ADDRESS; unset, a quarter of MAX_CONNECTIONS (at least 1, at most 256). */
+function connectionsPerAddress(env: Env): number {
+  const value = given(env, 'MAX_CONNECTIONS_PER_ADDRESS');
+  if (value === undefined) {
+    const total = given(env, 'MAX_CONNECTIONS');
+    const max = total !== undefined && /^\d+$/.test(total.trim()) ? Number(total) : 10_000;
+    return Math.max(1, Math.min(256, Math.floor(max / 4)));
+  }
+  if (!/^\d+$/.test(value.trim()) || Number(value) > 1_000_000) {
+    throw new ConfigError(`MAX_CONNECTIONS_PER_ADDRESS must be an integer from 0 to 1000000, got "${value}"`);
+  }
+  return Number(value);
+}
+
 /** TRUST_PROXY: true, false, or the addresses and CIDR ranges of the proxies to trust. */
 function trustedProxies(value: string): boolean | string[] {
   const lower = value.trim().toLowerCase();
@@ -477,6 +491,15 @@ const SETTINGS = {
     }),
     keepAliveTimeoutMs: integer('KEEP_ALIVE_TIMEOUT_MS', 72_000, 1000, 3_600_000, {
       meaning: "An idle keep-alive connection is closed after this (above common load balancers' 60 s).",
+    }),
+    maxConnectionsPerAddress: setting('MAX_CONNECTIONS_PER_ADDRESS', undefined, (_raw, env) => connectionsPerAddress(env), {
+      shownDefault: 'a quarter of `MAX_CONNECTIONS`, at most `256`',
+      meaning:
+        'Most open connections from one client address (an IPv6 address counts with its /64); one beyond it is closed at once, unanswered. Connections from a `TRUST_PROXY` address are not counted (with `TRUST_PROXY=true`, none are): the proxy is one address for all its clients. `0`: no cap.',
+    }),
+    idleUnauthenticatedMs: integer('IDLE_UNAUTHENTICATED_TIMEOUT_MS', 5000, 100, 3_600_000, {
+      meaning:
+        'An idle keep-alive connection that has not yet carried a request signed in with a token is closed after this, instead of `KEEP_ALIVE_TIMEOUT_MS`. 100 to 3600000.',
     }),
   },
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000, {

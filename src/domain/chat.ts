@@ -1,6 +1,7 @@
 /** Chat: start a conversation about a listing with its first message (D6). */
 import type { Attachment, Conversation, Listing, Message, MessageType, NewMessage, User } from './model.js';
 import { recordNewMessage } from './chat-events.js';
+import { isPublicAddress } from './file-address.js';
 import type { Repositories, UnitOfWork } from './ports.js';
 
 export interface StartConversationInput {
@@ -37,7 +38,14 @@ export interface StartedConversation {
 }
 
 export type StartConversationError =
-  'text_required' | 'text_too_long' | 'text_has_nul' | 'text_has_lone_surrogate' | 'too_many_files' | 'listing_not_found' | 'own_listing';
+  | 'text_required'
+  | 'text_too_long'
+  | 'text_has_nul'
+  | 'text_has_lone_surrogate'
+  | 'too_many_files'
+  | 'file_url_not_public'
+  | 'listing_not_found'
+  | 'own_listing';
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
@@ -56,6 +64,7 @@ export function checkMessageInput(
   limits: ChatLimits,
 ): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
+  if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
   // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.

@@ -48,7 +48,9 @@ export type TermObject = Static<typeof TermObject>;
 
 export const Attachment = Type.Object(
   {
-    url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s]+$' }),
+    // No whitespace, quote, angle bracket, backtick or backslash: RFC 3986 has none unencoded, and
+    // each would let the address leave an HTML attribute or read differently to another parser.
+    url: Type.String({ minLength: 1, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^\\s"<>`\\\\]+$' }),
     name: Type.Optional(Type.String({ maxLength: 255 })),
     mime_type: Type.Optional(Type.String({ maxLength: 255 })),
     size: Type.Optional(Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })),

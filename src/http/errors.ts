@@ -67,6 +67,8 @@ export const MESSAGES = {
   textRequired: 'text is required: send a non-empty message or attach at least one file.',
   textNotString: 'text is required and must be a string.',
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
+  fileUrlNotPublic:
+    'files[].url must not name a loopback, private, link-local, unspecified, multicast or other non-public address, nor localhost.',
   tempId: 'temp_id must be an integer or a string of digits.',
   textHasNul: 'text must not contain the NUL character (U+0000).',
   credentialsRequired: 'username and password are required.',
@@ -139,6 +141,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.textHasLoneSurrogate);
     case 'too_many_files':
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
+    case 'file_url_not_public':
+      return badRequest(MESSAGES.fileUrlNotPublic);
   }
 }
 

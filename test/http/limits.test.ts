@@ -236,7 +236,12 @@ async function servedConnection(port: number, request: string): Promise<Socket> 
 
 describe('connections', () => {
   it('connections beyond MAX_CONNECTIONS are closed unanswered, the open ones still served, and the server stays up', async () => {
-    const { t, port } = await listening({ MAX_CONNECTIONS: '3', METRICS_TOKEN: 'metrics-token-0123456789' });
+    // No per-address cap: every connection here comes from 127.0.0.1 (connection-limits.test.ts tests that cap).
+    const { t, port } = await listening({
+      MAX_CONNECTIONS: '3',
+      MAX_CONNECTIONS_PER_ADDRESS: '0',
+      METRICS_TOKEN: 'metrics-token-0123456789',
+    });
     const toggle = keptAliveToggle(t);
     const open = [await servedConnection(port, toggle), await servedConnection(port, toggle), await servedConnection(port, toggle)];
     const healthz = httpRequest('GET', '/healthz', []);

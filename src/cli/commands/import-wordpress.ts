@@ -13,6 +13,7 @@
  * one buyer, seller and listing (Souk keeps one, D6) become their newest one, holding all their
  * messages. Password hashes are never printed.
  */
+import { maskUrlSecrets } from '../../config.js';
 import type { Conversation } from '../../domain/model.js';
 import { openWordpressExport, type WordpressSiteExport } from '../../store/mysql/site-export.js';
 import { siteImportWriter, type SiteImportWriter } from '../../store/common/site-import.js';
@@ -28,17 +29,6 @@ interface Counts {
 }
 
 const counts = (): Counts => ({ read: 0, written: 0, skipped: 0 });
-
-/** The address without its password, for messages. */
-function shown(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '****';
-    return u.toString();
-  } catch {
-    return 'the given address';
-  }
-}
 
 async function* pages(next: (afterId: number) => Promise<number[]>): AsyncGenerator<number[]> {
   let after = 0;
@@ -158,12 +148,12 @@ export async function importFromWordpress(ctx: CliContext, url: string): Promise
       // Never the error's text alone: a failed statement may quote the values it carried (hashes).
       const code = (err as { code?: unknown }).code;
       throw new CliError(
-        `copying ${shown(url)} stopped${typeof code === 'string' ? ` (${code})` : ''}: ${safeMessage(err)}; what was copied stays, run the import again to finish`,
+        `copying ${maskUrlSecrets(url)} stopped${typeof code === 'string' ? ` (${code})` : ''}: ${safeMessage(err)}; what was copied stays, run the import again to finish`,
       );
     }
     const line = (name: string, c: Counts) =>
       `${name}: ${c.read} read, ${c.written} written${c.skipped ? `, ${c.skipped} left out (they name what was not copied)` : ''}`;
-    ctx.out(`copied ${shown(url)}`);
+    ctx.out(`copied ${maskUrlSecrets(url)}`);
     ctx.out(line('users', result.users));
     ctx.out(line('listings', result.listings));
     ctx.out(line('favourites', result.favourites));

@@ -22,6 +22,7 @@ import {
 } from './catalog.js';
 import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
+import { siteAttachments, siteText } from './site-text.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
 
@@ -43,11 +44,6 @@ export function parseFavourites(raw: string | null | undefined): number[] {
 
 /** The value the plugin writes: the list re-indexed from 0 (`a:2:{i:0;i:8;i:1;i:10;}`). */
 export const serializeFavourites = (ids: number[]): string => serialize(ids.map(Number));
-
-/** Text as the plugin stores it: the site prints stored text as HTML, so tags are stripped (as wp_strip_all_tags). */
-export function storedText(text: string): string {
-  return text.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '').replace(/<\/?[A-Za-z!?][^>]*(>|$)/g, '');
-}
 
 export interface ConversationRow {
   con_id: number | string;
@@ -514,8 +510,9 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         const variant = formKey(chat);
         const c = await clock();
         const local = c.local(m.createdAt);
-        const text = storedText(m.text);
-        const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
+        const text = siteText(m.text);
+        const files = m.attachments === null ? null : siteAttachments(m.attachments);
+        const attachments = files === null ? null : JSON.stringify(files);
         const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
         const id = Number(inserted.insertId);
         await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
@@ -526,7 +523,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
           sourceId: m.sourceId,
           text,
           type: m.type,
-          attachments: chat.messageDetails ? m.attachments : null,
+          attachments: chat.messageDetails ? files : null,
           isRead: false,
           tempId: m.tempId,
           createdAt: c.epoch(local),

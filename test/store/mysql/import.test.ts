@@ -257,7 +257,7 @@ describe('souk import --from-wordpress', { skip }, () => {
     });
   }
 
-  it('refuses a WordPress database as the target, and names the site without its password', async () => {
+  it('refuses a WordPress database as the target, and names the site without its password, in its address or its query', async () => {
     const run = await souk(site.url, ['import', '--from-wordpress', site.url]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /DATABASE_URL must be sqlite: or postgres:\/\//);
@@ -267,5 +267,16 @@ describe('souk import --from-wordpress', { skip }, () => {
     assert.equal(bad.code, 1);
     assert.doesNotMatch(bad.stderr, /secret-pw/);
     assert.match(bad.stderr, /run the import again/);
+    // The password as a query parameter (mysql2 reads it there too), in any case and encoding.
+    for (const query of [
+      'password=secret-query-pw',
+      'connectTimeout=2000&PASSWORD=secret-query-pw',
+      '%70assword=secret-query-pw&charset=utf8mb4',
+    ]) {
+      const inQuery = await souk(database.url, ['import', '--from-wordpress', `mysql://root@127.0.0.1:1/none?${query}`]);
+      assert.equal(inQuery.code, 1);
+      assert.match(inQuery.stderr, /copying mysql:\/\/root@127\.0\.0\.1:1\/none\?.*=\*\*\*\*/, inQuery.stderr);
+      assert.doesNotMatch(inQuery.stdout + inQuery.stderr, /secret-query-pw/, query);
+    }
   });
 });

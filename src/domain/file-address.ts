@@ -1,0 +1,33 @@
+/**
+ * Whether an attachment's address may be stored: a message's `files[].url` is shown to the other
+ * participant, printed by a WordPress site and may be fetched by whatever reads the chat, so an
+ * address naming this machine or its network (loopback, private, link-local, unspecified,
+ * multicast, or any other range not routed on the internet) is refused. WHATWG's URL parser reads
+ * the host first, so every spelling of an IPv4 address (`127.1`, `0x7f000001`, `2130706433`) comes
+ * out dotted; ipaddr.js names its range, an IPv4-mapped IPv6 address as its IPv4 one. A name is
+ * not resolved (what it resolves to can change after the check): only `localhost` and its
+ * subdomains, which RFC 6761 reserves for this machine, are refused by name.
+ */
+import ipaddr from 'ipaddr.js';
+
+function hostOf(url: string): string | undefined {
+  let host: string;
+  try {
+    host = new URL(url).hostname;
+  } catch {
+    return undefined;
+  }
+  if (host.startsWith('[') && host.endsWith(']')) host = host.slice(1, -1);
+  return host.toLowerCase().replace(/\.+$/, '');
+}
+
+export function isPublicAddress(url: string): boolean {
+  const host = hostOf(url);
+  if (host === undefined || host === '') return false;
+  if (host === 'localhost' || host.endsWith('.localhost')) return false;
+  if (!ipaddr.isValid(host)) return true;
+  const parsed = ipaddr.parse(host);
+  const address =
+    parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
+  return address.range() === 'unicast';
+}
