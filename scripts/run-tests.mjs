@@ -45,6 +45,7 @@ const CLASSES = {
     'test/ops/secret-files.test.ts',
     'test/present/',
     'test/quickstart.test.ts',
+    'test/repository.test.ts',
   ],
   every: [
     'test/auth/',
