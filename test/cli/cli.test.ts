@@ -626,7 +626,8 @@ describe('souk and its database', PARALLEL, () => {
 
   /** A server that takes connections and closes them at once: no database answers there. */
   async function closingServer(t: TestContext): Promise<number> {
-    const server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1');
+    // It reads the client's first packet, then closes in order: a reset instead would race the client's write.
+    const server = createServer((socket) => socket.once('data', () => socket.end())).listen(0, '127.0.0.1');
     await once(server, 'listening');
     t.after(() => server.close());
     return (server.address() as AddressInfo).port;
