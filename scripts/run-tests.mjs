@@ -176,7 +176,7 @@ const countsDir = mkdtempSync(join(tmpdir(), 'souk-test-counts-'));
 /** The pass of each `node --test` run, in order; run i writes its counts to i.json. */
 const runLabels = [];
 
-/** One `node --test` run: the spec reporter on stdout, the counts in a file of their own. */
+/** One `node --test` run: the spec reporter on stdout (without its own summary), the counts in a file of their own. */
 function runFiles(label, files, concurrency, env) {
   if (files.length === 0) return 0;
   const countsFile = join(countsDir, `${runLabels.push(label) - 1}.json`);
@@ -187,7 +187,7 @@ function runFiles(label, files, concurrency, env) {
       'tsx',
       '--test',
       `--test-concurrency=${concurrency}`,
-      '--test-reporter=spec',
+      `--test-reporter=${join(import.meta.dirname, 'test-spec.mjs')}`,
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(import.meta.dirname, 'test-counts.mjs')}`,
       `--test-reporter-destination=${countsFile}`,

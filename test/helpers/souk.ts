@@ -45,7 +45,16 @@ export async function startTestSouk(
   const database: TestDatabase = env.DATABASE_URL
     ? { url: env.DATABASE_URL, dialect: env.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite', drop: async () => {} }
     : await freshDatabase();
-  const config = loadConfig({ DATABASE_URL: database.url, SITE_URL, SETTINGS_REFRESH_MS: '200', LOG_LEVEL: 'silent', ...env });
+  // Password threads at the process's priority: at the default nice 19 the sign-ins of one test
+  // file wait behind every other process of the run (the default is tested in password-threads).
+  const config = loadConfig({
+    DATABASE_URL: database.url,
+    SITE_URL,
+    SETTINGS_REFRESH_MS: '200',
+    LOG_LEVEL: 'silent',
+    PASSWORD_NICE: '0',
+    ...env,
+  });
   const souk = await createSouk(config, options);
   if (document !== null) {
     const parsed = parseImportDocument(document);
