@@ -6,6 +6,7 @@ import type { User } from '../domain/model.js';
 import { checkApiKey } from './api-key.js';
 import type { AuthFailure } from './failures.js';
 import type { SigningKeys, TokenClaims, TokenVerifier } from './jwt.js';
+import type { TokenKeys } from './token-mac.js';
 
 /**
  * Which of D4's variants: the toggle skips the REST switch and takes a missing Authorization for
@@ -18,9 +19,8 @@ export interface Credentials {
   authorization: string | undefined;
 }
 
-export interface AuthSettings {
+export interface AuthSettings extends TokenKeys {
   apiKey: string;
-  jwtSecret: string;
   /** The secret replaced by the last rotation, while its grace lasts. */
   jwtPreviousSecret: SigningKeys['previous'];
   restApiEnabled: boolean;
@@ -39,6 +39,15 @@ export interface AuthDeps {
 
 /** The `sub` of every token the Classified Listing plugin issues; its user is in `name` (the login). */
 export const WORDPRESS_TOKEN_SUB = '123456789';
+
+/**
+ * The JWT secret of every WordPress site with Classified Listing: a constant in the plugin's code
+ * (`Rtcl::getApiSecret()`), so public. Compared with, never used: it signs nothing of Souk's.
+ */
+export const CLASSIFIED_LISTING_SECRET = 'jdkahiu99n23948234n2329339nc248239';
+
+/** ACCEPT_WORDPRESS_TOKENS' exception: the site's tokens carry no mark of Souk's (jwt.ts). */
+export const isWordpressToken = (claims: Record<string, unknown>): boolean => claims.sub === WORDPRESS_TOKEN_SUB;
 
 /** The verified token: the SHA-256 digest of its text, and when it expires (epoch ms). */
 export interface VerifiedToken {
@@ -83,7 +92,11 @@ export async function authenticate(
   const bearer = bearerToken(credentials.authorization, operation);
   if ('failure' in bearer) return { ok: false, failure: bearer.failure };
 
-  const token = deps.verifier.check(bearer.token, { current: settings.jwtSecret, previous: settings.jwtPreviousSecret });
+  const token = deps.verifier.check(bearer.token, {
+    current: settings.jwtSecret,
+    previous: settings.jwtPreviousSecret,
+    macKey: settings.tokenMacKey,
+  });
   if (!token.ok) return token;
   await hooks.tokenVerified?.(credentials.apiKey as string);
 

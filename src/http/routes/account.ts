@@ -35,7 +35,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     }
     await rateLimits.signInSucceeded(username);
     const { user } = result;
-    return signInReply(user, issueToken(deps.auth.settings().jwtSecret, user.id, user.login, deps.accounts.tokenTtlS));
+    return signInReply(user, issueToken(deps.auth.settings(), user.id, user.login, deps.accounts.tokenTtlS));
   });
 
   app.post('/logout', { schema: signOutSchema(limits), onRequest: requireCaller('memberRoute', deps.auth) }, async (request) => {
