@@ -17,7 +17,11 @@ export interface TokenClaims {
   jti?: string;
 }
 
-/** A verified token's claims, and the SHA-256 digest of its text (revocations name tokens by it). */
+/**
+ * A verified token's claims, and what revocations name it by: the SHA-256 digest of its `jti`
+ * (Souk's mark, one per token however its text is spelled or re-signed), or of its text for a
+ * token without one (a site's, under ACCEPT_WORDPRESS_TOKENS).
+ */
 export type TokenCheck = { ok: true; claims: TokenClaims; digest: string } | { ok: false; failure: AuthFailure };
 
 /**
@@ -40,7 +44,7 @@ export interface SigningKeys {
 export interface TokenVerifierOptions {
   /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
   maxTtlS: number;
-  /** Whether the token with this digest was signed out (auth/revoked-tokens.ts); checked on every request. */
+  /** Whether the token of this revocation digest was signed out (auth/revoked-tokens.ts); checked on every request. */
   isRevoked?: (digest: string) => boolean;
   /** Told once each time the configured secrets become unusable; every token is refused until they change. */
   onUnusableSecret?: (problem: string) => void;
@@ -50,6 +54,12 @@ export interface TokenVerifierOptions {
 
 /** Header and payload, each one or more base64url characters, then a signature of zero or more. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/**
+ * An HS256 signature is 32 bytes, 43 base64url characters whose last carries 2 spare bits: only
+ * the spelling with them at zero is taken, so a token has one text (fast-jwt decodes the others alike).
+ */
+const CANONICAL_SIGNATURE = /\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const SIGNATURE_LENGTH = 43;
 const NBF_LEEWAY_S = 60;
 const CACHED_TOKENS = 10_000;
 
@@ -121,10 +131,11 @@ export class TokenVerifier {
     if (token.length > TOKEN_MAX_LENGTH || !JWT_SHAPE.test(token)) return refused('token_malformed');
     const verifiers = this.use(keys);
     if (!verifiers) return refused('token_bad_signature');
+    if (token.length - token.lastIndexOf('.') - 1 === SIGNATURE_LENGTH && !CANONICAL_SIGNATURE.test(token))
+      return refused('token_bad_signature');
     const digest = tokenDigest(token);
-    if (this.options.isRevoked?.(digest)) return refused('token_revoked');
     const cached = this.verified.get(digest, nowMs);
-    if (cached) return { ok: true, claims: cached, digest };
+    if (cached) return this.unlessRevoked(cached, digest);
 
     const signed = this.verifySignature(verifiers, token, nowMs);
     if ('failure' in signed) return refused(signed.failure);
@@ -134,7 +145,12 @@ export class TokenVerifier {
     if (!this.options.exempt?.(signed.claims) && !issuedBySouk(signed.claims, keys.macKey)) return refused('token_bad_signature');
     const claims = signed.claims as unknown as TokenClaims;
     this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
-    return { ok: true, claims, digest };
+    return this.unlessRevoked(claims, digest);
+  }
+
+  private unlessRevoked(claims: TokenClaims, textDigest: string): TokenCheck {
+    const digest = typeof claims.jti === 'string' ? tokenDigest(claims.jti) : textDigest;
+    return this.options.isRevoked?.(digest) ? refused('token_revoked') : { ok: true, claims, digest };
   }
 
   /**
