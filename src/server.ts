@@ -49,6 +49,7 @@ function routeDeps(
       settings: settings.current,
       verifier: tokens,
       findUser,
+      isRevoked: revoked.has,
       // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (README, "Running beside WordPress").
       ...(config.acceptWordpressTokens
         ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
@@ -197,13 +198,12 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await store.migrate();
     const settings = await LiveSettings.load(store.settings, config);
     settings.watch(config.settingsRefreshMs);
-    const revoked = new RevokedTokens(store.revocations);
+    const revoked = new RevokedTokens(store.revocations, config.tokenMaxTtlS);
     await revoked.refresh();
     revoked.watch(config.settingsRefreshMs);
     let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
-      isRevoked: revoked.has,
       onUnusableSecret: (problem) =>
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
       ...(config.acceptWordpressTokens ? { exempt: isWordpressToken } : {}),

@@ -44,8 +44,6 @@ export interface SigningKeys {
 export interface TokenVerifierOptions {
   /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
   maxTtlS: number;
-  /** Whether the token of this revocation digest was signed out (auth/revoked-tokens.ts); checked on every request. */
-  isRevoked?: (digest: string) => boolean;
   /** Told once each time the configured secrets become unusable; every token is refused until they change. */
   onUnusableSecret?: (problem: string) => void;
   /** Tokens let in without Souk's mark (ACCEPT_WORDPRESS_TOKENS: the site's own). */
@@ -64,6 +62,10 @@ const NBF_LEEWAY_S = 60;
 const CACHED_TOKENS = 10_000;
 
 const refused = (failure: AuthFailure): TokenCheck => ({ ok: false, failure });
+
+/** What revocations name a verified token by (TokenCheck). */
+const revocationDigest = (claims: TokenClaims, textDigest: string) =>
+  typeof claims.jti === 'string' ? tokenDigest(claims.jti) : textDigest;
 
 /** fast-jwt's decoder refuses a header or payload that is not a JSON object with these codes. */
 const NOT_JSON_OBJECT = new Set<string>([TokenError.codes.malformed, TokenError.codes.invalidPayload]);
@@ -135,7 +137,7 @@ export class TokenVerifier {
       return refused('token_bad_signature');
     const digest = tokenDigest(token);
     const cached = this.verified.get(digest, nowMs);
-    if (cached) return this.unlessRevoked(cached, digest);
+    if (cached) return { ok: true, claims: cached, digest: revocationDigest(cached, digest) };
 
     const signed = this.verifySignature(verifiers, token, nowMs);
     if ('failure' in signed) return refused(signed.failure);
@@ -145,12 +147,7 @@ export class TokenVerifier {
     if (!this.options.exempt?.(signed.claims) && !issuedBySouk(signed.claims, keys.macKey)) return refused('token_bad_signature');
     const claims = signed.claims as unknown as TokenClaims;
     this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
-    return this.unlessRevoked(claims, digest);
-  }
-
-  private unlessRevoked(claims: TokenClaims, textDigest: string): TokenCheck {
-    const digest = typeof claims.jti === 'string' ? tokenDigest(claims.jti) : textDigest;
-    return this.options.isRevoked?.(digest) ? refused('token_revoked') : { ok: true, claims, digest };
+    return { ok: true, claims, digest: revocationDigest(claims, digest) };
   }
 
   /**

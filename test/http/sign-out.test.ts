@@ -5,6 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { signToken } from '../../src/auth/jwt.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
@@ -60,5 +61,25 @@ describe('signing out (issue 26, 3)', () => {
     await stream.waitClosed(3000);
     const res = await my(t, copy);
     assert.deepEqual([res.statusCode, res.json().error_message], [401, 'JWT has been revoked.']);
+  });
+});
+
+describe('signing out in a loop (issue 26, 6)', () => {
+  it('holds a bounded number of revocations per user, in memory and in the database, every token signed out still refused', async () => {
+    // 200 refusals from one address: the failed-authentication throttle has its own tests.
+    const t = await startTestSouk({ RATE_LIMIT_AUTH_FAILURES: '0' });
+    const now = Date.now();
+    // As sign-in issues them, one a second over the last ten minutes.
+    const signedOut = Array.from({ length: 200 }, (_, i) => signToken(t.tokenKeys, USERS.amina, 'amina', 3600, now - 600_000 + i * 1000));
+    const otherDevice = t.token(USERS.amina);
+    for (const token of signedOut) assert.equal((await logout(t, token)).statusCode, 200);
+
+    assert.ok(t.souk.revoked.size <= 17, `${t.souk.revoked.size} revocations held`);
+    const rows = await t.souk.store.db.selectFrom('revoked_tokens').select('digest').execute();
+    assert.ok(rows.length <= 17, `${rows.length} rows`);
+    for (const token of signedOut) assert.equal((await my(t, token)).statusCode, 401);
+    // Issued after them: the user's other device stays signed in.
+    assert.equal((await my(t, otherDevice)).statusCode, 200);
+    assert.equal((await my(t, t.token(USERS.youssef))).statusCode, 200);
   });
 });

@@ -40,7 +40,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
 
   app.post('/logout', { schema: signOutSchema(limits), onRequest: requireCaller('memberRoute', deps.auth) }, async (request) => {
     const token = request.callerToken!;
-    await deps.accounts.revoked.revoke(token.digest, token.expiresAt);
+    await deps.accounts.revoked.revoke(token);
     return { user: userObject(request.caller!) };
   });
 

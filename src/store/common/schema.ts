@@ -39,9 +39,14 @@ export interface UserCredentialsTable {
   password_hash: string;
 }
 
-/** A token signed out before it expired, by the SHA-256 digest of its text; kept until it expires. */
+/**
+ * A token signed out before it expired, by its subject and the SHA-256 digest of its jti (or a
+ * mark, digest `<=iat`: the subject's tokens issued up to then); kept until it expires.
+ */
 export interface RevokedTokensTable {
+  subject: string;
   digest: string;
+  issued_at: number;
   expires_at: number;
   revoked_at: number;
 }

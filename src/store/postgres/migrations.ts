@@ -17,6 +17,7 @@ import { eventsMigration } from '../common/migrations/011-events.js';
 import { webhooksMigration } from '../common/migrations/012-webhooks.js';
 import { pushMigration } from '../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../common/migrations/014-messages-by-conversation.js';
+import { revocationsBySubjectMigration } from '../common/migrations/015-revocations-by-subject.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -35,4 +36,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '012-webhooks': webhooksMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '013-push': pushMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '014-messages-by-conversation': messagesByConversationMigration,
+  '015-revocations-by-subject': revocationsBySubjectMigration('bigint'),
 };

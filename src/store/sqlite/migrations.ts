@@ -13,6 +13,7 @@ import { eventsMigration } from '../common/migrations/011-events.js';
 import { webhooksMigration } from '../common/migrations/012-webhooks.js';
 import { pushMigration } from '../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../common/migrations/014-messages-by-conversation.js';
+import { revocationsBySubjectMigration } from '../common/migrations/015-revocations-by-subject.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -43,4 +44,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
     pushMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '014-messages-by-conversation': messagesByConversationMigration,
+  '015-revocations-by-subject': atomically(revocationsBySubjectMigration('integer')),
 };
