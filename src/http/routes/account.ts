@@ -41,6 +41,8 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
   app.post('/logout', { schema: signOutSchema(limits), onRequest: requireCaller('memberRoute', deps.auth) }, async (request) => {
     const token = request.callerToken!;
     await deps.accounts.revoked.revoke(token);
+    // The devices this session registered get no more of the user's pushes, and may be registered by another.
+    await deps.push?.devices.unbind(token.userId, token.digest);
     return { user: userObject(request.caller!) };
   });
 

@@ -185,6 +185,9 @@ export interface PushDevicesTable {
   /** JSON text of the plugin's `events` list. */
   events: string;
   registered_at: number;
+  /** The registering session (PushDevice.session) and when its token expires (migration 016). */
+  session: string;
+  session_expires_at: number;
 }
 
 /** A push to send: one new message for one recipient (migration 013). */

@@ -61,7 +61,23 @@ function mysqlMigrations(t: Tables): Migrations {
       await sql`drop table if exists ${T(t.soukRevokedTokens)}`.execute(db);
     },
   };
-  return { '001-souk-tables': initial, ...eventMigrations(t), '005-souk-revocations-by-subject': bySubject };
+  // As the common 016-push-device-sessions.
+  const pushSessions: Migration = {
+    async up(db) {
+      await sql`alter table ${T(t.soukPushDevices)}
+        add column session varchar(64) not null default '',
+        add column session_expires_at bigint not null default 0`.execute(db);
+    },
+    async down(db) {
+      await sql`alter table ${T(t.soukPushDevices)} drop column session_expires_at, drop column session`.execute(db);
+    },
+  };
+  return {
+    '001-souk-tables': initial,
+    ...eventMigrations(t),
+    '005-souk-revocations-by-subject': bySubject,
+    '006-souk-push-device-sessions': pushSessions,
+  };
 }
 
 function migrator(db: Db, t: Tables): Migrator {

@@ -37,4 +37,24 @@ describe("signing out on a WordPress site's tables", { skip }, () => {
     for (const each of signedOut) assert.equal((await my(t, each)).statusCode, 401);
     assert.equal((await my(t, otherDevice)).statusCode, 200);
   });
+
+  it("refuses a push token another user's live session registered, until that session signs out", async () => {
+    const site = await wordpressDatabase();
+    const t = await startTestSouk({ DATABASE_URL: site.url }, null);
+    const register = (token: string) =>
+      t.post('/wp-json/rtcl/v1/push-notification/register', { push_token: 'ExponentPushToken[phone]' }, headers(t, token));
+    const alice = t.token(ALICE, { login: 'alice' });
+    const bob = t.token(3, { login: 'bob' });
+    assert.equal((await register(alice)).statusCode, 200);
+    const taken = await register(bob);
+    assert.equal(taken.statusCode, 409, taken.body);
+    assert.equal(taken.json().error, 'PUSH_TOKEN_TAKEN');
+    assert.equal((await logout(t, alice)).statusCode, 200);
+    assert.equal((await register(bob)).statusCode, 200);
+    const rows = await site.query<{ user_id: number }>('select user_id from wp_souk_push_devices');
+    assert.deepEqual(
+      rows.map((r) => Number(r.user_id)),
+      [3],
+    );
+  });
 });
