@@ -18,7 +18,7 @@ import type { ListingDetailsRecord } from '../src/domain/model.js';
 import { openStore } from '../src/store/index.js';
 import { imagesJson, termsJson } from '../src/store/common/media-json.js';
 import { listingDetailsRow } from '../src/store/common/catalog.js';
-import { ensureSettings, toAuthSettings } from '../src/auth/settings.js';
+import { ensureSettings, toAuthSettings, type SecretOverrides } from '../src/auth/settings.js';
 import { hashPassword } from '../src/auth/passwords.js';
 import type { DatasetSizes } from './options.js';
 
@@ -56,6 +56,7 @@ export interface Dataset {
   counts: { users: number; listings: number; favourites: number; conversations: number; threads: number; messages: number };
   apiKey: string;
   jwtSecret: string;
+  tokenMacKey: string;
   buildSeconds: number;
 }
 
@@ -442,7 +443,7 @@ export interface BuildOptions {
   sizes: DatasetSizes;
   log?: (line: string) => void;
   /** Secret overrides as the server will apply them (API_KEY / JWT_SECRET). */
-  overrides?: { apiKey: string | undefined; jwtSecret: string | undefined };
+  overrides?: SecretOverrides;
 }
 
 export async function buildDataset({ url, sizes, log = () => {}, overrides }: BuildOptions): Promise<Dataset> {
@@ -451,7 +452,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
   try {
     await store.migrate();
     const all = await ensureSettings(store.settings);
-    const auth = toAuthSettings(all, overrides ?? { apiKey: undefined, jwtSecret: undefined });
+    const auth = toAuthSettings(all, overrides ?? { apiKey: undefined, jwtSecret: undefined, tokenMacKey: undefined });
 
     const U = sizes.users;
     const L = sizes.listings;
@@ -537,6 +538,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       counts,
       apiKey: auth.apiKey,
       jwtSecret: auth.jwtSecret,
+      tokenMacKey: auth.tokenMacKey,
     };
     const threads = threadRows({ threadId, threadListing, threadCaller, owner }, conversationMessages, now);
     if (store.dialect === 'mysql') {

@@ -624,7 +624,11 @@ async function main(): Promise<void> {
       url: db.url,
       sizes: opts.sizes,
       log,
-      overrides: { apiKey: process.env.API_KEY || undefined, jwtSecret: process.env.JWT_SECRET || undefined },
+      overrides: {
+        apiKey: process.env.API_KEY || undefined,
+        jwtSecret: process.env.JWT_SECRET || undefined,
+        tokenMacKey: process.env.TOKEN_MAC_KEY || undefined,
+      },
     });
     log(`data set built in ${data.buildSeconds.toFixed(1)} s: ${JSON.stringify(data.counts)}`);
     const t = performance.now();

@@ -137,7 +137,7 @@ export interface Scenario {
 /** One pre-signed token per user, so requests spread over every user of the data set. */
 export function signTokens(data: Dataset): string[] {
   const tokens = new Array<string>(data.sizes.users);
-  for (let u = 0; u < tokens.length; u++) tokens[u] = signToken(data.jwtSecret, userId(u), `user${userId(u)}`, 86_400);
+  for (let u = 0; u < tokens.length; u++) tokens[u] = signToken(data, userId(u), `user${userId(u)}`, 86_400);
   return tokens;
 }
 

@@ -402,6 +402,11 @@ const SETTINGS = {
     meaning:
       'HS256 secret that signs and verifies tokens, overriding the stored one. At least 16 characters. Secret. Or `JWT_SECRET_FILE`: a file holding it (one trailing newline ignored), not both.',
   }),
+  tokenMacKey: secret('TOKEN_MAC_KEY', {
+    shownDefault: '*(unset: the stored key)*',
+    meaning:
+      'Key of the mark (`jti`, an HMAC-SHA256 of the claims) every token Souk issues carries, overriding the stored one; Souk refuses a token without it, whoever signed it (see "Tokens"). Set it alike on every instance, and never share it with a WordPress site. Changing it signs everyone out. At least 16 characters. Secret. Or `TOKEN_MAC_KEY_FILE`: a file holding it (one trailing newline ignored), not both.',
+  }),
   bodyLimit: integer('BODY_LIMIT', 256 * 1024, 1024, 64 * 1024 * 1024, {
     meaning:
       'Largest request body in bytes (256 KiB: the largest legitimate body, every field at its limit and escaped at worst, is 224 KiB); larger bodies get 413 `PAYLOAD_TOO_LARGE`. 1024 to 67108864.',

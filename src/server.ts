@@ -1,6 +1,7 @@
 /** Starts Souk: opens the store, migrates, loads the shared settings and serves the interface. */
 import type { FastifyInstance } from 'fastify';
 import { apiBase, databaseTarget, type Config } from './config.js';
+import { CLASSIFIED_LISTING_SECRET, isWordpressToken } from './auth/authenticate.js';
 import { TokenVerifier } from './auth/jwt.js';
 import { defaultPasswordConcurrency, passwordHasher } from './auth/passwords.js';
 import { RevokedTokens } from './auth/revoked-tokens.js';
@@ -48,6 +49,7 @@ function routeDeps(
       settings: settings.current,
       verifier: tokens,
       findUser,
+      isRevoked: revoked.has,
       // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (README, "Running beside WordPress").
       ...(config.acceptWordpressTokens
         ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
@@ -170,6 +172,20 @@ function warnOfLoosePermissions(log: FastifyInstance['log'], store: Store): void
   );
 }
 
+/**
+ * Once per start, when the JWT secret is the Classified Listing plugin's public one (a WordPress
+ * site's): what Souk refuses, and what it cannot protect. The secret itself is never written.
+ */
+function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acceptWordpressTokens: boolean): void {
+  if (jwtSecret !== CLASSIFIED_LISTING_SECRET) return;
+  log.warn(
+    "the JWT secret is the Classified Listing plugin's public secret: anyone can sign a token the WordPress site's own routes accept as any user (the plugin's flaw, whatever Souk does). " +
+      'Souk refuses such tokens: its own carry a mark made with token_mac_key' +
+      (acceptWordpressTokens ? ", except the site's tokens, accepted while ACCEPT_WORDPRESS_TOKENS=true: anyone can forge those. " : '. ') +
+      'See the README, "Tokens".',
+  );
+}
+
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
@@ -179,17 +195,17 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     shown,
   );
   try {
-    const settings = await LiveSettings.load(store.settings, { apiKey: config.apiKey, jwtSecret: config.jwtSecret });
+    const settings = await LiveSettings.load(store.settings, config);
     settings.watch(config.settingsRefreshMs);
-    const revoked = new RevokedTokens(store.revocations);
+    const revoked = new RevokedTokens(store.revocations, config.tokenMaxTtlS);
     await revoked.refresh();
     revoked.watch(config.settingsRefreshMs);
     let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
-      isRevoked: revoked.has,
       onUnusableSecret: (problem) =>
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
+      ...(config.acceptWordpressTokens ? { exempt: isWordpressToken } : {}),
     });
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation());
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
@@ -202,6 +218,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     webhooks?.start();
     push?.start();
     warnOfLoosePermissions(app.log, store);
+    warnOfPublicSecret(app.log, settings.current().jwtSecret, config.acceptWordpressTokens);
     return {
       app,
       store,

@@ -5,7 +5,7 @@
  *   npm run soak -- --duration 60
  *       builds, starts `souk serve` on a temp SQLite database with a generated marketplace
  *       (2000 users, 5000 listings), drives it and stops it.
- *   npm run soak -- --duration 600 --url http://127.0.0.1:8080 --api-key K --jwt-secret S \
+ *   npm run soak -- --duration 600 --url http://127.0.0.1:8080 --api-key K --jwt-secret S --token-mac-key M \
  *       --users 1-2000 --listings 1-5000 [--pid PID]
  *       drives a running server (loopback only); --pid lets it read that server's RSS.
  *
@@ -30,7 +30,7 @@ import { rssMb, SOUK_BIN, SOUK_READY, startProcess } from '../../tools/processes
 
 const USAGE = `usage: npm run soak -- [--duration SECONDS] [--concurrency N] [--interval SECONDS] [--warmup SECONDS]
                      [--max-rss-growth FRACTION] [--json FILE]
-                     [--url URL --api-key KEY --jwt-secret SECRET --users A-B --listings A-B [--pid PID]]`;
+                     [--url URL --api-key KEY --jwt-secret SECRET --token-mac-key KEY --users A-B --listings A-B [--pid PID]]`;
 
 const API = '/wp-json/rtcl/v1';
 const PATH = { toggle: `${API}/my/favourites`, start: `${API}/my/chat/conversation` } as const;
@@ -45,6 +45,7 @@ interface Options {
   url: string | undefined;
   apiKey: string | undefined;
   jwtSecret: string | undefined;
+  tokenMacKey: string | undefined;
   users: [number, number];
   listings: [number, number];
   pid: number | undefined;
@@ -79,6 +80,7 @@ function options(argv: string[]): Options {
       url: { type: 'string' },
       'api-key': { type: 'string' },
       'jwt-secret': { type: 'string' },
+      'token-mac-key': { type: 'string' },
       users: { type: 'string' },
       listings: { type: 'string' },
       pid: { type: 'string' },
@@ -97,7 +99,8 @@ function options(argv: string[]): Options {
     const host = new URL(url).hostname;
     if (!/^(127\.\d+\.\d+\.\d+|localhost|\[::1\])$/.test(host))
       throw new Error('--url must be a loopback address (127.0.0.0/8, localhost, [::1])');
-    if (!values['api-key'] || !values['jwt-secret']) throw new Error('--url needs --api-key and --jwt-secret');
+    if (!values['api-key'] || !values['jwt-secret'] || !values['token-mac-key'])
+      throw new Error('--url needs --api-key, --jwt-secret and --token-mac-key');
   }
   return {
     durationS,
@@ -109,6 +112,7 @@ function options(argv: string[]): Options {
     url,
     apiKey: values['api-key'],
     jwtSecret: values['jwt-secret'],
+    tokenMacKey: values['token-mac-key'],
     users: range(values.users, [1, 2000], '--users'),
     listings: range(values.listings, [1, 5000], '--listings'),
     pid: values.pid === undefined ? undefined : Math.round(positive(values.pid, 0, '--pid')),
@@ -123,6 +127,7 @@ interface Target {
   base: string;
   apiKey: string;
   jwtSecret: string;
+  tokenMacKey: string;
   pid: number | undefined;
   /** Owner of each listing when known (own server): starts avoid the caller's own listings. */
   ownerOf: ((listing: number) => number) | undefined;
@@ -153,7 +158,11 @@ async function ownServer(opts: Options): Promise<Target> {
   const dir = mkdtempSync(join(tmpdir(), 'souk-soak-'));
   const [, users] = opts.users;
   const [, listings] = opts.listings;
-  const secrets = { API_KEY: randomBytes(24).toString('base64url'), JWT_SECRET: randomBytes(32).toString('base64url') };
+  const secrets = {
+    API_KEY: randomBytes(24).toString('base64url'),
+    JWT_SECRET: randomBytes(32).toString('base64url'),
+    TOKEN_MAC_KEY: randomBytes(32).toString('base64url'),
+  };
   // The soak's failing requests (a tenth of all, from one address) must get their 401s, not the
   // failed-authentication throttle's 429: it is off for the soak's own server.
   const env = {
@@ -180,6 +189,7 @@ async function ownServer(opts: Options): Promise<Target> {
     base: server.url,
     apiKey: secrets.API_KEY,
     jwtSecret: secrets.JWT_SECRET,
+    tokenMacKey: secrets.TOKEN_MAC_KEY,
     pid: server.pid,
     ownerOf: (listing) => ((listing - 1) % users) + 1,
     async gcRss() {
@@ -246,7 +256,7 @@ async function drive(opts: Options, target: Target, until: number, record: (o: O
   const tokens = new Map<number, string>();
   const tokenOf = (user: number) => {
     let token = tokens.get(user);
-    if (!token) tokens.set(user, (token = signToken(target.jwtSecret, user, `user${user}`, 24 * 3600)));
+    if (!token) tokens.set(user, (token = signToken(target, user, `user${user}`, 24 * 3600)));
     return token;
   };
   let seq = 0;
@@ -312,6 +322,7 @@ async function main(): Promise<number> {
         base: opts.url.replace(/\/+$/, ''),
         apiKey: opts.apiKey!,
         jwtSecret: opts.jwtSecret!,
+        tokenMacKey: opts.tokenMacKey!,
         pid: opts.pid,
         ownerOf: undefined,
         gcRss: undefined,

@@ -6,6 +6,8 @@ import type { User } from '../domain/model.js';
 import { checkApiKey } from './api-key.js';
 import type { AuthFailure } from './failures.js';
 import type { SigningKeys, TokenClaims, TokenVerifier } from './jwt.js';
+import type { RevocableToken } from './revoked-tokens.js';
+import type { TokenKeys } from './token-mac.js';
 
 /**
  * Which of D4's variants: the toggle skips the REST switch and takes a missing Authorization for
@@ -18,9 +20,8 @@ export interface Credentials {
   authorization: string | undefined;
 }
 
-export interface AuthSettings {
+export interface AuthSettings extends TokenKeys {
   apiKey: string;
-  jwtSecret: string;
   /** The secret replaced by the last rotation, while its grace lasts. */
   jwtPreviousSecret: SigningKeys['previous'];
   restApiEnabled: boolean;
@@ -35,16 +36,24 @@ export interface AuthDeps {
    * plugin's constant WORDPRESS_TOKEN_SUB, name their user by the login in `name`.
    */
   findUserByLogin?: (login: string) => Promise<User | undefined>;
+  /** Whether the token was signed out (auth/revoked-tokens.ts); checked on every request. */
+  isRevoked?: (token: Omit<RevocableToken, 'expiresAt'>) => boolean;
 }
 
 /** The `sub` of every token the Classified Listing plugin issues; its user is in `name` (the login). */
 export const WORDPRESS_TOKEN_SUB = '123456789';
 
-/** The verified token: the SHA-256 digest of its text, and when it expires (epoch ms). */
-export interface VerifiedToken {
-  digest: string;
-  expiresAt: number;
-}
+/**
+ * The JWT secret of every WordPress site with Classified Listing: a constant in the plugin's code
+ * (`Rtcl::getApiSecret()`), so public. Compared with, never used: it signs nothing of Souk's.
+ */
+export const CLASSIFIED_LISTING_SECRET = 'jdkahiu99n23948234n2329339nc248239';
+
+/** ACCEPT_WORDPRESS_TOKENS' exception: the site's tokens carry no mark of Souk's (jwt.ts). */
+export const isWordpressToken = (claims: Record<string, unknown>): boolean => claims.sub === WORDPRESS_TOKEN_SUB;
+
+/** The verified token, as revocations name it (its user, digest, issue time and expiry). */
+export type VerifiedToken = RevocableToken;
 
 export type AuthResult = { ok: true; user: User; token: VerifiedToken } | { ok: false; failure: AuthFailure };
 
@@ -83,13 +92,21 @@ export async function authenticate(
   const bearer = bearerToken(credentials.authorization, operation);
   if ('failure' in bearer) return { ok: false, failure: bearer.failure };
 
-  const token = deps.verifier.check(bearer.token, { current: settings.jwtSecret, previous: settings.jwtPreviousSecret });
+  const token = deps.verifier.check(bearer.token, {
+    current: settings.jwtSecret,
+    previous: settings.jwtPreviousSecret,
+    macKey: settings.tokenMacKey,
+  });
   if (!token.ok) return token;
   await hooks.tokenVerified?.(credentials.apiKey as string);
 
   const user = await tokenUser(token.claims, deps);
-  if (!user || user.disabled) return { ok: false, failure: 'not_logged_in' };
-  return { ok: true, user, token: { digest: token.digest, expiresAt: token.claims.exp * 1000 } };
+  if (!user) return { ok: false, failure: 'not_logged_in' };
+  // By the user found, so that a site's token (whose sub names nobody) is revoked per user too.
+  const verified = { userId: user.id, digest: token.digest, issuedAt: token.claims.iat, expiresAt: token.claims.exp * 1000 };
+  if (deps.isRevoked?.(verified)) return { ok: false, failure: 'token_revoked' };
+  if (user.disabled) return { ok: false, failure: 'not_logged_in' };
+  return { ok: true, user, token: verified };
 }
 
 /**

@@ -1,10 +1,11 @@
 /**
  * JWT checks (D4 step 3, D9): the token's length and form first, then fast-jwt with HS256 pinned
- * for the signature, then the time claims here. Only tokens that pass are cached (verified-tokens.ts).
+ * for the signature, then the time claims here, then Souk's mark (token-mac.ts). Only tokens that
+ * pass are cached (verified-tokens.ts).
  */
-import { randomUUID } from 'node:crypto';
 import { createSigner, createVerifier, TokenError } from 'fast-jwt';
 import type { AuthFailure } from './failures.js';
+import { issuedBySouk, newTokenId, type TokenKeys } from './token-mac.js';
 import { tokenDigest, VerifiedTokens } from './verified-tokens.js';
 
 export interface TokenClaims {
@@ -13,9 +14,14 @@ export interface TokenClaims {
   iat: number;
   exp: number;
   nbf?: number;
+  jti?: string;
 }
 
-/** A verified token's claims, and the SHA-256 digest of its text (revocations name tokens by it). */
+/**
+ * A verified token's claims, and what revocations name it by: the SHA-256 digest of its `jti`
+ * (Souk's mark, one per token however its text is spelled or re-signed), or of its text for a
+ * token without one (a site's, under ACCEPT_WORDPRESS_TOKENS).
+ */
 export type TokenCheck = { ok: true; claims: TokenClaims; digest: string } | { ok: false; failure: AuthFailure };
 
 /**
@@ -25,27 +31,41 @@ export type TokenCheck = { ok: true; claims: TokenClaims; digest: string } | { o
  */
 export const TOKEN_MAX_LENGTH = 4096;
 
-/** The secrets that sign tokens: the current one, and during a rotation's grace the one before it. */
+/**
+ * The secrets that sign tokens: the current one, and during a rotation's grace the one before it;
+ * and the key of Souk's mark, which every token must carry but those `exempt` lets in.
+ */
 export interface SigningKeys {
   current: string;
   previous?: { secret: string; untilMs: number } | undefined;
+  macKey: string;
 }
 
 export interface TokenVerifierOptions {
   /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
   maxTtlS: number;
-  /** Whether the token with this digest was signed out (auth/revoked-tokens.ts); checked on every request. */
-  isRevoked?: (digest: string) => boolean;
   /** Told once each time the configured secrets become unusable; every token is refused until they change. */
   onUnusableSecret?: (problem: string) => void;
+  /** Tokens let in without Souk's mark (ACCEPT_WORDPRESS_TOKENS: the site's own). */
+  exempt?: (claims: Record<string, unknown>) => boolean;
 }
 
 /** Header and payload, each one or more base64url characters, then a signature of zero or more. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
+/**
+ * An HS256 signature is 32 bytes, 43 base64url characters whose last carries 2 spare bits: only
+ * the spelling with them at zero is taken, so a token has one text (fast-jwt decodes the others alike).
+ */
+const CANONICAL_SIGNATURE = /\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
+const SIGNATURE_LENGTH = 43;
 const NBF_LEEWAY_S = 60;
 const CACHED_TOKENS = 10_000;
 
 const refused = (failure: AuthFailure): TokenCheck => ({ ok: false, failure });
+
+/** What revocations name a verified token by (TokenCheck). */
+const revocationDigest = (claims: TokenClaims, textDigest: string) =>
+  typeof claims.jti === 'string' ? tokenDigest(claims.jti) : textDigest;
 
 /** fast-jwt's decoder refuses a header or payload that is not a JSON object with these codes. */
 const NOT_JSON_OBJECT = new Set<string>([TokenError.codes.malformed, TokenError.codes.invalidPayload]);
@@ -90,7 +110,10 @@ function verifiersFor(keys: SigningKeys): Verifiers {
 }
 
 const sameKeys = (a: SigningKeys, b: SigningKeys) =>
-  a.current === b.current && a.previous?.secret === b.previous?.secret && a.previous?.untilMs === b.previous?.untilMs;
+  a.macKey === b.macKey &&
+  a.current === b.current &&
+  a.previous?.secret === b.previous?.secret &&
+  a.previous?.untilMs === b.previous?.untilMs;
 
 export class TokenVerifier {
   private keys: SigningKeys | undefined;
@@ -110,18 +133,21 @@ export class TokenVerifier {
     if (token.length > TOKEN_MAX_LENGTH || !JWT_SHAPE.test(token)) return refused('token_malformed');
     const verifiers = this.use(keys);
     if (!verifiers) return refused('token_bad_signature');
+    if (token.length - token.lastIndexOf('.') - 1 === SIGNATURE_LENGTH && !CANONICAL_SIGNATURE.test(token))
+      return refused('token_bad_signature');
     const digest = tokenDigest(token);
-    if (this.options.isRevoked?.(digest)) return refused('token_revoked');
     const cached = this.verified.get(digest, nowMs);
-    if (cached) return { ok: true, claims: cached, digest };
+    if (cached) return { ok: true, claims: cached, digest: revocationDigest(cached, digest) };
 
     const signed = this.verifySignature(verifiers, token, nowMs);
     if ('failure' in signed) return refused(signed.failure);
     const failure = timeFailure(signed.claims, nowMs, this.options.maxTtlS);
     if (failure) return refused(failure);
+    // Signed with the secret alone: whoever knows it (a WordPress site's is public) could have made it.
+    if (!this.options.exempt?.(signed.claims) && !issuedBySouk(signed.claims, keys.macKey)) return refused('token_bad_signature');
     const claims = signed.claims as unknown as TokenClaims;
     this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
-    return { ok: true, claims, digest };
+    return { ok: true, claims, digest: revocationDigest(claims, digest) };
   }
 
   /**
@@ -167,8 +193,8 @@ export class TokenVerifier {
   }
 }
 
-export function signToken(secret: string, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): string {
-  return issueToken(secret, userId, login, ttlSeconds, nowMs).token;
+export function signToken(keys: TokenKeys, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): string {
+  return issueToken(keys, userId, login, ttlSeconds, nowMs).token;
 }
 
 export interface IssuedToken {
@@ -178,10 +204,15 @@ export interface IssuedToken {
   exp: number;
 }
 
-/** A token of D9's claims plus a random `jti`, so that no two tokens are the same text (a revocation names one). */
-export function issueToken(secret: string, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): IssuedToken {
+/**
+ * A token of D9's claims, signed with the JWT secret (so a WordPress site sharing it accepts it
+ * too), and a `jti` that is Souk's mark on them (token-mac.ts): unique, so no two tokens are the
+ * same text, and made with a key only Souk holds. Every token Souk hands out comes from here.
+ */
+export function issueToken(keys: TokenKeys, userId: number, login: string, ttlSeconds: number, nowMs: number = Date.now()): IssuedToken {
   const iat = Math.floor(nowMs / 1000);
   const exp = iat + ttlSeconds;
-  const sign = createSigner({ key: secret, algorithm: 'HS256' });
-  return { token: sign({ sub: String(userId), name: login, iat, exp, jti: randomUUID() }), iat, exp };
+  const claims = { sub: String(userId), name: login, iat, exp };
+  const sign = createSigner({ key: keys.jwtSecret, algorithm: 'HS256' });
+  return { token: sign({ ...claims, jti: newTokenId(claims, keys.tokenMacKey) }), iat, exp };
 }

@@ -1,6 +1,7 @@
 /**
  * Runtime settings kept in the database so every instance and the CLI share them:
- * the API key, the JWT secret (both generated per installation, D9) and the REST switch.
+ * the API key, the JWT secret (both generated per installation, D9), the key of Souk's mark on
+ * its tokens (token-mac.ts; generated per installation, never shared with a site) and the REST switch.
  * A server re-reads them every few seconds, so a CLI change applies without a restart.
  */
 import { randomBytes } from 'node:crypto';
@@ -11,12 +12,14 @@ export const SETTING = {
   apiKey: 'api_key',
   jwtSecret: 'jwt_secret',
   jwtSecretPrevious: 'jwt_secret_previous',
+  tokenMacKey: 'token_mac_key',
   restApi: 'rest_api',
 } as const;
 
 export interface SecretOverrides {
   apiKey: string | undefined;
   jwtSecret: string | undefined;
+  tokenMacKey: string | undefined;
 }
 
 export function newSecret(): string {
@@ -26,9 +29,10 @@ export function newSecret(): string {
 /** Generates whatever is missing; safe when several instances start at once (insert-if-absent). */
 export async function ensureSettings(repo: SettingsRepository): Promise<Record<string, string>> {
   let all = await repo.all();
-  if (all[SETTING.apiKey] && all[SETTING.jwtSecret] && all[SETTING.restApi]) return all;
+  if (all[SETTING.apiKey] && all[SETTING.jwtSecret] && all[SETTING.tokenMacKey] && all[SETTING.restApi]) return all;
   await repo.setIfAbsent(SETTING.apiKey, newSecret());
   await repo.setIfAbsent(SETTING.jwtSecret, newSecret());
+  await repo.setIfAbsent(SETTING.tokenMacKey, newSecret());
   await repo.setIfAbsent(SETTING.restApi, 'true');
   all = await repo.all();
   return all;
@@ -61,6 +65,7 @@ export function toAuthSettings(all: Record<string, string>, overrides: SecretOve
   return {
     apiKey: overrides.apiKey ?? all[SETTING.apiKey] ?? '',
     jwtSecret: overrides.jwtSecret ?? all[SETTING.jwtSecret] ?? '',
+    tokenMacKey: overrides.tokenMacKey ?? all[SETTING.tokenMacKey] ?? '',
     // A secret set in the environment is not rotated by the CLI: the stored previous one is not its.
     jwtPreviousSecret: overrides.jwtSecret === undefined ? parsePreviousSecret(all[SETTING.jwtSecretPrevious]) : undefined,
     restApiEnabled: all[SETTING.restApi] !== 'false',

@@ -35,8 +35,7 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
       store,
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),
-      authSettings: async () =>
-        toAuthSettings(await ensureSettings(store.settings), { apiKey: config.apiKey, jwtSecret: config.jwtSecret }),
+      authSettings: async () => toAuthSettings(await ensureSettings(store.settings), config),
     };
     return await fn(ctx);
   } finally {

@@ -298,9 +298,16 @@ export interface AccountRepository {
   setPasswordHash(userId: number, passwordHash: string): Promise<boolean>;
 }
 
-/** A token signed out before its expiry, by the SHA-256 digest of its text. */
+/**
+ * A token signed out before its expiry, named by its subject (whose user it is) and its digest;
+ * or a mark: every token of the subject issued at or before `issuedAt` (auth/revoked-tokens.ts).
+ */
 export interface Revocation {
+  subject: string;
+  /** The token's (the SHA-256 of its jti), or the mark's (`<=` and its issue time). */
   digest: string;
+  /** The token's `iat`, in seconds; a mark's bound. */
+  issuedAt: number;
   /** When the token would have expired (epoch ms): after that it is refused anyway and forgotten. */
   expiresAt: number;
   /** When it was revoked (epoch ms), by the clock of the instance that revoked it. */
@@ -311,6 +318,10 @@ export interface Revocation {
 export interface RevocationRepository {
   /** Records a revocation; revoking a token twice keeps the first. */
   revoke(revocation: Revocation): Promise<void>;
+  /** The subject's revocations whose token has not expired by `now` (epoch ms). */
+  revocationsOf(subject: string, now: number): Promise<Revocation[]>;
+  /** Forgets the subject's revocations issued at or before `issuedAt` but the one named `keep` (a mark covers them). */
+  forgetCovered(subject: string, issuedAt: number, keep: string): Promise<void>;
   /** The revocations recorded at or after `since` (epoch ms) whose token has not expired by `now`. */
   revokedSince(since: number, now: number): Promise<Revocation[]>;
   /** Forgets the revocations of tokens expired before `now`; how many. */

@@ -12,14 +12,22 @@ export interface PushDevice {
   events: string[];
   /** When the token was last registered (epoch ms): a user over the bound loses the oldest. */
   registeredAt: number;
+  /** The session that registered it: its sign-in token, as revocations name it (the digest of its jti). */
+  session: string;
+  /** When that session's token expires (epoch ms): from then on the device may move to another user. */
+  sessionExpiresAt: number;
 }
 
 export interface PushDeviceRepository {
   /**
-   * Stores the token for the user (taking it from whoever had it: a token belongs to one user at
-   * a time) and keeps the user's `maxPerUser` most recently registered tokens, dropping the rest.
+   * Stores the token for the user and keeps the user's `maxPerUser` most recently registered
+   * tokens, dropping the rest. A token belongs to one user at a time: one another user holds moves
+   * only once the session that registered it has ended (expired by `registeredAt`; a sign-out
+   * unbinds it, see `unbind`), else nothing changes and the answer is false.
    */
-  register(device: PushDevice, maxPerUser: number): Promise<void>;
+  register(device: PushDevice, maxPerUser: number): Promise<boolean>;
+  /** Drops the user's tokens registered with this session (it signed out); how many. */
+  unbind(userId: number, session: string): Promise<number>;
   /** The user's tokens, most recently registered first. */
   tokensOf(userId: number): Promise<string[]>;
   /** Drops the user's tokens among `tokens` (Expo answered DeviceNotRegistered); a token moved to another user stays. */
@@ -70,12 +78,13 @@ export const isExpoPushToken = (token: string): boolean => EXPO_TOKEN.test(token
 export const PUSH_EVENTS_MAX = 20;
 export const PUSH_EVENT_MAX_LENGTH = 64;
 
-export type RegisterDeviceError = 'push_token' | 'events';
+/** `taken`: another user's session that registered the token is still live. */
+export type RegisterDeviceError = 'push_token' | 'events' | 'taken';
 
 /** Stores the caller's device token, after checking it and the events list. */
 export async function registerPushDevice(
   devices: PushDeviceRepository,
-  userId: number,
+  caller: { userId: number; session: string; sessionExpiresAt: number },
   input: { token: string; events: string[] },
   limits: { devicesPerUser: number },
   now: number,
@@ -83,7 +92,7 @@ export async function registerPushDevice(
   if (!isExpoPushToken(input.token)) return { ok: false, error: 'push_token' };
   const events = [...new Set(input.events.map((e) => e.trim()).filter((e) => e !== ''))];
   if (events.length > PUSH_EVENTS_MAX || events.some((e) => e.length > PUSH_EVENT_MAX_LENGTH)) return { ok: false, error: 'events' };
-  const device: PushDevice = { token: input.token, userId, events, registeredAt: now };
-  await devices.register(device, limits.devicesPerUser);
+  const device: PushDevice = { token: input.token, events, registeredAt: now, ...caller };
+  if (!(await devices.register(device, limits.devicesPerUser))) return { ok: false, error: 'taken' };
   return { ok: true, device };
 }

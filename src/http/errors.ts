@@ -78,6 +78,8 @@ export const MESSAGES = {
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
+  pushTokenTaken:
+    'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
 } as const;
 
 // Texts of the deployed PHP service where the interface gives only their meaning.
@@ -150,6 +152,9 @@ export const textTooLongMessage = (textMaxLength: number) => `text must be at mo
 
 export const payloadTooLarge = (bodyLimit: number) =>
   shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`);
+
+/** push-notification/register: the token is another user's, registered by a session still live. */
+export const pushTokenTaken = () => shapeB(409, 'PUSH_TOKEN_TAKEN', MESSAGES.pushTokenTaken);
 
 export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 

@@ -150,7 +150,7 @@ describe('an unusable jwt_secret (fail closed)', () => {
       const secret = 'a-new-secret-0123456789abcdef';
       await t.souk.store.settings.set(SETTING.jwtSecret, secret);
       await t.souk.settings.refresh();
-      const fresh = signToken(secret, USERS.amina, 'amina', 600);
+      const fresh = signToken({ ...t.tokenKeys, jwtSecret: secret }, USERS.amina, 'amina', 600);
       const ok = await t.post(PATHS.toggle, { listing_id: LISTINGS.bike }, { authorization: `Bearer ${fresh}`, 'x-api-key': t.apiKey });
       assert.equal(ok.statusCode, 200, ok.body);
       assert.equal(

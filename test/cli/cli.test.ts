@@ -12,6 +12,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { verifyPassword } from '../../src/auth/passwords.js';
+import { issuedBySouk } from '../../src/auth/token-mac.js';
 import { openSqlite } from '../../src/store/sqlite/driver.js';
 import { COMMANDS, commandGroups } from '../../src/cli/main.js';
 import { freePort, SOUK_READY, startProcess } from '../../tools/processes.js';
@@ -267,7 +268,7 @@ describe('souk users set-password', PARALLEL, () => {
 });
 
 describe('souk token', PARALLEL, () => {
-  it('prints only a JWT for the user, signed with the stored secret, valid for a day', async (t) => {
+  it("prints only a JWT for the user, signed with the stored secret and marked as Souk's, valid for a day", async (t) => {
     const { db } = fixture(t);
     const run = await souk(db, ['token', '1']);
     assert.equal(run.code, 0);
@@ -277,9 +278,12 @@ describe('souk token', PARALLEL, () => {
     assert.match(token, JWT);
     const secret = (await ok(db, ['settings', 'get', 'jwt_secret'])).trimEnd();
     const claims = verified(token, secret);
-    // D9's claims, and a random jti so that no two tokens are the same text (a sign-out revokes one).
+    // D9's claims, and a jti: a random nonce and Souk's mark on the claims (servers refuse a token without it).
     assert.deepEqual(Object.keys(claims).sort(), ['exp', 'iat', 'jti', 'name', 'sub']);
-    assert.match(String(claims.jti), /^[0-9a-f-]{36}$/);
+    assert.match(String(claims.jti), /^[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$/);
+    const macKey = (await ok(db, ['settings', 'get', 'token_mac_key'])).trimEnd();
+    assert.ok(issuedBySouk(claims, macKey));
+    assert.ok(!issuedBySouk({ ...claims, sub: '2' }, macKey));
     assert.equal(claims.sub, '1');
     assert.equal(claims.name, 'amina');
     assert.equal((claims.exp as number) - (claims.iat as number), 86_400);
@@ -335,7 +339,7 @@ describe('souk settings and api-key', PARALLEL, () => {
     assert.match(apiKey, KEY);
     assert.match(secret, KEY);
     assert.notEqual(apiKey, secret);
-    assert.equal(list.stdout, 'api_key=****\njwt_secret=****\nrest_api=true\n');
+    assert.equal(list.stdout, 'api_key=****\njwt_secret=****\nrest_api=true\ntoken_mac_key=****\n');
     // Not even their first characters, on either stream.
     for (const value of [apiKey, secret]) assert.ok(!`${list.stdout}${list.stderr}`.includes(value.slice(0, 4)), list.stderr);
     const other = scratch(t);
@@ -359,7 +363,7 @@ describe('souk settings and api-key', PARALLEL, () => {
       ['settings', 'set', 'api_key', 'mine'],
       'souk: settings set: only rest_api is set this way, got "api_key"; see souk settings set --help\n',
     );
-    await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api\n');
+    await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api, token_mac_key\n');
     assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
     assert.equal(await ok(db, ['settings', 'get', 'api_key']), apiKey);
   });

@@ -81,10 +81,51 @@ describe('push-notification/register', () => {
     assert.equal(anonymous.json().error, 'MISSING_AUTHORIZATION_HEADER');
   });
 
-  it('moves a token registered by another user, and keeps a user to PUSH_DEVICES_PER_USER', async () => {
+  it("refuses a token another user's live session registered (409); it moves once that session signed out or expired", async () => {
+    const { t } = await pushSouk();
+    const devices = t.souk.store.pushDevices!;
+    const session = t.token(USERS.amina);
+    const asAmina = { authorization: `Bearer ${session}`, 'x-api-key': t.apiKey };
+    assert.equal((await t.post(REGISTER, { push_token: token('phone') }, asAmina)).statusCode, 200);
+    for (const path of [REGISTER, ADD_DEVICE]) {
+      const taken = await register(t, USERS.youssef, { push_token: token('phone') }, path);
+      assert.equal(taken.statusCode, 409, taken.body);
+      assert.deepEqual(taken.json(), {
+        status: 'error',
+        error: 'PUSH_TOKEN_TAKEN',
+        code: '409',
+        error_message:
+          'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
+      });
+    }
+    assert.deepEqual(await devices.tokensOf(USERS.amina), [token('phone')]);
+    assert.deepEqual(await devices.tokensOf(USERS.youssef), []);
+    // Her other sessions may register it again; it stays hers.
+    assert.equal((await register(t, USERS.amina, { push_token: token('phone') })).statusCode, 200);
+    assert.equal((await register(t, USERS.youssef, { push_token: token('phone') })).statusCode, 409);
+
+    // Signing out unbinds the devices that session registered, and only those.
+    assert.equal((await t.post(REGISTER, { push_token: token('tablet') }, asAmina)).statusCode, 200);
+    assert.equal((await t.post(`${API}/logout`, {}, asAmina)).statusCode, 200);
+    assert.deepEqual(await devices.tokensOf(USERS.amina), [token('phone')]);
+    assert.equal((await register(t, USERS.youssef, { push_token: token('tablet') })).statusCode, 200);
+    assert.deepEqual(await devices.tokensOf(USERS.youssef), [token('tablet')]);
+
+    // A session that expired no longer holds its device.
+    const brief = { authorization: `Bearer ${t.token(USERS.amina, { ttl: 1 })}`, 'x-api-key': t.apiKey };
+    assert.equal((await t.post(REGISTER, { push_token: token('old-phone') }, brief)).statusCode, 200);
+    assert.equal((await register(t, USERS.youssef, { push_token: token('old-phone') })).statusCode, 409);
+    await sleep(2100);
+    assert.equal((await register(t, USERS.youssef, { push_token: token('old-phone') })).statusCode, 200);
+    assert.deepEqual(await devices.tokensOf(USERS.amina), [token('phone')]);
+  });
+
+  it('moves a token whose registering session signed out, and keeps a user to PUSH_DEVICES_PER_USER', async () => {
     const { t } = await pushSouk({ PUSH_DEVICES_PER_USER: '2' });
     const devices = t.souk.store.pushDevices!;
-    await register(t, USERS.amina, { push_token: token('shared') });
+    const asAmina = t.auth(USERS.amina);
+    await t.post(REGISTER, { push_token: token('shared') }, asAmina);
+    await t.post(`${API}/logout`, {}, asAmina);
     await register(t, USERS.youssef, { push_token: token('shared') });
     assert.deepEqual(await devices.tokensOf(USERS.amina), []);
     assert.deepEqual(await devices.tokensOf(USERS.youssef), [token('shared')]);

@@ -31,7 +31,11 @@ const CONCURRENCY = 24;
 const USERS = 16;
 const LISTINGS = Array.from({ length: 60 }, (_, i) => 201 + i);
 const ownerOf = (listing: number) => ((listing - 201) % 4) + 1;
-const SECRETS = { API_KEY: 'crash-test-api-key-0123456789', JWT_SECRET: 'crash-test-jwt-secret-0123456789' };
+const SECRETS = {
+  API_KEY: 'crash-test-api-key-0123456789',
+  JWT_SECRET: 'crash-test-jwt-secret-0123456789',
+  TOKEN_MAC_KEY: 'crash-test-mac-key-0123456789',
+};
 
 function dataset(): ImportDocument {
   return {
@@ -111,7 +115,10 @@ async function drive(base: string, round: number, killed: () => boolean, onAnswe
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const headersFor = new Map<number, Record<string, string>>();
   for (let u = 1; u <= USERS; u++) {
-    headersFor.set(u, { 'x-api-key': SECRETS.API_KEY, authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, u, `user${u}`, 3600)}` });
+    headersFor.set(u, {
+      'x-api-key': SECRETS.API_KEY,
+      authorization: `Bearer ${signToken({ jwtSecret: SECRETS.JWT_SECRET, tokenMacKey: SECRETS.TOKEN_MAC_KEY }, u, `user${u}`, 3600)}`,
+    });
   }
   const sent: Sent[] = [];
   let seq = 0;
@@ -343,7 +350,10 @@ describe('crash safety', () => {
     const server = await startServerProcess(env);
     const user = 5;
     const listing = LISTINGS[0]!;
-    const headers = { 'x-api-key': SECRETS.API_KEY, authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, 'user5', 600)}` };
+    const headers = {
+      'x-api-key': SECRETS.API_KEY,
+      authorization: `Bearer ${signToken({ jwtSecret: SECRETS.JWT_SECRET, tokenMacKey: SECRETS.TOKEN_MAC_KEY }, user, 'user5', 600)}`,
+    };
     const agent = new Agent({ keepAlive: false });
     const reply = await post(agent, server.base, PATHS.toggle, headers, { listing_id: listing });
     assert.equal(reply.status, 200);

@@ -25,7 +25,11 @@ import { PATHS } from '../helpers/souk.js';
 import { LISTINGS, marketplace, SITE_URL, USERS } from '../helpers/fixtures.js';
 
 const run = promisify(execFile);
-const SECRETS = { API_KEY: 'disk-full-test-api-key-0123456789', JWT_SECRET: 'disk-full-test-jwt-secret-0123456789' };
+const SECRETS = {
+  API_KEY: 'disk-full-test-api-key-0123456789',
+  JWT_SECRET: 'disk-full-test-jwt-secret-0123456789',
+  TOKEN_MAC_KEY: 'disk-full-test-mac-key-0123456789',
+};
 const UNAVAILABLE = {
   status: 'error',
   error: 'SERVICE_UNAVAILABLE',
@@ -106,7 +110,7 @@ describe('disk full', { skip }, () => {
     const base = server.base;
     const headers = (user: number) => ({
       'x-api-key': SECRETS.API_KEY,
-      authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, `u${user}`, 3600)}`,
+      authorization: `Bearer ${signToken({ jwtSecret: SECRETS.JWT_SECRET, tokenMacKey: SECRETS.TOKEN_MAC_KEY }, user, `u${user}`, 3600)}`,
       'content-type': 'application/json',
     });
     const call = async (path: string, user: number, body: unknown) => {

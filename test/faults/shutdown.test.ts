@@ -21,10 +21,14 @@ import { parseResponse, type RawResponse } from '../helpers/raw-http.js';
 import { PATHS } from '../helpers/souk.js';
 import { LISTINGS, marketplace, SITE_URL, USERS } from '../helpers/fixtures.js';
 
-const SECRETS = { API_KEY: 'shutdown-test-api-key-0123456789', JWT_SECRET: 'shutdown-test-jwt-secret-0123456789' };
+const SECRETS = {
+  API_KEY: 'shutdown-test-api-key-0123456789',
+  JWT_SECRET: 'shutdown-test-jwt-secret-0123456789',
+  TOKEN_MAC_KEY: 'shutdown-test-mac-key-0123456789',
+};
 const auth = (user: number) => ({
   'x-api-key': SECRETS.API_KEY,
-  authorization: `Bearer ${signToken(SECRETS.JWT_SECRET, user, `u${user}`, 3600)}`,
+  authorization: `Bearer ${signToken({ jwtSecret: SECRETS.JWT_SECRET, tokenMacKey: SECRETS.TOKEN_MAC_KEY }, user, `u${user}`, 3600)}`,
 });
 
 async function prepared(): Promise<TestDatabase> {

@@ -6,6 +6,7 @@ import { after } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { loadConfig, type Config } from '../../src/config.js';
 import { signToken } from '../../src/auth/jwt.js';
+import type { TokenKeys } from '../../src/auth/token-mac.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { createSouk, type Souk, type SoukOptions } from '../../src/server.js';
@@ -21,6 +22,8 @@ export interface TestSouk {
   database: TestDatabase;
   apiKey: string;
   jwtSecret: string;
+  /** What signs and marks Souk's tokens (the settings in force). */
+  tokenKeys: TokenKeys;
   token(userId: number, opts?: { ttl?: number; login?: string }): string;
   /** Headers of a logged-in call for the user. */
   auth(userId: number): Record<string, string>;
@@ -62,9 +65,11 @@ export async function startTestSouk(
     const imported = await importCatalog(souk.store, parsed.catalog);
     if (!imported.ok) throw new Error(`fixture: ${imported.path}: ${imported.problem}`);
   }
-  const { apiKey, jwtSecret } = souk.settings.current();
+  const { apiKey, jwtSecret, tokenMacKey } = souk.settings.current();
+  const tokenKeys = { jwtSecret, tokenMacKey };
+  // As POST login issues them: signed, and marked as Souk's.
   const token = (userId: number, opts: { ttl?: number; login?: string } = {}) =>
-    signToken(jwtSecret, userId, opts.login ?? `user${userId}`, opts.ttl ?? 3600);
+    signToken(tokenKeys, userId, opts.login ?? `user${userId}`, opts.ttl ?? 3600);
   const auth = (userId: number) => ({ authorization: `Bearer ${token(userId)}`, 'x-api-key': apiKey });
   const post = (url: string, body: unknown, headers: Record<string, string | undefined> = {}) => {
     const payload = typeof body === 'string' ? body : JSON.stringify(body);
@@ -81,6 +86,7 @@ export async function startTestSouk(
     database,
     apiKey,
     jwtSecret,
+    tokenKeys,
     token,
     auth,
     post,

@@ -4,6 +4,8 @@ import { createHmac } from 'node:crypto';
 import { startTestSouk, PATHS, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { sameKey } from '../../src/auth/api-key.js';
+import type { TokenKeys } from '../../src/auth/token-mac.js';
+import { marked } from '../helpers/tokens.js';
 
 // ---- expected bodies (D4, src/http/errors.ts) ----
 type Expected = { status: number; body: unknown };
@@ -36,9 +38,10 @@ const b64url = (value: unknown) => Buffer.from(typeof value === 'string' ? value
 const now = () => Math.floor(Date.now() / 1000);
 const HS256 = { alg: 'HS256', typ: 'JWT' };
 
-function sign(secret: string, header: unknown, payload: unknown, hash: 'sha256' | 'sha512' = 'sha256'): string {
-  const head = `${b64url(header)}.${b64url(payload)}`;
-  return `${head}.${createHmac(hash, secret).update(head).digest('base64url')}`;
+/** Signed with the keys' secret; a payload that is a JSON object is marked as Souk's (helpers/tokens.ts). */
+function sign(keys: TokenKeys, header: unknown, payload: unknown, hash: 'sha256' | 'sha512' = 'sha256'): string {
+  const head = `${b64url(header)}.${b64url(marked(payload, keys.tokenMacKey))}`;
+  return `${head}.${createHmac(hash, keys.jwtSecret).update(head).digest('base64url')}`;
 }
 const claims = (extra: Record<string, unknown> = {}) => ({ sub: '3', name: 'sara', iat: now(), exp: now() + 3600, ...extra });
 
@@ -147,28 +150,29 @@ const CASES: Case[] = [
     expected: SEGMENT_FAULT,
   },
   { label: 'a token with "=" padding', headers: (t) => withToken(t, `${b64url(HS256)}=.${b64url(claims())}.abc`), expected: SEGMENT_FAULT },
-  { label: 'a header that is not JSON', headers: (t) => withToken(t, sign(t.jwtSecret, 'not json', claims())), expected: SEGMENT_FAULT },
-  { label: 'a payload that is not JSON', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, '{"sub":"3"')), expected: SEGMENT_FAULT },
-  { label: 'a payload that is a JSON array', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, [claims()])), expected: SEGMENT_FAULT },
-  { label: 'a header that is a JSON array', headers: (t) => withToken(t, sign(t.jwtSecret, [HS256], claims())), expected: SEGMENT_FAULT },
-  { label: 'a payload that is a JSON string', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, '"3"')), expected: SEGMENT_FAULT },
-  { label: 'a payload that is JSON null', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, 'null')), expected: SEGMENT_FAULT },
+  { label: 'a header that is not JSON', headers: (t) => withToken(t, sign(t.tokenKeys, 'not json', claims())), expected: SEGMENT_FAULT },
+  { label: 'a payload that is not JSON', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, '{"sub":"3"')), expected: SEGMENT_FAULT },
+  { label: 'a payload that is a JSON array', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, [claims()])), expected: SEGMENT_FAULT },
+  { label: 'a header that is a JSON array', headers: (t) => withToken(t, sign(t.tokenKeys, [HS256], claims())), expected: SEGMENT_FAULT },
+  { label: 'a payload that is a JSON string', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, '"3"')), expected: SEGMENT_FAULT },
+  { label: 'a payload that is JSON null', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, 'null')), expected: SEGMENT_FAULT },
 
   // Signature and algorithm.
   {
     label: 'a token signed with another secret',
-    headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims())),
+    headers: (t) => withToken(t, sign({ ...t.tokenKeys, jwtSecret: 'another-secret-another-secret-00' }, HS256, claims())),
     expected: BAD_SIGNATURE,
   },
   {
     label: 'an expired token signed with another secret (the signature is checked first)',
-    headers: (t) => withToken(t, sign('another-secret-another-secret-00', HS256, claims({ exp: now() - 10 }))),
+    headers: (t) =>
+      withToken(t, sign({ ...t.tokenKeys, jwtSecret: 'another-secret-another-secret-00' }, HS256, claims({ exp: now() - 10 }))),
     expected: BAD_SIGNATURE,
   },
   {
     label: 'a tampered payload with the old signature',
     headers: (t) => {
-      const [head, , signature] = sign(t.jwtSecret, HS256, claims()).split('.');
+      const [head, , signature] = sign(t.tokenKeys, HS256, claims()).split('.');
       return withToken(t, `${head}.${b64url(claims({ sub: '1' }))}.${signature}`);
     },
     expected: BAD_SIGNATURE,
@@ -180,7 +184,7 @@ const CASES: Case[] = [
   },
   {
     label: 'alg none with an HMAC signature',
-    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'none', typ: 'JWT' }, claims())),
+    headers: (t) => withToken(t, sign(t.tokenKeys, { alg: 'none', typ: 'JWT' }, claims())),
     expected: BAD_SIGNATURE,
   },
   {
@@ -190,52 +194,52 @@ const CASES: Case[] = [
   },
   {
     label: 'alg HS512',
-    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'HS512', typ: 'JWT' }, claims(), 'sha512')),
+    headers: (t) => withToken(t, sign(t.tokenKeys, { alg: 'HS512', typ: 'JWT' }, claims(), 'sha512')),
     expected: BAD_SIGNATURE,
   },
   {
     label: 'alg "hs256" in lower case',
-    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'hs256', typ: 'JWT' }, claims())),
+    headers: (t) => withToken(t, sign(t.tokenKeys, { alg: 'hs256', typ: 'JWT' }, claims())),
     expected: BAD_SIGNATURE,
   },
   {
     label: 'an RS256 header',
-    headers: (t) => withToken(t, sign(t.jwtSecret, { alg: 'RS256', typ: 'JWT' }, claims())),
+    headers: (t) => withToken(t, sign(t.tokenKeys, { alg: 'RS256', typ: 'JWT' }, claims())),
     expected: BAD_SIGNATURE,
   },
-  { label: 'a header without alg', headers: (t) => withToken(t, sign(t.jwtSecret, { typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
+  { label: 'a header without alg', headers: (t) => withToken(t, sign(t.tokenKeys, { typ: 'JWT' }, claims())), expected: BAD_SIGNATURE },
 
   // Time claims.
   {
     label: 'an expired token',
-    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ iat: now() - 7200, exp: now() - 10 }))),
+    headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ iat: now() - 7200, exp: now() - 10 }))),
     expected: EXPIRED,
   },
   {
     label: 'nbf 2 minutes ahead',
-    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ nbf: now() + 120 }))),
+    headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ nbf: now() + 120 }))),
     expected: NOT_YET_VALID,
   },
-  { label: 'no exp', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, { sub: '3', name: 'sara', iat: now() })), expected: NO_EXPIRY },
+  { label: 'no exp', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, { sub: '3', name: 'sara', iat: now() })), expected: NO_EXPIRY },
 
   // D4 step 4: the token's user.
   {
     label: 'sub of a user that does not exist',
-    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '999' }))),
+    headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ sub: '999' }))),
     expected: NOT_LOGGED_IN,
   },
-  { label: 'a non-numeric sub', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: 'sara' }))), expected: NOT_LOGGED_IN },
+  { label: 'a non-numeric sub', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ sub: 'sara' }))), expected: NOT_LOGGED_IN },
   {
     label: 'a numeric (not string) sub',
-    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: 3 }))),
+    headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ sub: 3 }))),
     expected: NOT_LOGGED_IN,
   },
   {
     label: 'a sub with a leading zero',
-    headers: (t) => withToken(t, sign(t.jwtSecret, HS256, claims({ sub: '03' }))),
+    headers: (t) => withToken(t, sign(t.tokenKeys, HS256, claims({ sub: '03' }))),
     expected: NOT_LOGGED_IN,
   },
-  { label: 'no sub', headers: (t) => withToken(t, sign(t.jwtSecret, HS256, { iat: now(), exp: now() + 60 })), expected: NOT_LOGGED_IN },
+  { label: 'no sub', headers: (t) => withToken(t, sign(t.tokenKeys, HS256, { iat: now(), exp: now() + 60 })), expected: NOT_LOGGED_IN },
   { label: 'a disabled user', headers: (t) => withToken(t, t.token(USERS.disabled)), expected: NOT_LOGGED_IN },
 ];
 
@@ -274,7 +278,7 @@ describe('authentication (interface Errors, D4)', () => {
 
     it(`${op}: accepts a hand-signed HS256 token with nbf 30 s ahead (60 s leeway)`, async () => {
       const t = await startTestSouk();
-      const res = await call(t, op, withToken(t, sign(t.jwtSecret, HS256, claims({ nbf: now() + 30 }))));
+      const res = await call(t, op, withToken(t, sign(t.tokenKeys, HS256, claims({ nbf: now() + 30 }))));
       assert.equal(res.statusCode, 200, res.body);
     });
   }
@@ -329,7 +333,7 @@ describe('authentication (interface Errors, D4)', () => {
     const oldToken = { ...oldHeaders, 'x-api-key': 'rotated-api-key-0123456789abcdef' };
     await assertAnswer(t, 'start', oldToken, BAD_SIGNATURE);
     await assertUntouched(t);
-    const fresh = withToken(t, sign('rotated-jwt-secret-0123456789abcdef', HS256, claims()));
+    const fresh = withToken(t, sign({ ...t.tokenKeys, jwtSecret: 'rotated-jwt-secret-0123456789abcdef' }, HS256, claims()));
     const res = await call(t, 'toggle', { ...fresh, 'x-api-key': 'rotated-api-key-0123456789abcdef' });
     assert.deepEqual(res.json(), [101]);
   });

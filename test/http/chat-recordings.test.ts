@@ -405,7 +405,7 @@ function tokenOf(rec: Recorded, t: TestSouk, step: RecordedStep): string | undef
   const claims = JSON.parse(Buffer.from(authorization.split('.')[1]!, 'base64url').toString()) as { name: string; exp: number };
   const userId = rec.logins.get(claims.name) ?? 99;
   // The probes' tokens of 1970 (iat 1, exp 2): signed with our secret and the recorded times.
-  if (claims.exp < 1_000_000) return signToken(t.jwtSecret, userId, claims.name, claims.exp - 1, 1000);
+  if (claims.exp < 1_000_000) return signToken(t.tokenKeys, userId, claims.name, claims.exp - 1, 1000);
   return t.token(userId);
 }
 

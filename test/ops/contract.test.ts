@@ -84,8 +84,8 @@ describe('replies match the OpenAPI document', () => {
         { 'x-api-key': 'not-the-key' },
         { authorization: 'Basic dXNlcjpwYXNz' },
         bearer('not-a-jwt'),
-        bearer(signToken(otherSecret, USERS.amina, 'amina', 3600)),
-        bearer(signToken(t.jwtSecret, USERS.amina, 'amina', -120)),
+        bearer(signToken({ ...t.tokenKeys, jwtSecret: otherSecret }, USERS.amina, 'amina', 3600)),
+        bearer(signToken(t.tokenKeys, USERS.amina, 'amina', -120)),
       ];
       if (path === PATHS.start) cases.push({ authorization: undefined });
       for (const over of cases) assertDocumented(path, await t.post(path, body, headers(USERS.amina, over)), 401);

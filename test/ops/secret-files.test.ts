@@ -18,6 +18,7 @@ import { PATHS, startTestSouk } from '../helpers/souk.js';
 const ROOT = new URL('../../', import.meta.url);
 const API_KEY = 'file-api-key-0123456789abcdef';
 const JWT_SECRET = 'file-jwt-secret-0123456789abcdef';
+const TOKEN_MAC_KEY = 'file-token-mac-key-0123456789abcdef';
 const METRICS_TOKEN = 'file-metrics-token-0123456789';
 
 /** Writes each content to a file of its own in a scratch folder and returns their paths. */
@@ -45,15 +46,20 @@ function soukConfig(env: Record<string, string>) {
 
 describe('secrets from files', () => {
   it('a server started with API_KEY_FILE, JWT_SECRET_FILE and METRICS_TOKEN_FILE uses their content less the trailing newline', async (t) => {
-    const paths = files(t, { key: `${API_KEY}\n`, jwt: `${JWT_SECRET}\r\n`, metrics: `${METRICS_TOKEN}\n` });
-    const souk = await startTestSouk({ API_KEY_FILE: paths.key!, JWT_SECRET_FILE: paths.jwt!, METRICS_TOKEN_FILE: paths.metrics! });
+    const paths = files(t, { key: `${API_KEY}\n`, jwt: `${JWT_SECRET}\r\n`, mac: `${TOKEN_MAC_KEY}\n`, metrics: `${METRICS_TOKEN}\n` });
+    const souk = await startTestSouk({
+      API_KEY_FILE: paths.key!,
+      JWT_SECRET_FILE: paths.jwt!,
+      TOKEN_MAC_KEY_FILE: paths.mac!,
+      METRICS_TOKEN_FILE: paths.metrics!,
+    });
     const base = await souk.listen();
     const toggle = (apiKey: string) =>
       fetch(`${base}${PATHS.toggle}`, {
         method: 'POST',
         headers: {
           'x-api-key': apiKey,
-          authorization: `Bearer ${signToken(JWT_SECRET, USERS.amina, 'amina', 600)}`,
+          authorization: `Bearer ${signToken({ jwtSecret: JWT_SECRET, tokenMacKey: TOKEN_MAC_KEY }, USERS.amina, 'amina', 600)}`,
           'content-type': 'application/json',
         },
         body: JSON.stringify({ listing_id: LISTINGS.bike }),

@@ -40,8 +40,9 @@ export async function demo(ctx: CliContext): Promise<void> {
   const passwords = { buyer: demoPassword(), seller: demoPassword() };
   const hashes = { buyer: await hashPassword(passwords.buyer), seller: await hashPassword(passwords.seller) };
   await importDocument(ctx, demoDocument(ctx.config.siteUrl, hashes));
-  const { apiKey, jwtSecret } = await ctx.authSettings();
-  const sellerToken = signToken(jwtSecret, DEMO_SELLER.id, DEMO_SELLER.login, 86_400);
+  const settings = await ctx.authSettings();
+  const { apiKey } = settings;
+  const sellerToken = signToken(settings, DEMO_SELLER.id, DEMO_SELLER.login, 86_400);
   const host = ctx.config.host.includes(':') ? `[${ctx.config.host}]` : ctx.config.host;
   const base = `http://${host}:${ctx.config.port}${apiBase(ctx.config)}`;
 

@@ -24,6 +24,7 @@ export async function listSettings(ctx: CliContext): Promise<void> {
   if (ctx.config.apiKey)
     ctx.err('note: API_KEY (or API_KEY_FILE) is set in the environment and overrides api_key in servers started with it');
   if (ctx.config.jwtSecret) ctx.err('note: JWT_SECRET (or JWT_SECRET_FILE) is set in the environment and overrides jwt_secret');
+  if (ctx.config.tokenMacKey) ctx.err('note: TOKEN_MAC_KEY (or TOKEN_MAC_KEY_FILE) is set in the environment and overrides token_mac_key');
 }
 
 export async function getSetting(ctx: CliContext, key: string): Promise<void> {

@@ -24,8 +24,7 @@ export async function token(ctx: CliContext, userIdArg: string, ttlArg: string |
   const user = await ctx.store.repos.users.findById(userId);
   if (!user) throw new CliError(`no user with id ${userId}`);
   if (user.disabled) throw new CliError(`user ${userId} is disabled; a token for it would be refused`);
-  const { jwtSecret } = await ctx.authSettings();
-  ctx.out(signToken(jwtSecret, user.id, user.login, ttl));
+  ctx.out(signToken(await ctx.authSettings(), user.id, user.login, ttl));
 }
 
 export const tokenCommand: Command = {

@@ -35,12 +35,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     }
     await rateLimits.signInSucceeded(username);
     const { user } = result;
-    return signInReply(user, issueToken(deps.auth.settings().jwtSecret, user.id, user.login, deps.accounts.tokenTtlS));
+    return signInReply(user, issueToken(deps.auth.settings(), user.id, user.login, deps.accounts.tokenTtlS));
   });
 
   app.post('/logout', { schema: signOutSchema(limits), onRequest: requireCaller('memberRoute', deps.auth) }, async (request) => {
     const token = request.callerToken!;
-    await deps.accounts.revoked.revoke(token.digest, token.expiresAt);
+    await deps.accounts.revoked.revoke(token);
+    // The devices this session registered get no more of the user's pushes, and may be registered by another.
+    await deps.push?.devices.unbind(token.userId, token.digest);
     return { user: userObject(request.caller!) };
   });
 

@@ -19,6 +19,7 @@ import {
   noRoute,
   otherParticipantLeft,
   payloadTooLarge,
+  pushTokenTaken,
   requiredIdMessage,
   serviceUnavailable,
   signInsBusy,
@@ -247,6 +248,7 @@ export function registerDeviceErrors(limits: { bodyLimit: number }) {
       badRequest(MESSAGES.pushEvents),
       ...BODY_ERRORS,
     ]),
+    409: errorResponse('The token is held by another user whose session that registered it has not ended (shape B).', [pushTokenTaken()]),
     ...memberRouteErrors(limits),
   };
 }

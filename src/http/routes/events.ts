@@ -14,6 +14,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestAsyncHookHandler } from 'fastify';
+import type { VerifiedToken } from '../../auth/authenticate.js';
 import type { StreamSink } from '../../domain/events.js';
 import { requireCaller } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';
@@ -65,6 +66,19 @@ function letGoOfRequest(raw: ServerResponse): void {
 
 const single = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
 
+/** A ticket names its token as revocations do: its issue time and digest, in one column. */
+const ticketTokenName = (token: VerifiedToken) => `${token.issuedAt}.${token.digest}`;
+
+function ticketToken(taken: { userId: number; tokenDigest: string; tokenExpiresAt: number }): VerifiedToken {
+  const dot = taken.tokenDigest.indexOf('.');
+  return {
+    userId: taken.userId,
+    issuedAt: Number(taken.tokenDigest.slice(0, dot)),
+    digest: taken.tokenDigest.slice(dot + 1),
+    expiresAt: taken.tokenExpiresAt,
+  };
+}
+
 export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const events = deps.events;
   const member = requireCaller('memberRoute', deps.auth);
@@ -79,21 +93,22 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
     if (!deps.auth.settings().restApiEnabled) throw authError('rest_api_disabled');
     const now = Date.now();
     const taken = TICKET.test(ticket) && events ? await events.tickets.take(digestOf(ticket), now) : undefined;
-    if (!taken || taken.tokenExpiresAt <= now || deps.accounts.revoked.has(taken.tokenDigest)) {
+    const token = taken && ticketToken(taken);
+    if (!token || token.expiresAt <= now || deps.accounts.revoked.has(token)) {
       await rateLimits.authFailed(request.ip);
       throw invalidTicket();
     }
-    const user = await deps.findUser(taken.userId);
+    const user = await deps.findUser(token.userId);
     if (!user || user.disabled) throw authError('not_logged_in');
     await rateLimits.checkUser(user.id);
     request.caller = user;
-    request.callerToken = { digest: taken.tokenDigest, expiresAt: taken.tokenExpiresAt };
+    request.callerToken = token;
   };
 
   app.get('/my/events', { schema: eventStreamSchema(limits), onRequest: memberOrTicket }, async (request, reply) => {
     // A store without an event log has no stream to offer.
     if (!events) throw noRoute();
-    const { digest, expiresAt } = request.callerToken!;
+    const token = request.callerToken!;
     const lastEventId = single(request.headers['last-event-id']) ?? single((request.query as Record<string, unknown>).last_event_id);
     reply.hijack();
     const raw = reply.raw;
@@ -111,7 +126,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
       userId: request.caller!.id,
       lastEventId,
       sink: responseSink(raw),
-      stillValid: () => expiresAt > Date.now() && !deps.accounts.revoked.has(digest),
+      stillValid: () => token.expiresAt > Date.now() && !deps.accounts.revoked.has(token),
     });
   });
 
@@ -124,7 +139,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
     await events.tickets.issue({
       digest: digestOf(ticket),
       userId: request.caller!.id,
-      tokenDigest: token.digest,
+      tokenDigest: ticketTokenName(token),
       tokenExpiresAt: token.expiresAt,
       expiresAt,
     });

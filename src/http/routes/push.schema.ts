@@ -6,7 +6,9 @@ import { registerDeviceErrors } from './errors.schema.js';
 const DESCRIPTION =
   "Stores the device's Expo push token for the caller: a new message to the caller is then pushed to it through " +
   'Expo, unless the caller has that conversation in view (an open event stream, or `GET my/chat/conversation` for it ' +
-  'within 15 s). A token belongs to one user at a time: registering it for another user moves it. A user keeps their ' +
+  'within 15 s). A token belongs to one user at a time, bound to the session (sign-in token) that registered it: it ' +
+  'moves to another user only once that session has ended (`POST logout` unbinds its devices; or its token expired), ' +
+  'else 409 `PUSH_TOKEN_TAKEN`. A user keeps their ' +
   '`PUSH_DEVICES_PER_USER` most recently registered tokens; one more drops the oldest. Registering a token again ' +
   'changes nothing but its `events` and its time. The parameters may come in the query string or the body (form ' +
   'bodies: `events[]=a&events[]=b`, or one comma-separated `events`). Not offered with `PUSH_NOTIFICATIONS=false` (404).';

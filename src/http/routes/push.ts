@@ -6,9 +6,9 @@
  * The plugin's reply is not recorded; Souk answers what it stored: `{"push_token", "events"}`.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { registerPushDevice } from '../../domain/push.js';
+import { registerPushDevice, type RegisterDeviceError } from '../../domain/push.js';
 import { requestParameters } from '../body.js';
-import { badRequest, MESSAGES, noRoute } from '../errors.js';
+import { badRequest, MESSAGES, noRoute, pushTokenTaken, type ApiError } from '../errors.js';
 import { requireCaller } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';
 import { registerDeviceSchema } from './push.schema.js';
@@ -24,6 +24,11 @@ function eventList(params: Record<string, unknown>): string[] | undefined {
   if (typeof value === 'string') return value.split(/[\s,]+/);
   if (Array.isArray(value) && value.every((e) => typeof e === 'string')) return value;
   return undefined;
+}
+
+function registrationError(error: RegisterDeviceError): ApiError {
+  if (error === 'taken') return pushTokenTaken();
+  return badRequest(error === 'push_token' ? MESSAGES.pushToken : MESSAGES.pushEvents);
 }
 
 export const pushRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
@@ -45,8 +50,10 @@ export const pushRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps
         if (typeof token !== 'string') throw badRequest(MESSAGES.pushToken);
         const events = eventList(params);
         if (events === undefined) throw badRequest(MESSAGES.pushEvents);
-        const result = await registerPushDevice(push.devices, request.caller!.id, { token: token.trim(), events }, push, Date.now());
-        if (!result.ok) throw badRequest(result.error === 'push_token' ? MESSAGES.pushToken : MESSAGES.pushEvents);
+        const session = request.callerToken!;
+        const caller = { userId: request.caller!.id, session: session.digest, sessionExpiresAt: session.expiresAt };
+        const result = await registerPushDevice(push.devices, caller, { token: token.trim(), events }, push, Date.now());
+        if (!result.ok) throw registrationError(result.error);
         return { push_token: result.device.token, events: result.device.events };
       },
     );

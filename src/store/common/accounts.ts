@@ -1,9 +1,9 @@
 /** Sign-in's reads and writes: users by login or e-mail with their password, and revoked tokens. */
-import { sql, type Kysely } from 'kysely';
-import type { AccountRepository, RevocationRepository } from '../../domain/ports.js';
+import { sql, type Kysely, type Selectable } from 'kysely';
+import type { AccountRepository, Revocation, RevocationRepository } from '../../domain/ports.js';
 import { setPasswordHash } from './catalog.js';
 import { toUser } from './rows.js';
-import { USER_COLUMNS, type Database } from './schema.js';
+import { USER_COLUMNS, type Database, type RevokedTokensTable } from './schema.js';
 
 export function accountRepository(db: Kysely<Database>): AccountRepository {
   // Lower-cased on both sides, as the users_login_lower and users_email_lower indexes are (migration 008).
@@ -33,23 +33,39 @@ export function accountRepository(db: Kysely<Database>): AccountRepository {
   };
 }
 
+const toRevocation = (r: Selectable<RevokedTokensTable>): Revocation => ({
+  subject: r.subject,
+  digest: r.digest,
+  issuedAt: Number(r.issued_at),
+  expiresAt: Number(r.expires_at),
+  revokedAt: Number(r.revoked_at),
+});
+
 export function revocationRepository(db: Kysely<Database>): RevocationRepository {
+  const revocations = db.selectFrom('revoked_tokens').selectAll();
   return {
-    async revoke({ digest, expiresAt, revokedAt }) {
+    async revoke({ subject, digest, issuedAt, expiresAt, revokedAt }) {
       await db
         .insertInto('revoked_tokens')
-        .values({ digest, expires_at: expiresAt, revoked_at: revokedAt })
-        .onConflict((oc) => oc.column('digest').doNothing())
+        .values({ subject, digest, issued_at: issuedAt, expires_at: expiresAt, revoked_at: revokedAt })
+        .onConflict((oc) => oc.columns(['subject', 'digest']).doNothing())
+        .execute();
+    },
+    async revocationsOf(subject, now) {
+      const rows = await revocations.where('subject', '=', subject).where('expires_at', '>', now).execute();
+      return rows.map(toRevocation);
+    },
+    async forgetCovered(subject, issuedAt, keep) {
+      await db
+        .deleteFrom('revoked_tokens')
+        .where('subject', '=', subject)
+        .where('issued_at', '<=', issuedAt)
+        .where('digest', '<>', keep)
         .execute();
     },
     async revokedSince(since, now) {
-      const rows = await db
-        .selectFrom('revoked_tokens')
-        .select(['digest', 'expires_at', 'revoked_at'])
-        .where('revoked_at', '>=', since)
-        .where('expires_at', '>', now)
-        .execute();
-      return rows.map((r) => ({ digest: r.digest, expiresAt: r.expires_at, revokedAt: r.revoked_at }));
+      const rows = await revocations.where('revoked_at', '>=', since).where('expires_at', '>', now).execute();
+      return rows.map(toRevocation);
     },
     async forgetExpired(now) {
       const result = await db.deleteFrom('revoked_tokens').where('expires_at', '<=', now).executeTakeFirst();

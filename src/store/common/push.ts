@@ -46,23 +46,28 @@ export async function queuePush(run: QueryRunner, userId: number, messageId: num
 export function pushDeviceRepository(db: Kysely<Database>): PushDeviceRepository {
   return {
     async register(device, maxPerUser) {
-      await db.transaction().execute(async (trx) => {
-        await trx
+      return db.transaction().execute(async (trx) => {
+        const row = {
+          user_id: device.userId,
+          events: JSON.stringify(device.events),
+          registered_at: device.registeredAt,
+          session: device.session,
+          session_expires_at: device.sessionExpiresAt,
+        };
+        // One statement decides: the holder's own token, or one whose registering session has expired.
+        const stored = await trx
           .insertInto('push_devices')
-          .values({
-            token: device.token,
-            user_id: device.userId,
-            events: JSON.stringify(device.events),
-            registered_at: device.registeredAt,
-          })
+          .values({ token: device.token, ...row })
           .onConflict((oc) =>
-            oc.column('token').doUpdateSet({
-              user_id: device.userId,
-              events: JSON.stringify(device.events),
-              registered_at: device.registeredAt,
-            }),
+            oc
+              .column('token')
+              .doUpdateSet(row)
+              .where((eb) =>
+                eb.or([eb('push_devices.user_id', '=', device.userId), eb('push_devices.session_expires_at', '<=', device.registeredAt)]),
+              ),
           )
-          .execute();
+          .executeTakeFirst();
+        if (Number(stored.numInsertedOrUpdatedRows ?? 0) === 0) return false;
         // The user's most recent `maxPerUser` stay; older ones go (a user who changed phones many times).
         const keep = trx
           .selectFrom('push_devices')
@@ -76,7 +81,12 @@ export function pushDeviceRepository(db: Kysely<Database>): PushDeviceRepository
           .where('user_id', '=', device.userId)
           .where('token', 'not in', (eb) => eb.selectFrom(keep.as('kept')).select('kept.token'))
           .execute();
+        return true;
       });
+    },
+    async unbind(userId, session) {
+      const result = await db.deleteFrom('push_devices').where('user_id', '=', userId).where('session', '=', session).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async tokensOf(userId) {
       const rows = await db

@@ -39,9 +39,14 @@ export interface UserCredentialsTable {
   password_hash: string;
 }
 
-/** A token signed out before it expired, by the SHA-256 digest of its text; kept until it expires. */
+/**
+ * A token signed out before it expired, by its subject and the SHA-256 digest of its jti (or a
+ * mark, digest `<=iat`: the subject's tokens issued up to then); kept until it expires.
+ */
 export interface RevokedTokensTable {
+  subject: string;
   digest: string;
+  issued_at: number;
   expires_at: number;
   revoked_at: number;
 }
@@ -180,6 +185,9 @@ export interface PushDevicesTable {
   /** JSON text of the plugin's `events` list. */
   events: string;
   registered_at: number;
+  /** The registering session (PushDevice.session) and when its token expires (migration 016). */
+  session: string;
+  session_expires_at: number;
 }
 
 /** A push to send: one new message for one recipient (migration 013). */

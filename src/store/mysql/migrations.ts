@@ -41,7 +41,43 @@ function mysqlMigrations(t: Tables): Migrations {
       }
     },
   };
-  return { '001-souk-tables': initial, ...eventMigrations(t) };
+  // As the common 015-revocations-by-subject does (auth/revoked-tokens.ts): the old rows name only
+  // tokens without Souk's mark, refused anyway.
+  const bySubject: Migration = {
+    async up(db) {
+      await sql`drop table if exists ${T(t.soukRevokedTokens)}`.execute(db);
+      await sql`create table ${T(t.soukRevokedTokens)} (
+        subject varchar(191) not null,
+        digest varchar(64) not null,
+        issued_at bigint not null,
+        expires_at bigint not null,
+        revoked_at bigint not null,
+        primary key (subject, digest),
+        key ${sql.id(`${t.soukRevokedTokens}_revoked_at`)} (revoked_at),
+        key ${sql.id(`${t.soukRevokedTokens}_expires_at`)} (expires_at)
+      ) ${TABLE_OPTIONS}`.execute(db);
+    },
+    async down(db) {
+      await sql`drop table if exists ${T(t.soukRevokedTokens)}`.execute(db);
+    },
+  };
+  // As the common 016-push-device-sessions.
+  const pushSessions: Migration = {
+    async up(db) {
+      await sql`alter table ${T(t.soukPushDevices)}
+        add column session varchar(64) not null default '',
+        add column session_expires_at bigint not null default 0`.execute(db);
+    },
+    async down(db) {
+      await sql`alter table ${T(t.soukPushDevices)} drop column session_expires_at, drop column session`.execute(db);
+    },
+  };
+  return {
+    '001-souk-tables': initial,
+    ...eventMigrations(t),
+    '005-souk-revocations-by-subject': bySubject,
+    '006-souk-push-device-sessions': pushSessions,
+  };
 }
 
 function migrator(db: Db, t: Tables): Migrator {

@@ -37,16 +37,28 @@ export function mysqlPushDevices(db: Db, ctx: MysqlContext): PushDeviceRepositor
   return {
     async register(device, maxPerUser) {
       const events = JSON.stringify(device.events);
-      await db.transaction().execute(async (trx) => {
-        // A token belongs to one user at a time: registering it again moves it.
-        await sql`insert into ${table} (token, user_id, events, registered_at)
-          values (${device.token}, ${device.userId}, ${events}, ${device.registeredAt})
-          on duplicate key update user_id = ${device.userId}, events = ${events}, registered_at = ${device.registeredAt}`.execute(trx);
+      return db.transaction().execute(async (trx) => {
+        // A token another user holds moves only once the session that registered it has expired.
+        const [held] = await rows(
+          trx,
+          sql<{ user_id: number | string; session_expires_at: number | string }>`select user_id, session_expires_at from ${table}
+            where token = ${device.token} for update`,
+        );
+        if (held && Number(held.user_id) !== device.userId && Number(held.session_expires_at) > device.registeredAt) return false;
+        await sql`insert into ${table} (token, user_id, events, registered_at, session, session_expires_at)
+          values (${device.token}, ${device.userId}, ${events}, ${device.registeredAt}, ${device.session}, ${device.sessionExpiresAt})
+          on duplicate key update user_id = ${device.userId}, events = ${events}, registered_at = ${device.registeredAt},
+            session = ${device.session}, session_expires_at = ${device.sessionExpiresAt}`.execute(trx);
         // The user's most recent `maxPerUser` stay; older ones go (a user who changed phones many times).
         const older = (await tokensOf(trx, device.userId)).slice(maxPerUser);
         if (older.length > 0)
           await sql`delete from ${table} where user_id = ${device.userId} and token in (${sql.join(older)})`.execute(trx);
+        return true;
       });
+    },
+    async unbind(userId, session) {
+      const result = await sql`delete from ${table} where user_id = ${userId} and session = ${session}`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
     },
     tokensOf: (userId) => tokensOf(db, userId),
     async drop(userId, tokens) {

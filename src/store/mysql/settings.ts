@@ -11,7 +11,13 @@
  */
 import { sql } from 'kysely';
 import { serialize } from 'php-serialize';
-import { CATALOG_VERSION, type AccountRepository, type RevocationRepository, type SettingsRepository } from '../../domain/ports.js';
+import {
+  CATALOG_VERSION,
+  type AccountRepository,
+  type Revocation,
+  type RevocationRepository,
+  type SettingsRepository,
+} from '../../domain/ports.js';
 import { loadUser } from './catalog.js';
 import { CATALOG_PERIOD_MS, rows, T, type Db, type MysqlContext } from './context.js';
 import { phpObject } from './site.js';
@@ -111,23 +117,42 @@ export function mysqlAccounts(db: Db, ctx: MysqlContext): AccountRepository {
   };
 }
 
+type RevocationRow = {
+  subject: string;
+  digest: string;
+  issued_at: number | string;
+  expires_at: number | string;
+  revoked_at: number | string;
+};
+
+const toRevocation = (r: RevocationRow): Revocation => ({
+  subject: r.subject,
+  digest: r.digest,
+  issuedAt: Number(r.issued_at),
+  expiresAt: Number(r.expires_at),
+  revokedAt: Number(r.revoked_at),
+});
+
 export function mysqlRevocations(db: Db, ctx: MysqlContext): RevocationRepository {
   const table = T(ctx.t.soukRevokedTokens);
+  const selectRevocations = sql`select subject, digest, issued_at, expires_at, revoked_at from ${table}`;
   return {
-    async revoke({ digest, expiresAt, revokedAt }) {
-      await sql`insert ignore into ${table} (digest, expires_at, revoked_at) values (${digest}, ${expiresAt}, ${revokedAt})`.execute(db);
+    async revoke({ subject, digest, issuedAt, expiresAt, revokedAt }) {
+      await sql`insert ignore into ${table} (subject, digest, issued_at, expires_at, revoked_at)
+        values (${subject}, ${digest}, ${issuedAt}, ${expiresAt}, ${revokedAt})`.execute(db);
+    },
+    async revocationsOf(subject, now) {
+      return (await rows(db, sql<RevocationRow>`${selectRevocations} where subject = ${subject} and expires_at > ${now}`)).map(
+        toRevocation,
+      );
+    },
+    async forgetCovered(subject, issuedAt, keep) {
+      await sql`delete from ${table} where subject = ${subject} and issued_at <= ${issuedAt} and digest <> ${keep}`.execute(db);
     },
     async revokedSince(since, now) {
-      const found = await rows(
-        db,
-        sql<{
-          digest: string;
-          expires_at: number | string;
-          revoked_at: number | string;
-        }>`select digest, expires_at, revoked_at from ${table}
-          where revoked_at >= ${since} and expires_at > ${now}`,
+      return (await rows(db, sql<RevocationRow>`${selectRevocations} where revoked_at >= ${since} and expires_at > ${now}`)).map(
+        toRevocation,
       );
-      return found.map((r) => ({ digest: r.digest, expiresAt: Number(r.expires_at), revokedAt: Number(r.revoked_at) }));
     },
     async forgetExpired(now) {
       const result = await sql`delete from ${table} where expires_at <= ${now}`.execute(db);

@@ -13,6 +13,8 @@ import { eventsMigration } from '../common/migrations/011-events.js';
 import { webhooksMigration } from '../common/migrations/012-webhooks.js';
 import { pushMigration } from '../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../common/migrations/014-messages-by-conversation.js';
+import { revocationsBySubjectMigration } from '../common/migrations/015-revocations-by-subject.js';
+import { pushDeviceSessionsMigration } from '../common/migrations/016-push-device-sessions.js';
 import { listingStateIndexMigration } from './migrations/004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './migrations/005-favourite-listing-trigger.js';
 
@@ -43,4 +45,6 @@ export const SQLITE_MIGRATIONS: Migrations = {
     pushMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '014-messages-by-conversation': messagesByConversationMigration,
+  '015-revocations-by-subject': atomically(revocationsBySubjectMigration('integer')),
+  '016-push-device-sessions': atomically(pushDeviceSessionsMigration('integer')),
 };

@@ -24,6 +24,7 @@ const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const CONCURRENCY = 16;
 const JWT_SECRET = 'souk-mysql-crash-secret-0123456789';
+const TOKEN_MAC_KEY = 'souk-mysql-crash-mac-key-0123456789';
 /** The seeded listings and their owners (bob 3, carol 4). */
 const LISTINGS: Record<number, number> = { 8: 3, 10: 3, 12: 3, 14: 4 };
 const LISTING_IDS = Object.keys(LISTINGS).map(Number);
@@ -74,7 +75,13 @@ function post(
 async function drive(base: string, apiKey: string, round: number, killed: () => boolean, onAnswer: () => void): Promise<Sent[]> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const headers = new Map(
-    USERS.map((u) => [u, { 'x-api-key': apiKey, authorization: `Bearer ${signToken(JWT_SECRET, u, login(u), 3600)}` }]),
+    USERS.map((u) => [
+      u,
+      {
+        'x-api-key': apiKey,
+        authorization: `Bearer ${signToken({ jwtSecret: JWT_SECRET, tokenMacKey: TOKEN_MAC_KEY }, u, login(u), 3600)}`,
+      },
+    ]),
   );
   const sent: Sent[] = [];
   let seq = 0;
@@ -218,7 +225,7 @@ describe('crash safety on a WordPress database', { skip }, () => {
       );
     }
     const [key] = await site.query<{ option_value: string }>("select option_value from wp_options where option_name = 'rtcl_rest_api_key'");
-    const env = { DATABASE_URL: site.url, JWT_SECRET, RATE_LIMIT_PER_USER: '0' };
+    const env = { DATABASE_URL: site.url, JWT_SECRET, TOKEN_MAC_KEY, RATE_LIMIT_PER_USER: '0' };
     let state = await favouritesOf(site);
 
     for (let round = 1; round <= ROUNDS; round++) {
