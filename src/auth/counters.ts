@@ -21,6 +21,8 @@ export interface Counter {
   hit(key: string, windowMs: number): Promise<Hit | undefined>;
   /** The count so far without counting (0 when the key has no live window); undefined when unknown. */
   peek(key: string): Promise<Hit | undefined>;
+  /** Gives back one request counted by hit() in the key's live window (none when it has ended). */
+  release(key: string): Promise<void>;
   /** Ends the key's window: its count starts again from 0. */
   forget(key: string): Promise<void>;
   close(): Promise<void>;
@@ -73,6 +75,11 @@ export class MemoryCounter implements Counter {
     return w && w.resetAt > now ? { count: w.count, resetMs: w.resetAt - now } : NONE;
   }
 
+  async release(key: string): Promise<void> {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > this.now() && w.count > 0) w.count--;
+  }
+
   async forget(key: string): Promise<void> {
     this.windows.delete(key);
   }
@@ -103,9 +110,16 @@ local n = redis.call('GET', KEYS[1])
 if not n then return {0, 0} end
 return {tonumber(n), redis.call('PTTL', KEYS[1])}`;
 
+// One request given back, within the live window only (a key that expired stays absent).
+const RELEASE_SCRIPT = `
+local n = tonumber(redis.call('GET', KEYS[1]))
+if n and n > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 type RedisWithScripts = Redis & {
   soukRateHit(key: string, windowMs: number): Promise<[number, number]>;
   soukRatePeek(key: string): Promise<[number, number]>;
+  soukRateRelease(key: string): Promise<number>;
 };
 
 export interface RedisCounterOptions {
@@ -136,6 +150,7 @@ export class RedisCounter implements Counter {
     });
     redis.defineCommand('soukRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     redis.defineCommand('soukRatePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    redis.defineCommand('soukRateRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     // ioredis reports every failed reconnection attempt: only the first of an outage is passed on.
     redis.on('error', (err: Error) => this.down(err));
     this.redis = redis as RedisWithScripts;
@@ -178,9 +193,18 @@ export class RedisCounter implements Counter {
     return this.ask(() => this.redis.soukRatePeek(this.opts.prefix + key));
   }
 
+  async release(key: string): Promise<void> {
+    await this.send(() => this.redis.soukRateRelease(this.opts.prefix + key));
+  }
+
   async forget(key: string): Promise<void> {
+    await this.send(() => this.redis.del(this.opts.prefix + key));
+  }
+
+  /** A command whose answer does not matter: a failure only marks Redis down. */
+  private async send(command: () => Promise<unknown>): Promise<void> {
     try {
-      await this.redis.del(this.opts.prefix + key);
+      await command();
       this.answered();
     } catch (err) {
       this.down(err as Error);

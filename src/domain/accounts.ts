@@ -24,13 +24,56 @@ export interface SignInDeps {
  */
 export type SignInResult = { ok: true; user: User } | { ok: false; error: 'invalid_credentials' | 'busy' };
 
+/**
+ * A sign-in's place in the throttles' budgets, taken before its password is checked so that
+ * attempts made at once cannot all pass a check made before any of them was counted. A refusal
+ * keeps it (a failure counted); the other outcomes say so here.
+ */
+export interface SignInAttempt {
+  /** The right password. */
+  succeeded(): Promise<void>;
+  /** Nothing was decided (busy): the attempt is given back. */
+  undecided(): Promise<void>;
+}
+
+/**
+ * Takes an attempt from the budgets of `subject` (the account, or the name when none has it),
+ * or throws when they are spent (the throttles' error, passed on as it is).
+ */
+export type AdmitSignIn = (subject: string) => Promise<SignInAttempt>;
+
 const REFUSED: SignInResult = { ok: false, error: 'invalid_credentials' };
 const BUSY: SignInResult = { ok: false, error: 'busy' };
 
-/** Signs a user in by login or e-mail (trimmed, either case). A matching hash of an old form is stored again in the current one. */
-export async function signIn(deps: SignInDeps, username: string, password: string): Promise<SignInResult> {
+/**
+ * The name's budget key when no account has it: the spellings a database's collation takes for one
+ * name (case, accents) share it, so they cannot each get a budget of their own.
+ */
+export const foldedName = (identifier: string) => identifier.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** The throttles' subject of a sign-in: the account found, else the name as the collation reads it. */
+const subjectOf = (identifier: string, found: { user: User } | undefined) =>
+  found ? `account:${found.user.id}` : `name:${foldedName(identifier)}`;
+
+/**
+ * Signs a user in by login or e-mail (trimmed, either case). A matching hash of an old form is stored
+ * again in the current one. `admit` is asked once the account is known and before the password is checked.
+ */
+export async function signIn(deps: SignInDeps, username: string, password: string, admit: AdmitSignIn): Promise<SignInResult> {
   const identifier = username.trim();
   const found = identifier === '' ? undefined : await deps.accounts.findForSignIn(identifier);
+  const attempt = await admit(subjectOf(identifier, found));
+  const result = await checkPassword(deps, found, password);
+  if (result.ok) await attempt.succeeded();
+  else if (result.error === 'busy') await attempt.undecided();
+  return result;
+}
+
+async function checkPassword(
+  deps: SignInDeps,
+  found: { user: User; passwordHash: string } | undefined,
+  password: string,
+): Promise<SignInResult> {
   if (!found || found.user.disabled || found.passwordHash === '') {
     return (await deps.passwords.burn(password)) === 'busy' ? BUSY : REFUSED;
   }

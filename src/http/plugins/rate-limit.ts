@@ -13,6 +13,7 @@ import fp from 'fastify-plugin';
 import type { RateLimitConfig } from '../../config.js';
 import { addressGroup } from '../../auth/client-address.js';
 import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
+import type { SignInAttempt } from '../../domain/accounts.js';
 import { serviceUnavailable, tooManyRequests, type RATE_LIMIT_MESSAGES } from '../errors.js';
 
 export interface RateLimits {
@@ -24,12 +25,16 @@ export interface RateLimits {
   checkKey(apiKey: string): Promise<void>;
   /** Counts a request by this (authenticated) user; throws 429 when over the limit. */
   checkUser(userId: number): Promise<void>;
-  /** Refuses (429) a sign-in whose username or client address is over its budget of failed sign-ins. */
-  checkSignIn(ip: string | undefined, username: string): Promise<void>;
-  /** Counts a failed sign-in against the username and the address; never throws. */
-  signInFailed(ip: string | undefined, username: string): Promise<void>;
-  /** A sign-in succeeded: the username's failures are forgotten. */
-  signInSucceeded(username: string): Promise<void>;
+  /** Refuses (429) a sign-in from a client address over its budget of failed sign-ins, before any database read. */
+  checkSignIn(ip: string | undefined): Promise<void>;
+  /**
+   * Takes a sign-in attempt from the budgets of its subject (domain/accounts.ts: the account, else the
+   * name) and of the address, before the password is checked: each budget is counted and checked in
+   * one step, so attempts made at once, on any instance, cannot pass together. Over a budget: 429,
+   * and nothing stays taken. A wrong password keeps the attempt counted; a right one forgets the
+   * subject's failures and gives the address's attempt back; an undecided one gives all back.
+   */
+  admitSignIn(ip: string | undefined, subject: string): Promise<SignInAttempt>;
   /** Whether the Redis of the counters answers; undefined without REDIS_URL. */
   storeUp(): boolean | undefined;
 }
@@ -100,13 +105,27 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
 
     const addressKey = (ip: string | undefined) => `address:${addressGroup(ip ?? '')}`;
     // Hashed: a key holds no username, and is short whatever the client sent.
-    const usernameKey = (username: string) => `login-user:${keyId(username.trim().toLowerCase())}`;
+    const subjectKey = (subject: string) => `login-user:${keyId(subject)}`;
     const signInAddressKey = (ip: string | undefined) => `login-address:${addressGroup(ip ?? '')}`;
-    const signInBudgets = (ip: string | undefined, username: string) =>
-      [
-        [usernameKey(username), config.loginFailuresPerUsername],
-        [signInAddressKey(ip), config.loginFailuresPerAddress],
-      ] as const;
+
+    /** Takes one attempt from each budget in turn; over one, or unknown while closed, gives back those taken. */
+    async function take(budgets: ReadonlyArray<readonly [string, number]>): Promise<string[]> {
+      const taken: string[] = [];
+      for (const [key, max] of budgets) {
+        if (!signIns || max === 0) continue;
+        const hit = await signIns.hit(key, config.loginFailureWindowMs);
+        if (hit) taken.push(key);
+        if (hit && hit.count <= max) continue;
+        if (!hit && config.redisFailure === 'open') continue;
+        await giveBack(taken);
+        if (!hit) throw serviceUnavailable();
+        throw tooManyRequests('signIn', retryAfterS(hit));
+      }
+      return taken;
+    }
+    const giveBack = async (keys: string[]) => {
+      for (const key of keys) await signIns?.release(key);
+    };
 
     app.decorate<RateLimits>('rateLimits', {
       async checkAddress(ip) {
@@ -119,20 +138,25 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
         // The failure is answered as such whatever happens here: an unknown count is not counted.
         await addresses?.hit(addressKey(ip), config.windowMs);
       },
-      async checkSignIn(ip, username) {
-        if (!signIns) return;
-        for (const [key, max] of signInBudgets(ip, username)) {
-          if (max === 0) continue;
-          const hit = await signIns.peek(key);
-          if (!hit) return unknown();
-          if (hit.count >= max) throw tooManyRequests('signIn', retryAfterS(hit));
-        }
+      async checkSignIn(ip) {
+        if (!signIns || config.loginFailuresPerAddress === 0) return;
+        const hit = await signIns.peek(signInAddressKey(ip));
+        if (!hit) return unknown();
+        if (hit.count >= config.loginFailuresPerAddress) throw tooManyRequests('signIn', retryAfterS(hit));
       },
-      async signInFailed(ip, username) {
-        for (const [key, max] of signInBudgets(ip, username)) if (max > 0) await signIns?.hit(key, config.loginFailureWindowMs);
-      },
-      async signInSucceeded(username) {
-        await signIns?.forget(usernameKey(username));
+      async admitSignIn(ip, subject) {
+        const address = signInAddressKey(ip);
+        const taken = await take([
+          [subjectKey(subject), config.loginFailuresPerUsername],
+          [address, config.loginFailuresPerAddress],
+        ]);
+        return {
+          succeeded: async () => {
+            await signIns?.forget(subjectKey(subject));
+            if (taken.includes(address)) await signIns?.release(address);
+          },
+          undecided: () => giveBack(taken),
+        };
       },
       checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),

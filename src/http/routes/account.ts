@@ -26,14 +26,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     const password = field(request, 'password');
     if (username === undefined || password === undefined) throw badRequest(MESSAGES.credentialsRequired);
     const rateLimits = request.server.rateLimits;
-    await rateLimits.checkSignIn(request.ip, username);
-    const result = await signIn(deps.accounts, username, password);
+    await rateLimits.checkSignIn(request.ip);
+    const result = await signIn(deps.accounts, username, password, (subject) => rateLimits.admitSignIn(request.ip, subject));
     if (!result.ok && result.error === 'busy') throw signInsBusy();
-    if (!result.ok) {
-      await rateLimits.signInFailed(request.ip, username);
-      throw invalidCredentials();
-    }
-    await rateLimits.signInSucceeded(username);
+    if (!result.ok) throw invalidCredentials();
     const { user } = result;
     return signInReply(user, issueToken(deps.auth.settings().jwtSecret, user.id, user.login, deps.accounts.tokenTtlS));
   });

@@ -1,0 +1,76 @@
+/**
+ * The sign-in throttles (docs/hardening.md, "Second security round", 4 and 10): an attempt is taken
+ * from its budgets before its password is checked, so a burst cannot pass a check made before any
+ * of it was counted, in one process or across instances sharing Redis; and the budgets are the
+ * account's, whichever of its names (login, e-mail, any case) is sent. Through the real app.
+ */
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashPassword } from '../../src/auth/passwords.js';
+import { marketplace, USERS } from '../helpers/fixtures.js';
+import { REDIS_URL, redisPrefix, redisSkip } from '../helpers/redis.js';
+import { startTestSouk, type TestSouk } from '../helpers/souk.js';
+
+const PASSWORD = 'the right password';
+const LOGIN = '/wp-json/rtcl/v1/login';
+
+async function withPassword() {
+  const doc = marketplace();
+  const hash = await hashPassword(PASSWORD);
+  doc.users = doc.users!.map((u) => (u.id === USERS.amina ? { ...u, email: 'amina@example.com', password_hash: hash } : u));
+  return doc;
+}
+
+const login = (t: TestSouk, username: string, password: string, ip = '198.51.100.7') =>
+  t.app.inject({ method: 'POST', url: LOGIN, payload: { username, password }, headers: { 'x-api-key': t.apiKey }, remoteAddress: ip });
+
+/** How many of the replies have each status. */
+const tally = (replies: Array<{ statusCode: number }>) =>
+  replies.reduce<Record<number, number>>((n, r) => ({ ...n, [r.statusCode]: (n[r.statusCode] ?? 0) + 1 }), {});
+
+const BUDGET = { LOGIN_FAILURES_PER_USERNAME: '5', LOGIN_FAILURES_PER_ADDRESS: '1000', SIGN_IN_QUEUE: '1000' };
+
+describe('a burst of wrong passwords for one user from one address', () => {
+  it('gets at most LOGIN_FAILURES_PER_USERNAME verified; the rest are 429', async () => {
+    const t = await startTestSouk(BUDGET, await withPassword());
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => login(t, 'amina', `wrong ${i}`)));
+    assert.deepEqual(tally(replies), { 400: 5, 429: 25 });
+    assert.equal((await login(t, 'amina', PASSWORD)).statusCode, 429, 'the budget is spent');
+  });
+
+  it('an undecided attempt (busy) is given back, a right one too', async () => {
+    const t = await startTestSouk({ ...BUDGET, PASSWORD_CONCURRENCY: '1', SIGN_IN_QUEUE: '0' }, await withPassword());
+    const replies = await Promise.all(Array.from({ length: 12 }, () => login(t, 'amina', 'wrong')));
+    const counts = tally(replies);
+    assert.equal((counts[400] ?? 0) + (counts[503] ?? 0), 12, JSON.stringify(counts));
+    for (let i = 0; i < 5 - (counts[400] ?? 0); i++) assert.equal((await login(t, 'amina', 'wrong')).statusCode, 400);
+    assert.equal((await login(t, 'amina', 'wrong')).statusCode, 429, 'only the refusals were counted');
+  });
+
+  it('through Redis, two instances together verify at most the budget', { skip: redisSkip }, async () => {
+    const env = { ...BUDGET, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: redisPrefix() };
+    const doc = await withPassword();
+    const a = await startTestSouk(env, doc);
+    const b = await startTestSouk({ ...env, DATABASE_URL: a.database.url }, null);
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => login(i % 2 ? a : b, 'amina', `wrong ${i}`)));
+    assert.deepEqual(tally(replies), { 400: 5, 429: 25 });
+    assert.equal((await login(a, 'amina', PASSWORD)).statusCode, 429);
+    assert.equal((await login(b, 'amina', PASSWORD)).statusCode, 429);
+  });
+});
+
+describe("the username's budget", () => {
+  it("is the account's, whichever of its names is sent: login, e-mail, any case", async () => {
+    const t = await startTestSouk(BUDGET, await withPassword());
+    for (const name of ['amina', 'AMINA', 'amina@example.com', 'Amina@Example.COM', ' amina ']) {
+      assert.equal((await login(t, name, 'wrong')).statusCode, 400, name);
+    }
+    for (const name of ['aMiNa', 'AMINA@EXAMPLE.COM']) assert.equal((await login(t, name, PASSWORD)).statusCode, 429, name);
+  });
+
+  it('of a name nobody has is shared by its spellings in case and accents', async () => {
+    const t = await startTestSouk(BUDGET, await withPassword());
+    for (const name of ['zoé', 'ZOÉ', 'zoe', 'Zoe\u0301', 'ZOE']) assert.equal((await login(t, name, 'wrong')).statusCode, 400, name);
+    assert.equal((await login(t, 'zoë', 'wrong')).statusCode, 429);
+  });
+});
