@@ -1,4 +1,5 @@
 /** Sign-in (neighbours.md, "Sign-in"): a user named by login or e-mail, and their password. */
+import { LONE_SURROGATE } from './chat.js';
 import type { User } from './model.js';
 import type { AccountRepository } from './ports.js';
 
@@ -46,6 +47,13 @@ const REFUSED: SignInResult = { ok: false, error: 'invalid_credentials' };
 const BUSY: SignInResult = { ok: false, error: 'busy' };
 
 /**
+ * What no login or e-mail holds, and a database may not compare as written (PostgreSQL fails on a
+ * NUL; MariaDB's collations ignore it, so `ali\0ce` found alice): such a name is nobody's, and is
+ * refused as an unknown one, counted like any.
+ */
+const unmatchable = (identifier: string) => identifier.includes('\0') || LONE_SURROGATE.test(identifier);
+
+/**
  * The name's budget key when no account has it: the spellings a database's collation takes for one
  * name (case, accents) share it, so they cannot each get a budget of their own.
  */
@@ -61,7 +69,7 @@ const subjectOf = (identifier: string, found: { user: User } | undefined) =>
  */
 export async function signIn(deps: SignInDeps, username: string, password: string, admit: AdmitSignIn): Promise<SignInResult> {
   const identifier = username.trim();
-  const found = identifier === '' ? undefined : await deps.accounts.findForSignIn(identifier);
+  const found = identifier === '' || unmatchable(identifier) ? undefined : await deps.accounts.findForSignIn(identifier);
   const attempt = await admit(subjectOf(identifier, found));
   const result = await checkPassword(deps, found, password);
   if (result.ok) await attempt.succeeded();

@@ -13,6 +13,12 @@ import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 
 const PASSWORD = 'the right password';
 const LOGIN = '/wp-json/rtcl/v1/login';
+const INVALID = {
+  status: 'error',
+  error: 'invalid_credentials',
+  code: '400',
+  message: 'The username or password you entered is incorrect.',
+};
 
 async function withPassword() {
   const doc = marketplace();
@@ -72,5 +78,22 @@ describe("the username's budget", () => {
     const t = await startTestSouk(BUDGET, await withPassword());
     for (const name of ['zoé', 'ZOÉ', 'zoe', 'Zoe\u0301', 'ZOE']) assert.equal((await login(t, name, 'wrong')).statusCode, 400, name);
     assert.equal((await login(t, 'zoë', 'wrong')).statusCode, 429);
+  });
+});
+
+describe('a NUL or half a surrogate pair in the username or password', () => {
+  it('is refused as wrong credentials, counted against the address, never a 500', async () => {
+    const t = await startTestSouk({ LOGIN_FAILURES_PER_USERNAME: '5', LOGIN_FAILURES_PER_ADDRESS: '4' }, await withPassword());
+    for (const [username, password] of [
+      ['ami\0na', PASSWORD],
+      ['amina', `${PASSWORD}\0`],
+      ['ami\uD800na', PASSWORD],
+      ['amina', `\uDC00${PASSWORD}`],
+    ] as const) {
+      const res = await login(t, username, password);
+      assert.equal(res.statusCode, 400, JSON.stringify(username));
+      assert.deepEqual(res.json(), INVALID);
+    }
+    assert.equal((await login(t, 'amina', PASSWORD)).statusCode, 429, "the address's four failures were counted");
   });
 });
