@@ -97,3 +97,40 @@ describe('a NUL or half a surrogate pair in the username or password', () => {
     assert.equal((await login(t, 'amina', PASSWORD)).statusCode, 429, "the address's four failures were counted");
   });
 });
+
+describe('failures from strangers do not lock the owner out', () => {
+  const ENV = { LOGIN_FAILURES_PER_USERNAME: '2', LOGIN_FAILURES_PER_ACCOUNT: '6', LOGIN_FAILURES_PER_ADDRESS: '1000' };
+
+  it("an address over its budget for an account is refused alone; the owner's address signs in", async () => {
+    const t = await startTestSouk(ENV, await withPassword());
+    for (let i = 0; i < 2; i++) assert.equal((await login(t, 'amina', 'wrong', '203.0.113.66')).statusCode, 400);
+    const refused = await login(t, 'amina', PASSWORD, '203.0.113.66');
+    assert.equal(refused.statusCode, 429);
+    assert.ok(Number(refused.headers['retry-after']) > 0);
+    assert.equal((await login(t, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200, 'another address is not held up');
+  });
+
+  it('beyond LOGIN_FAILURES_PER_ACCOUNT only an address the account signed in from passes', async () => {
+    const t = await startTestSouk(ENV, await withPassword());
+    assert.equal((await login(t, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200, 'the owner, once');
+    for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      for (let i = 0; i < 2; i++) assert.equal((await login(t, 'amina', 'wrong', ip)).statusCode, 400, ip);
+    }
+    assert.equal((await login(t, 'amina', PASSWORD, '203.0.113.4')).statusCode, 429, 'a new address, right password: refused');
+    assert.equal((await login(t, 'amina', 'wrong', '198.51.100.1')).statusCode, 400, 'the known address may still try');
+    assert.equal((await login(t, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200);
+    assert.equal((await login(t, 'youssef', 'wrong', '203.0.113.4')).statusCode, 400, 'other accounts are not held up');
+  });
+
+  it('through Redis, an address known on one instance passes on another', { skip: redisSkip }, async () => {
+    const env = { ...ENV, REDIS_URL, RATE_LIMIT_REDIS_PREFIX: redisPrefix() };
+    const a = await startTestSouk(env, await withPassword());
+    const b = await startTestSouk({ ...env, DATABASE_URL: a.database.url }, null);
+    assert.equal((await login(a, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200);
+    for (const ip of ['203.0.113.1', '203.0.113.2', '203.0.113.3']) {
+      for (const t of [a, b]) assert.equal((await login(t, 'amina', 'wrong', ip)).statusCode, 400, ip);
+    }
+    assert.equal((await login(a, 'amina', PASSWORD, '203.0.113.4')).statusCode, 429);
+    assert.equal((await login(b, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200);
+  });
+});

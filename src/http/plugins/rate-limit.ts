@@ -28,11 +28,14 @@ export interface RateLimits {
   /** Refuses (429) a sign-in from a client address over its budget of failed sign-ins, before any database read. */
   checkSignIn(ip: string | undefined): Promise<void>;
   /**
-   * Takes a sign-in attempt from the budgets of its subject (domain/accounts.ts: the account, else the
-   * name) and of the address, before the password is checked: each budget is counted and checked in
+   * Takes a sign-in attempt, before its password is checked, from three budgets: its subject's from
+   * this address (the subject: domain/accounts.ts, the account, else the name), its subject's from
+   * every address (skipped for an address the account signed in from within LOGIN_KNOWN_ADDRESS_S,
+   * so that strangers cannot lock its owner out) and the address's. Each is counted and checked in
    * one step, so attempts made at once, on any instance, cannot pass together. Over a budget: 429,
    * and nothing stays taken. A wrong password keeps the attempt counted; a right one forgets the
-   * subject's failures and gives the address's attempt back; an undecided one gives all back.
+   * subject's failures from this address, gives the address's attempt back and makes the address
+   * known to the account; an undecided one gives all back.
    */
   admitSignIn(ip: string | undefined, subject: string): Promise<SignInAttempt>;
   /** Whether the Redis of the counters answers; undefined without REDIS_URL. */
@@ -60,7 +63,7 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
     const perRequest = config.perKey > 0 || config.perUser > 0;
     const perAddress = config.authFailures > 0;
-    const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAddress > 0;
+    const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAccount > 0 || config.loginFailuresPerAddress > 0;
 
     let redis: RedisCounter | undefined;
     if (config.redisUrl && (perRequest || perAddress || perSignIn)) {
@@ -87,8 +90,13 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     const signIns: Counter | undefined = perSignIn
       ? (redis ?? new MemoryCounter(config.loginFailureWindowMs, { capacity: config.trackedAddresses }))
       : undefined;
+    // The addresses each account signed in from: apart from the failures, so that a flood of
+    // failures cannot push them out of a bounded map.
+    const knownMs = config.loginKnownAddressS * 1000;
+    const known: Counter | undefined =
+      config.loginFailuresPerAccount > 0 ? (redis ?? new MemoryCounter(knownMs, { capacity: config.trackedAddresses })) : undefined;
     app.addHook('onClose', async () => {
-      await Promise.all([...new Set([requests, addresses, signIns])].map((c) => c?.close()));
+      await Promise.all([...new Set([requests, addresses, signIns, known])].map((c) => c?.close()));
     });
 
     /** An unknown count (Redis did not answer): let through, or 503 when configured closed. */
@@ -104,9 +112,13 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     };
 
     const addressKey = (ip: string | undefined) => `address:${addressGroup(ip ?? '')}`;
-    // Hashed: a key holds no username, and is short whatever the client sent.
-    const subjectKey = (subject: string) => `login-user:${keyId(subject)}`;
+    // The subject hashed: a key holds no username, and is short whatever the client sent.
+    const accountKey = (subject: string) => `login-account:${keyId(subject)}`;
+    const pairKey = (subject: string, ip: string | undefined) => `login-user:${keyId(subject)}:${addressGroup(ip ?? '')}`;
+    const knownKey = (subject: string, ip: string | undefined) => `login-known:${keyId(subject)}:${addressGroup(ip ?? '')}`;
     const signInAddressKey = (ip: string | undefined) => `login-address:${addressGroup(ip ?? '')}`;
+    /** Whether the account signed in from this address lately (an unknown answer: not known). */
+    const knownTo = async (subject: string, ip: string | undefined) => ((await known?.peek(knownKey(subject, ip)))?.count ?? 0) > 0;
 
     /** Takes one attempt from each budget in turn; over one, or unknown while closed, gives back those taken. */
     async function take(budgets: ReadonlyArray<readonly [string, number]>): Promise<string[]> {
@@ -145,15 +157,21 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
         if (hit.count >= config.loginFailuresPerAddress) throw tooManyRequests('signIn', retryAfterS(hit));
       },
       async admitSignIn(ip, subject) {
-        const address = signInAddressKey(ip);
+        const pair = pairKey(subject, ip);
         const taken = await take([
-          [subjectKey(subject), config.loginFailuresPerUsername],
-          [address, config.loginFailuresPerAddress],
+          [pair, config.loginFailuresPerUsername],
+          [accountKey(subject), (await knownTo(subject, ip)) ? 0 : config.loginFailuresPerAccount],
+          [signInAddressKey(ip), config.loginFailuresPerAddress],
         ]);
         return {
           succeeded: async () => {
-            await signIns?.forget(subjectKey(subject));
-            if (taken.includes(address)) await signIns?.release(address);
+            // Not a failure: its places are given back. The account's other failures stay: they
+            // bound the guesses from everywhere else.
+            await signIns?.forget(pair);
+            await giveBack(taken.filter((key) => key !== pair));
+            // Known anew for the whole period from this sign-in on.
+            await known?.forget(knownKey(subject, ip));
+            await known?.hit(knownKey(subject, ip), knownMs);
           },
           undecided: () => giveBack(taken),
         };
