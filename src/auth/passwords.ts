@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { PasswordHasher } from '../domain/accounts.js';
-import { bcryptCost, hashForm, OWN_COST, type HashForm } from './passwords/forms.js';
+import { bcryptCost, dearHashProblem, hashForm, OWN_COST, type HashForm } from './passwords/forms.js';
 import type { VerifyOutcome } from './passwords/thread.js';
 import { passwordThreads, type PasswordThreads } from './passwords/threads.js';
 
@@ -109,8 +109,8 @@ const costsABurn = (stored: string) => (bcryptCost(stored) ?? 0) >= OWN_COST;
  * The domain's PasswordHasher port (domain/accounts.ts) over `concurrency` password threads, with at
  * most `queue` verifications waiting for one. Beyond the queue a verification is not made ('busy'),
  * so waiting sign-ins cannot grow without bound. Every refusal costs at least one verification at
- * Souk's own cost: a hash that matches nothing (an unsupported form) is not verified, a burn is made
- * instead; a cheaper hash's refusal is followed by a burn.
+ * Souk's own cost: a hash that matches nothing (an unsupported form) or costs more than HASH_BOUNDS
+ * is not verified, a burn is made instead; a cheaper hash's refusal is followed by a burn.
  */
 export function passwordHasher({
   concurrency,
@@ -134,10 +134,14 @@ export function passwordHasher({
       admitted--;
     }
   }
-  async function verify(password: string, hash: string): Promise<PasswordCheck> {
+  async function verify(password: string, hash: string): Promise<PasswordCheck | { ok: false; tooDear: true }> {
     if (hashForm(hash) === 'unsupported') {
       await burnVerification(password, threads);
       return { ok: false };
+    }
+    if (dearHashProblem(hash) !== undefined) {
+      await burnVerification(password, threads);
+      return { ok: false, tooDear: true };
     }
     const check = await verifyPassword(password, hash, threads);
     if (!check.ok && !costsABurn(hash)) await burnVerification(password, threads);

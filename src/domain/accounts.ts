@@ -7,9 +7,10 @@ import type { AccountRepository } from './ports.js';
 export interface PasswordHasher {
   /**
    * Whether the password matches; `rehash` is a newer form to store in place of the hash. `busy`:
-   * too many verifications are waiting already, and this one was not made.
+   * too many verifications are waiting already, and this one was not made. `tooDear`: the hash
+   * costs more than is ever verified (an import let it in), so it was not verified.
    */
-  verify(password: string, passwordHash: string): Promise<{ ok: true; rehash?: string } | { ok: false; busy?: true }>;
+  verify(password: string, passwordHash: string): Promise<{ ok: true; rehash?: string } | { ok: false; busy?: true; tooDear?: true }>;
   /** Costs what one verification costs, and proves nothing: unknown users take as long as known ones. */
   burn(password: string): Promise<'done' | 'busy'>;
 }
@@ -23,7 +24,9 @@ export interface SignInDeps {
  * One answer for every refusal: an unknown user, a wrong password, a disabled user, no password.
  * `busy`: the password could not be checked now (too many sign-ins waiting); nothing was decided.
  */
-export type SignInResult = { ok: true; user: User } | { ok: false; error: 'invalid_credentials' | 'busy' };
+export type SignInResult =
+  | { ok: true; user: User }
+  | { ok: false; error: 'invalid_credentials' | 'busy'; /** The user whose stored hash was too dear to verify. */ tooDearHashOf?: number };
 
 /**
  * A sign-in's place in the throttles' budgets, taken before its password is checked so that
@@ -86,6 +89,7 @@ async function checkPassword(
     return (await deps.passwords.burn(password)) === 'busy' ? BUSY : REFUSED;
   }
   const check = await deps.passwords.verify(password, found.passwordHash);
+  if (!check.ok && check.tooDear) return { ok: false, error: 'invalid_credentials', tooDearHashOf: found.user.id };
   if (!check.ok) return check.busy ? BUSY : REFUSED;
   if (check.rehash !== undefined) await deps.accounts.setPasswordHash(found.user.id, check.rehash);
   return { ok: true, user: found.user };

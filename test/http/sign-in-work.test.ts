@@ -14,6 +14,8 @@ import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 
 const METRICS_TOKEN = 'metrics-token-of-the-sign-in-work-tests';
 const PASSWORD = 'the right password';
+const DEAR_BCRYPT = `$2y$15$${'a'.repeat(53)}`;
+const DEAR_ARGON2 = '$argon2id$v=19$m=1048576,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc';
 
 /** A user per hash form, and one per kind of account that has no usable hash. */
 async function accounts() {
@@ -27,6 +29,9 @@ async function accounts() {
     user(13, 'bcrypt', { password_hash: '$2y$10$.vGA1O9wmRjrwAVXD98HNOgsNpDczlqm3Jq7KnEd1rVAGv3Fykk1a' }),
     user(14, 'cheapbcrypt', { password_hash: '$2y$04$usesomesillystringfore7hnbRJHxXVLeakoG8K30oukPsA.ztMG' }),
     user(18, 'argon2id', { password_hash: '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc' }),
+    // Their hashes are stored below: the import refuses them.
+    user(19, 'dearbcrypt', {}),
+    user(20, 'dearargon2', {}),
     user(15, 'md5', { password_hash: '5f4dcc3b5aa765d61d8327deb882cf99' }),
     user(16, 'nopassword', {}),
     user(17, 'disabled', { password_hash: await hashPassword(PASSWORD), disabled: true }),
@@ -36,15 +41,26 @@ async function accounts() {
 
 type Work = Record<string, number>;
 
+const lines: string[] = [];
 // Started here, not in a hook: startTestSouk closes its Souk after the test that started it.
 const started = accounts().then((doc) =>
-  startTestSouk({ METRICS_TOKEN, LOGIN_FAILURES_PER_USERNAME: '0', LOGIN_FAILURES_PER_ADDRESS: '0' }, doc),
+  startTestSouk({ METRICS_TOKEN, LOGIN_FAILURES_PER_USERNAME: '0', LOGIN_FAILURES_PER_ADDRESS: '0', LOG_LEVEL: 'warn' }, doc, {
+    logDestination: { write: (line) => lines.push(line) },
+  }),
 );
 
 describe('the work of a refused sign-in', () => {
   let t: TestSouk;
   before(async () => {
     t = await started;
+    // Well-formed, and over the bounds (docs/hardening.md, "Dear hashes"), as a site's own tables or an
+    // older import could hold them: never verified.
+    for (const [userId, hash] of [
+      [19, DEAR_BCRYPT],
+      [20, DEAR_ARGON2],
+    ] as const) {
+      await t.souk.store.db.insertInto('user_credentials').values({ user_id: userId, password_hash: hash }).execute();
+    }
     // The first refusal of an unknown name makes the burn's hash (once per process): not measured.
     await refuse('warm-up');
   });
@@ -79,6 +95,8 @@ describe('the work of a refused sign-in', () => {
     ['a $2y$04 user: theirs, then a burn', 'cheapbcrypt', { bcrypt: 1, wordpress: 1, tasks: 2 }],
     ['an argon2id user: theirs, then a burn', 'argon2id', { argon2id: 1, wordpress: 1, tasks: 2 }],
     ['an unsupported hash: a burn only', 'md5', { wordpress: 1, tasks: 1 }],
+    ['a bcrypt hash of cost 15: a burn only', 'dearbcrypt', { wordpress: 1, tasks: 1 }],
+    ['an argon2id hash of 1 GiB: a burn only', 'dearargon2', { wordpress: 1, tasks: 1 }],
     ['a user without a password', 'nopassword', { wordpress: 1, tasks: 1 }],
     ['a disabled user', 'disabled', { wordpress: 1, tasks: 1 }],
   ];
@@ -87,4 +105,15 @@ describe('the work of a refused sign-in', () => {
       assert.deepEqual(await workOf(username), expected);
     });
   }
+
+  it('a hash too dear to verify is logged as a warning naming the user, never the hash', async () => {
+    const warnings = () => lines.map((l) => JSON.parse(l) as { level: number; msg: string; userId?: number }).filter((l) => l.level === 40);
+    const before = warnings().length;
+    await refuse('dearbcrypt');
+    const added = warnings().slice(before);
+    assert.equal(added.length, 1, JSON.stringify(added));
+    assert.equal(added[0]!.userId, 19);
+    assert.match(added[0]!.msg, /costs more than Souk verifies/);
+    assert.ok(!lines.join('').includes(DEAR_BCRYPT.slice(7)), 'the hash is not logged');
+  });
 });

@@ -37,3 +37,37 @@ export function bcryptCost(stored: string): number | undefined {
   const bare = form === 'wordpress' ? stored.slice(WORDPRESS_PREFIX.length) : stored;
   return Number(bare.slice(4, 6));
 }
+
+/**
+ * The dearest hashes verified (HASH_BOUNDS in docs/hardening.md): beyond them one sign-in would hold
+ * a password thread for seconds to hours (bcrypt 31: 2^31 rounds), so an import refuses them and a
+ * sign-in refuses them as a wrong password. bcrypt's 14 is 16 times WordPress's 10; argon2's memory
+ * is in KiB (256 MiB), past what PHP's strongest presets use; phpass's 2^13 rounds are WordPress's own.
+ */
+export const HASH_BOUNDS = { bcryptCost: 14, argon2MemoryKiB: 262_144, argon2Time: 10, argon2Lanes: 16, phpassLog2: 13 } as const;
+
+const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const ARGON2_PARAMS = /^\$argon2id\$v=\d+\$m=(\d{1,10}),t=(\d{1,10}),p=(\d{1,10})\$/;
+
+/** Why verifying `stored` would cost more than HASH_BOUNDS allow; undefined when it is within them. */
+export function dearHashProblem(stored: string): string | undefined {
+  const b = HASH_BOUNDS;
+  const cost = bcryptCost(stored);
+  if (cost !== undefined) return cost > b.bcryptCost ? `bcrypt cost ${cost} is above ${b.bcryptCost}` : undefined;
+  switch (hashForm(stored)) {
+    case 'phpass': {
+      const log2 = ITOA64.indexOf(stored[3]!);
+      return log2 > b.phpassLog2 ? `phpass 2^${log2} rounds are above 2^${b.phpassLog2}` : undefined;
+    }
+    case 'argon2id': {
+      const params = ARGON2_PARAMS.exec(stored);
+      if (!params) return 'argon2id parameters that cannot be read (m=, t=, p=)';
+      const [m, t, p] = params.slice(1).map(Number) as [number, number, number];
+      if (m > b.argon2MemoryKiB) return `argon2id memory ${m} KiB is above ${b.argon2MemoryKiB} KiB (256 MiB)`;
+      if (t > b.argon2Time) return `argon2id time cost ${t} is above ${b.argon2Time}`;
+      return p > b.argon2Lanes ? `argon2id parallelism ${p} is above ${b.argon2Lanes}` : undefined;
+    }
+    default:
+      return undefined;
+  }
+}

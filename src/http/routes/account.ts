@@ -29,6 +29,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     await rateLimits.checkSignIn(request.ip);
     const result = await signIn(deps.accounts, username, password, (subject) => rateLimits.admitSignIn(request.ip, subject));
     if (!result.ok && result.error === 'busy') throw signInsBusy();
+    if (!result.ok && result.tooDearHashOf !== undefined) {
+      request.log.warn(
+        { userId: result.tooDearHashOf },
+        'sign-in refused: the stored password hash costs more than Souk verifies (docs/hardening.md, "Dear hashes"); give the user a new password',
+      );
+    }
     if (!result.ok) throw invalidCredentials();
     const { user } = result;
     return signInReply(user, issueToken(deps.auth.settings().jwtSecret, user.id, user.login, deps.accounts.tokenTtlS));
