@@ -35,6 +35,7 @@ export interface MemoryCounterOptions {
 }
 
 const NONE: Hit = { count: 0, resetMs: 0 };
+const SWEEP_AT_LEAST_EVERY_MS = 3_600_000;
 
 export class MemoryCounter implements Counter {
   // Insertion order is window start order (a new window is re-inserted), so the first key is the oldest.
@@ -46,8 +47,9 @@ export class MemoryCounter implements Counter {
   constructor(sweepEveryMs: number, options: MemoryCounterOptions = {}) {
     this.capacity = options.capacity ?? Infinity;
     this.now = options.now ?? Date.now;
-    // Forget ended windows so the map holds only keys seen in the last window.
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, sweepEveryMs));
+    // Forget ended windows so the map holds only keys seen in the last window. At least hourly: a
+    // timer past 2^31 ms (24.8 days; LOGIN_KNOWN_ADDRESS_S allows a year) would fire every 1 ms.
+    this.sweeper = setInterval(() => this.sweep(), Math.min(SWEEP_AT_LEAST_EVERY_MS, Math.max(1000, sweepEveryMs)));
     this.sweeper.unref();
   }
 

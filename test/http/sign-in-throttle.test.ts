@@ -134,3 +134,17 @@ describe('failures from strangers do not lock the owner out', () => {
     assert.equal((await login(b, 'amina', PASSWORD, '198.51.100.1')).statusCode, 200);
   });
 });
+
+it('remembering known addresses for 30 days (past the 2^31 ms a timer takes) starts no overflowing timer', async () => {
+  const warnings: string[] = [];
+  const listen = (w: Error) => warnings.push(w.name);
+  process.on('warning', listen);
+  try {
+    const t = await startTestSouk({ LOGIN_KNOWN_ADDRESS_S: String(30 * 86_400) }, await withPassword());
+    assert.equal((await login(t, 'amina', PASSWORD)).statusCode, 200);
+    await new Promise((r) => setImmediate(r));
+  } finally {
+    process.off('warning', listen);
+  }
+  assert.deepEqual(warnings, []);
+});
