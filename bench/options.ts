@@ -26,6 +26,7 @@ export interface BenchOptions {
   instructions: boolean;
   countQueries: boolean;
   apiKeyTiming: boolean;
+  signInRefusals: boolean;
   /** Run `npm run build` first: 'auto' builds only when dist/ is older than src/. */
   build: 'auto' | 'always' | 'never';
   /** Comma-separated row names to run (default: all). */
@@ -63,6 +64,7 @@ export const USAGE = `usage: npm run bench -- [options]
                        slower: use e.g. --users 1000 --connections 10 --warmup 30 --duration 30)
   --count-queries      only count the SQL statements each operation runs per request, then exit
   --api-key-timing     only time the X-API-KEY comparison for keys of different lengths, then exit
+  --sign-in-refusals   only time refused sign-ins for each kind of account (hash forms, unknown, disabled), then exit
   --build / --no-build always / never run npm run build first (default: only when dist/ is older than src/)
   --users N --listings N --conversations N   override the data-set sizes
 
@@ -91,6 +93,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       instructions: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
       'api-key-timing': { type: 'boolean', default: false },
+      'sign-in-refusals': { type: 'boolean', default: false },
       build: { type: 'boolean' },
       'no-build': { type: 'boolean' },
       users: { type: 'string' },
@@ -127,6 +130,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     instructions: values.instructions ?? false,
     countQueries: values['count-queries'] ?? false,
     apiKeyTiming: values['api-key-timing'] ?? false,
+    signInRefusals: values['sign-in-refusals'] ?? false,
     build: values['no-build'] ? 'never' : values.build ? 'always' : 'auto',
     only: values.only
       ?.split(',')

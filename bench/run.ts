@@ -558,6 +558,11 @@ async function main(): Promise<void> {
     apiKeyTiming(log);
     return;
   }
+  if (opts.signInRefusals) {
+    const { signInRefusals } = await import('./sign-in-refusals.js');
+    await signInRefusals(log);
+    return;
+  }
   if (opts.countQueries) {
     const { countQueries } = await import('./count-queries.js');
     await countQueries(opts);

@@ -536,7 +536,16 @@ const SETTINGS = {
     }),
     loginFailuresPerUsername: integer('LOGIN_FAILURES_PER_USERNAME', 5, 0, 1_000_000_000, {
       meaning:
-        'Failed sign-ins (`POST login`) per username per `LOGIN_FAILURE_WINDOW_MS`; beyond them every attempt with that username, right ones too, gets 429 `TOO_MANY_REQUESTS` until the window ends. A success clears the count. 0 turns it off.',
+        'Failed sign-ins (`POST login`) per account (whichever of its names is sent; a name nobody has counts as one) from one client address (IPv6: per /64) per `LOGIN_FAILURE_WINDOW_MS`; beyond them every attempt for that account from that address, right ones too, gets 429 `TOO_MANY_REQUESTS` until the window ends. Other addresses are not held up. A success clears the count. 0 turns it off.',
+    }),
+    loginFailuresPerAccount: integer('LOGIN_FAILURES_PER_ACCOUNT', 30, 0, 1_000_000_000, {
+      meaning:
+        'Failed sign-ins per account from every address together per `LOGIN_FAILURE_WINDOW_MS`; beyond them only an address the account signed in from within `LOGIN_KNOWN_ADDRESS_S` may still try (its own limit above applies), others get 429. 0 turns it off.',
+    }),
+    loginKnownAddressS: integer('LOGIN_KNOWN_ADDRESS_S', 2_592_000, 60, 365 * 86_400, {
+      shownDefault: '`2592000` (30 days)',
+      meaning:
+        'How long an address (IPv6: its /64) a user signed in from stays known to their account, and so passes `LOGIN_FAILURES_PER_ACCOUNT`. Without `REDIS_URL` it is remembered per process, at most `RATE_LIMIT_TRACKED_ADDRESSES` of them.',
     }),
     loginFailuresPerAddress: integer('LOGIN_FAILURES_PER_ADDRESS', 20, 0, 1_000_000_000, {
       meaning:
@@ -544,7 +553,7 @@ const SETTINGS = {
     }),
     loginFailureWindowMs: integer('LOGIN_FAILURE_WINDOW_MS', 900_000, 1000, 86_400_000, {
       shownDefault: '`900000` (15 min)',
-      meaning: 'The window of the two sign-in limits (fixed windows, shared through Redis with `REDIS_URL`).',
+      meaning: 'The window of the three sign-in limits (fixed windows, shared through Redis with `REDIS_URL`).',
     }),
     trackedAddresses: integer('RATE_LIMIT_TRACKED_ADDRESSES', 50_000, 1, 100_000_000, {
       meaning:

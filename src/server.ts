@@ -42,6 +42,11 @@ function routeDeps(
   site: SitePresentation | undefined,
 ): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
+  const passwords = passwordHasher({
+    concurrency: config.passwordConcurrency || defaultPasswordConcurrency(),
+    queue: config.signInQueue,
+    nice: config.passwordNice,
+  });
   return {
     uow: store,
     health: store,
@@ -70,14 +75,11 @@ function routeDeps(
     chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
-      passwords: passwordHasher({
-        concurrency: config.passwordConcurrency || defaultPasswordConcurrency(),
-        queue: config.signInQueue,
-        nice: config.passwordNice,
-      }),
+      passwords,
       revoked,
       tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },
+    passwordStats: passwords.stats,
   };
 }
 

@@ -21,6 +21,8 @@ export interface Counter {
   hit(key: string, windowMs: number): Promise<Hit | undefined>;
   /** The count so far without counting (0 when the key has no live window); undefined when unknown. */
   peek(key: string): Promise<Hit | undefined>;
+  /** Gives back one request counted by hit() in the key's live window (none when it has ended). */
+  release(key: string): Promise<void>;
   /** Ends the key's window: its count starts again from 0. */
   forget(key: string): Promise<void>;
   close(): Promise<void>;
@@ -33,6 +35,7 @@ export interface MemoryCounterOptions {
 }
 
 const NONE: Hit = { count: 0, resetMs: 0 };
+const SWEEP_AT_LEAST_EVERY_MS = 3_600_000;
 
 export class MemoryCounter implements Counter {
   // Insertion order is window start order (a new window is re-inserted), so the first key is the oldest.
@@ -44,8 +47,9 @@ export class MemoryCounter implements Counter {
   constructor(sweepEveryMs: number, options: MemoryCounterOptions = {}) {
     this.capacity = options.capacity ?? Infinity;
     this.now = options.now ?? Date.now;
-    // Forget ended windows so the map holds only keys seen in the last window.
-    this.sweeper = setInterval(() => this.sweep(), Math.max(1000, sweepEveryMs));
+    // Forget ended windows so the map holds only keys seen in the last window. At least hourly: a
+    // timer past 2^31 ms (24.8 days; LOGIN_KNOWN_ADDRESS_S allows a year) would fire every 1 ms.
+    this.sweeper = setInterval(() => this.sweep(), Math.min(SWEEP_AT_LEAST_EVERY_MS, Math.max(1000, sweepEveryMs)));
     this.sweeper.unref();
   }
 
@@ -71,6 +75,11 @@ export class MemoryCounter implements Counter {
     const now = this.now();
     const w = this.windows.get(key);
     return w && w.resetAt > now ? { count: w.count, resetMs: w.resetAt - now } : NONE;
+  }
+
+  async release(key: string): Promise<void> {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > this.now() && w.count > 0) w.count--;
   }
 
   async forget(key: string): Promise<void> {
@@ -103,9 +112,16 @@ local n = redis.call('GET', KEYS[1])
 if not n then return {0, 0} end
 return {tonumber(n), redis.call('PTTL', KEYS[1])}`;
 
+// One request given back, within the live window only (a key that expired stays absent).
+const RELEASE_SCRIPT = `
+local n = tonumber(redis.call('GET', KEYS[1]))
+if n and n > 0 then redis.call('DECR', KEYS[1]) end
+return 0`;
+
 type RedisWithScripts = Redis & {
   soukRateHit(key: string, windowMs: number): Promise<[number, number]>;
   soukRatePeek(key: string): Promise<[number, number]>;
+  soukRateRelease(key: string): Promise<number>;
 };
 
 export interface RedisCounterOptions {
@@ -136,6 +152,7 @@ export class RedisCounter implements Counter {
     });
     redis.defineCommand('soukRateHit', { numberOfKeys: 1, lua: HIT_SCRIPT });
     redis.defineCommand('soukRatePeek', { numberOfKeys: 1, lua: PEEK_SCRIPT });
+    redis.defineCommand('soukRateRelease', { numberOfKeys: 1, lua: RELEASE_SCRIPT });
     // ioredis reports every failed reconnection attempt: only the first of an outage is passed on.
     redis.on('error', (err: Error) => this.down(err));
     this.redis = redis as RedisWithScripts;
@@ -178,9 +195,18 @@ export class RedisCounter implements Counter {
     return this.ask(() => this.redis.soukRatePeek(this.opts.prefix + key));
   }
 
+  async release(key: string): Promise<void> {
+    await this.send(() => this.redis.soukRateRelease(this.opts.prefix + key));
+  }
+
   async forget(key: string): Promise<void> {
+    await this.send(() => this.redis.del(this.opts.prefix + key));
+  }
+
+  /** A command whose answer does not matter: a failure only marks Redis down. */
+  private async send(command: () => Promise<unknown>): Promise<void> {
     try {
-      await this.redis.del(this.opts.prefix + key);
+      await command();
       this.answered();
     } catch (err) {
       this.down(err as Error);

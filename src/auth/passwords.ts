@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { PasswordHasher } from '../domain/accounts.js';
+import { bcryptCost, dearHashProblem, hashForm, OWN_COST, type HashForm } from './passwords/forms.js';
 import type { VerifyOutcome } from './passwords/thread.js';
 import { passwordThreads, type PasswordThreads } from './passwords/threads.js';
 
@@ -77,13 +78,52 @@ export async function burnVerification(password: string, threads = sharedThreads
   await verifyPassword(password, await dummyHash(threads), threads);
 }
 
+/** What the password threads did (the metrics show it). */
+export interface PasswordStats {
+  /** Tasks the threads finished: verifications, burns and hashes. */
+  tasks: number;
+  /** Verifications finished, by the form of the hash verified against (a burn's: 'wordpress'). */
+  verifications: Record<HashForm, number>;
+}
+
+/** The threads, with each verification counted by form once it has run. */
+function countedThreads(threads: PasswordThreads, verifications: Record<HashForm, number>): PasswordThreads {
+  return {
+    ...threads,
+    verify: async (password, stored) => {
+      const outcome = await threads.verify(password, stored);
+      verifications[hashForm(stored)]++;
+      return outcome;
+    },
+  };
+}
+
+/**
+ * Whether verifying against `stored` costs at least what a burn does (a bcrypt hash at Souk's own
+ * cost or dearer). A refusal by a cheaper hash (phpass, a lower bcrypt cost, argon2id, whose cost
+ * is its own) is followed by a burn, so that no refusal is cheaper than an unknown name's.
+ */
+const costsABurn = (stored: string) => (bcryptCost(stored) ?? 0) >= OWN_COST;
+
 /**
  * The domain's PasswordHasher port (domain/accounts.ts) over `concurrency` password threads, with at
  * most `queue` verifications waiting for one. Beyond the queue a verification is not made ('busy'),
- * so waiting sign-ins cannot grow without bound.
+ * so waiting sign-ins cannot grow without bound. Every refusal costs at least one verification at
+ * Souk's own cost: a hash that matches nothing (an unsupported form) or costs more than HASH_BOUNDS
+ * is not verified, a burn is made instead; a cheaper hash's refusal is followed by a burn.
  */
-export function passwordHasher({ concurrency, queue, nice }: { concurrency: number; queue: number; nice: number }): PasswordHasher {
-  const threads = passwordThreads({ threads: concurrency, nice });
+export function passwordHasher({
+  concurrency,
+  queue,
+  nice,
+}: {
+  concurrency: number;
+  queue: number;
+  nice: number;
+}): PasswordHasher & { stats(): PasswordStats } {
+  const verifications: Record<HashForm, number> = { wordpress: 0, bcrypt: 0, phpass: 0, argon2id: 0, unsupported: 0 };
+  const pool = passwordThreads({ threads: concurrency, nice });
+  const threads = countedThreads(pool, verifications);
   let admitted = 0;
   async function admit<T>(work: () => Promise<T>): Promise<T | 'busy'> {
     if (admitted >= concurrency + queue) return 'busy';
@@ -94,11 +134,25 @@ export function passwordHasher({ concurrency, queue, nice }: { concurrency: numb
       admitted--;
     }
   }
+  async function verify(password: string, hash: string): Promise<PasswordCheck | { ok: false; tooDear: true }> {
+    if (hashForm(hash) === 'unsupported') {
+      await burnVerification(password, threads);
+      return { ok: false };
+    }
+    if (dearHashProblem(hash) !== undefined) {
+      await burnVerification(password, threads);
+      return { ok: false, tooDear: true };
+    }
+    const check = await verifyPassword(password, hash, threads);
+    if (!check.ok && !costsABurn(hash)) await burnVerification(password, threads);
+    return check;
+  }
   return {
     verify: async (password, hash) => {
-      const check = await admit(() => verifyPassword(password, hash, threads));
+      const check = await admit(() => verify(password, hash));
       return check === 'busy' ? { ok: false, busy: true } : check;
     },
     burn: async (password) => ((await admit(() => burnVerification(password, threads))) === 'busy' ? 'busy' : 'done'),
+    stats: () => ({ tasks: pool.completed(), verifications: { ...verifications } }),
   };
 }

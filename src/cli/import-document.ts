@@ -5,6 +5,7 @@
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
+import { dearHashProblem } from '../auth/passwords/forms.js';
 import type { Catalog } from '../domain/catalog.js';
 import { DEFAULT_LISTING_DETAILS, LISTING_STATUSES, PRICING_TYPES, type ListingRecord, type UserRecord } from '../domain/model.js';
 import { ImageObject, ListingContact, ListingStore, TermObject } from '../domain/media.js';
@@ -42,7 +43,7 @@ export const ImportUser = Type.Object(
         minLength: 1,
         maxLength: 1000,
         description:
-          "The user's password hash as WordPress stores it: phpass ($P$, $H$), WordPress 6.8+ ($wp$2y$...), bcrypt ($2y$, $2a$, $2b$) or argon2id. Absent: the stored password stays.",
+          "The user's password hash as WordPress stores it: phpass ($P$, $H$), WordPress 6.8+ ($wp$2y$...), bcrypt ($2y$, $2a$, $2b$) or argon2id. Absent: the stored password stays. Refused when dearer than Souk verifies: bcrypt cost above 14, argon2id memory above 262144 KiB, time cost above 10 or parallelism above 16, phpass above 2^13 rounds.",
       }),
     ),
   },
@@ -199,6 +200,11 @@ function listingDate(text: string): number {
   return exists ? Date.parse(text.replace(' ', 'T')) : NaN;
 }
 
+/** Names the user and what is too dear, never the hash. */
+export function dearHashMessage(id: number, login: string, hash: string): string {
+  return `user ${id} (${JSON.stringify(login)}): the password hash costs more than Souk verifies (${dearHashProblem(hash)}); give the user a new password first`;
+}
+
 function firstImpossibleDate(doc: ImportDocument): string | undefined {
   const at = (doc.listings ?? []).findIndex((l) => l.created_at !== undefined && Number.isNaN(listingDate(l.created_at)));
   return at < 0 ? undefined : `listings[${at}].created_at`;
@@ -225,5 +231,10 @@ export function parseImportDocument(value: unknown): ParsedDocument {
   const doc = value as ImportDocument;
   const date = firstImpossibleDate(doc);
   if (date !== undefined) return { ok: false, path: date, problem: 'not a date and time that exists' };
+  const dear = (doc.users ?? []).findIndex((u) => u.password_hash !== undefined && dearHashProblem(u.password_hash) !== undefined);
+  if (dear >= 0) {
+    const user = doc.users![dear]!;
+    return { ok: false, path: `users[${dear}].password_hash`, problem: dearHashMessage(user.id, user.login, user.password_hash!) };
+  }
   return { ok: true, catalog: { users: (doc.users ?? []).map(toUser), listings: (doc.listings ?? []).map(toListing) } };
 }

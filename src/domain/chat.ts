@@ -57,7 +57,7 @@ function characterCount(text: string): number {
 }
 
 /** Half of a UTF-16 surrogate pair, without its other half. */
-const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 export function checkMessageInput(
   input: Pick<StartConversationInput, 'text' | 'files'>,

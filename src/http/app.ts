@@ -72,6 +72,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     host: config.metricsHost,
     poolStats: () => deps.health.poolStats(),
     rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
+    passwordStats: deps.passwordStats,
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.

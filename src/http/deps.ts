@@ -1,4 +1,5 @@
 import type { AuthDeps } from '../auth/authenticate.js';
+import type { PasswordStats } from '../auth/passwords.js';
 import type { RevokedTokens } from '../auth/revoked-tokens.js';
 import type { SignInDeps } from '../domain/accounts.js';
 import type { UserLookup } from '../auth/user-cache.js';
@@ -28,6 +29,8 @@ export interface RouteDeps {
   favouriteLists: FavouriteListRepository;
   /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
+  /** What the password threads did, for the metrics; absent in tests that build deps by hand. */
+  passwordStats?: () => PasswordStats;
   /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log. */
   events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
   /**

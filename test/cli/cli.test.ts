@@ -217,6 +217,36 @@ describe('souk import', PARALLEL, () => {
     assert.equal(count(db, 'listings'), 5);
   });
 
+  it('refuses a password hash dearer than Souk verifies, naming the user, never the hash', async (t) => {
+    const { dir, db } = scratch(t);
+    const dear = [
+      [`$2y$15$${'a'.repeat(53)}`, 'bcrypt cost 15 is above 14'],
+      [`$wp$2y$31$${'b'.repeat(53)}`, 'bcrypt cost 31 is above 14'],
+      [
+        '$argon2id$v=19$m=1048576,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc',
+        'argon2id memory 1048576 KiB is above 262144 KiB (256 MiB)',
+      ],
+      ['$argon2id$v=19$m=65536,t=4000,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc', 'argon2id time cost 4000 is above 10'],
+      ['$P$CIQRaTwmfeRo7ud9Fh4E2PdI0S3r.L0', 'phpass 2^14 rounds are above 2^13'],
+    ] as const;
+    for (const [hash, why] of dear) {
+      const doc = marketplace();
+      doc.users![2] = { ...doc.users![2]!, password_hash: hash };
+      const run = await fails(
+        db,
+        ['import', writeDocument(dir, doc)],
+        `souk: users[2].password_hash: user 3 ("sara"): the password hash costs more than Souk verifies (${why}); give the user a new password first (nothing was imported)\n`,
+      );
+      assert.ok(!run.stderr.includes(hash.slice(12)), run.stderr);
+    }
+    assert.equal(count(db, 'users'), 0);
+    // At the bounds: imported.
+    const doc = marketplace();
+    doc.users![2] = { ...doc.users![2]!, password_hash: `$2y$14$${'a'.repeat(53)}` };
+    await ok(db, ['import', writeDocument(dir, doc)]);
+    assert.equal(count(db, 'users'), 4);
+  });
+
   it('refuses text that is not JSON, from a file or standard input, and a document that is not an object', async (t) => {
     const { dir, db } = scratch(t);
     const path = writeDocument(dir, '{"users": [', 'broken.json');

@@ -5,10 +5,7 @@
  */
 import { createHmac } from 'node:crypto';
 import { hashSync, verifySync } from '@node-rs/bcrypt';
-import { WORDPRESS_PREFIX } from './forms.js';
-
-/** PHP's password_hash() default before 8.4, and what WordPress's own hashes here carry ($wp$2y$10$). */
-const COST = 10;
+import { OWN_COST, WORDPRESS_PREFIX } from './forms.js';
 
 /**
  * WordPress 6.8+'s pre-hash (wp_hash_password, wp_check_password): base64 of HMAC-SHA384 keyed
@@ -39,7 +36,7 @@ export function verifyWordPress(password: string, stored: string): boolean {
  * password it was made from. Surrounding whitespace is the caller's policy.
  */
 export function hashWordPress(password: string): string {
-  const made = hashSync(wordPressPrehash(password), COST);
+  const made = hashSync(wordPressPrehash(password), OWN_COST);
   // The library writes $2b$; PHP (and so WordPress) writes $2y$ for the same algorithm.
   return WORDPRESS_PREFIX + made.replace(/^\$2b\$/, '$2y$');
 }

@@ -10,6 +10,8 @@ import type { PasswordTask, ThreadSettings, VerifyOutcome } from './thread.js';
 export interface PasswordThreads {
   verify(password: string, stored: string): Promise<VerifyOutcome>;
   hash(password: string): Promise<string>;
+  /** Tasks (verifications and hashes) the threads have finished since they were made. */
+  completed(): number;
   close(): Promise<void>;
 }
 
@@ -31,6 +33,7 @@ export function passwordThreads({ threads, nice }: { threads: number } & ThreadS
   return {
     verify: (password, stored) => run({ op: 'verify', password, stored }) as Promise<VerifyOutcome>,
     hash: (password) => run({ op: 'hash', password }) as Promise<string>,
+    completed: () => pool.completed,
     close: () => pool.destroy(),
   };
 }

@@ -18,7 +18,9 @@ import type { Conversation } from '../../domain/model.js';
 import { openWordpressExport, type WordpressSiteExport } from '../../store/mysql/site-export.js';
 import { siteImportWriter, type SiteImportWriter } from '../../store/common/site-import.js';
 import { usageError } from '../command.js';
+import { dearHashProblem } from '../../auth/passwords/forms.js';
 import { CliError, type CliContext } from '../context.js';
+import { dearHashMessage } from '../import-document.js';
 
 const PAGE = 200;
 
@@ -51,6 +53,9 @@ async function copy(site: WordpressSiteExport, to: SiteImportWriter, now: number
 
   for await (const ids of pages((after) => site.userIds(after, PAGE))) {
     const found = await site.users(ids);
+    // Before the page is written: a hash too dear to verify would hold a password thread at each sign-in.
+    const dear = found.find((u) => u.passwordHash !== undefined && dearHashProblem(u.passwordHash) !== undefined);
+    if (dear) throw new CliError(dearHashMessage(dear.id, dear.login, dear.passwordHash!));
     users.read += found.length;
     users.written += await to.users(found);
     for (const u of found) copiedUsers.add(u.id);

@@ -8,6 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { PasswordStats } from '../../auth/passwords.js';
 import type { PoolStats } from '../../domain/ports.js';
 import { routeLabel } from './logging.js';
 import { authorised, close, listen, metricsServer, UNAUTHORISED, type MetricsText } from './metrics-server.js';
@@ -21,6 +22,8 @@ export interface MetricsOptions {
   poolStats: () => PoolStats | undefined;
   /** With REDIS_URL: whether the rate limits' Redis answers (undefined while it is not yet known). */
   rateLimitStoreUp?: (() => boolean | undefined) | undefined;
+  /** What the password threads did (sign-in's verifications). */
+  passwordStats?: (() => PasswordStats) | undefined;
 }
 
 // Process metrics describe the process, not one app: collected once, shared by every app in it (tests build many).
@@ -82,6 +85,8 @@ export const metrics = fp(
       });
     }
 
+    if (opts.passwordStats) passwordMetrics(registry, opts.passwordStats);
+
     // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
     // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
     const series = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
@@ -112,6 +117,29 @@ export const metrics = fp(
   },
   { name: 'souk-metrics' },
 );
+
+/** Counters read from the password threads at each scrape: what each sign-in cost is visible there. */
+function passwordMetrics(registry: Registry, stats: () => PasswordStats): void {
+  new Counter({
+    name: 'souk_password_tasks_total',
+    help: 'Tasks the password threads finished: verifications (burns included) and hashes',
+    registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(stats().tasks);
+    },
+  });
+  new Counter({
+    name: 'souk_password_verifications_total',
+    help: "Password verifications finished, by the stored hash's form (a burn verifies against a wordpress one)",
+    labelNames: ['form'] as const,
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [form, count] of Object.entries(stats().verifications)) this.inc({ form }, count);
+    },
+  });
+}
 
 function serveOnApiPort(app: FastifyInstance, token: string, render: () => Promise<MetricsText>): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {

@@ -13,6 +13,7 @@ import fp from 'fastify-plugin';
 import type { RateLimitConfig } from '../../config.js';
 import { addressGroup } from '../../auth/client-address.js';
 import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
+import type { SignInAttempt } from '../../domain/accounts.js';
 import { serviceUnavailable, tooManyRequests, type RATE_LIMIT_MESSAGES } from '../errors.js';
 
 export interface RateLimits {
@@ -24,12 +25,19 @@ export interface RateLimits {
   checkKey(apiKey: string): Promise<void>;
   /** Counts a request by this (authenticated) user; throws 429 when over the limit. */
   checkUser(userId: number): Promise<void>;
-  /** Refuses (429) a sign-in whose username or client address is over its budget of failed sign-ins. */
-  checkSignIn(ip: string | undefined, username: string): Promise<void>;
-  /** Counts a failed sign-in against the username and the address; never throws. */
-  signInFailed(ip: string | undefined, username: string): Promise<void>;
-  /** A sign-in succeeded: the username's failures are forgotten. */
-  signInSucceeded(username: string): Promise<void>;
+  /** Refuses (429) a sign-in from a client address over its budget of failed sign-ins, before any database read. */
+  checkSignIn(ip: string | undefined): Promise<void>;
+  /**
+   * Takes a sign-in attempt, before its password is checked, from three budgets: its subject's from
+   * this address (the subject: domain/accounts.ts, the account, else the name), its subject's from
+   * every address (skipped for an address the account signed in from within LOGIN_KNOWN_ADDRESS_S,
+   * so that strangers cannot lock its owner out) and the address's. Each is counted and checked in
+   * one step, so attempts made at once, on any instance, cannot pass together. Over a budget: 429,
+   * and nothing stays taken. A wrong password keeps the attempt counted; a right one forgets the
+   * subject's failures from this address, gives the address's attempt back and makes the address
+   * known to the account; an undecided one gives all back.
+   */
+  admitSignIn(ip: string | undefined, subject: string): Promise<SignInAttempt>;
   /** Whether the Redis of the counters answers; undefined without REDIS_URL. */
   storeUp(): boolean | undefined;
 }
@@ -55,7 +63,7 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
     const perRequest = config.perKey > 0 || config.perUser > 0;
     const perAddress = config.authFailures > 0;
-    const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAddress > 0;
+    const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAccount > 0 || config.loginFailuresPerAddress > 0;
 
     let redis: RedisCounter | undefined;
     if (config.redisUrl && (perRequest || perAddress || perSignIn)) {
@@ -82,8 +90,13 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     const signIns: Counter | undefined = perSignIn
       ? (redis ?? new MemoryCounter(config.loginFailureWindowMs, { capacity: config.trackedAddresses }))
       : undefined;
+    // The addresses each account signed in from: apart from the failures, so that a flood of
+    // failures cannot push them out of a bounded map.
+    const knownMs = config.loginKnownAddressS * 1000;
+    const known: Counter | undefined =
+      config.loginFailuresPerAccount > 0 ? (redis ?? new MemoryCounter(knownMs, { capacity: config.trackedAddresses })) : undefined;
     app.addHook('onClose', async () => {
-      await Promise.all([...new Set([requests, addresses, signIns])].map((c) => c?.close()));
+      await Promise.all([...new Set([requests, addresses, signIns, known])].map((c) => c?.close()));
     });
 
     /** An unknown count (Redis did not answer): let through, or 503 when configured closed. */
@@ -99,14 +112,32 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
     };
 
     const addressKey = (ip: string | undefined) => `address:${addressGroup(ip ?? '')}`;
-    // Hashed: a key holds no username, and is short whatever the client sent.
-    const usernameKey = (username: string) => `login-user:${keyId(username.trim().toLowerCase())}`;
+    // The subject hashed: a key holds no username, and is short whatever the client sent.
+    const accountKey = (subject: string) => `login-account:${keyId(subject)}`;
+    const pairKey = (subject: string, ip: string | undefined) => `login-user:${keyId(subject)}:${addressGroup(ip ?? '')}`;
+    const knownKey = (subject: string, ip: string | undefined) => `login-known:${keyId(subject)}:${addressGroup(ip ?? '')}`;
     const signInAddressKey = (ip: string | undefined) => `login-address:${addressGroup(ip ?? '')}`;
-    const signInBudgets = (ip: string | undefined, username: string) =>
-      [
-        [usernameKey(username), config.loginFailuresPerUsername],
-        [signInAddressKey(ip), config.loginFailuresPerAddress],
-      ] as const;
+    /** Whether the account signed in from this address lately (an unknown answer: not known). */
+    const knownTo = async (subject: string, ip: string | undefined) => ((await known?.peek(knownKey(subject, ip)))?.count ?? 0) > 0;
+
+    /** Takes one attempt from each budget in turn; over one, or unknown while closed, gives back those taken. */
+    async function take(budgets: ReadonlyArray<readonly [string, number]>): Promise<string[]> {
+      const taken: string[] = [];
+      for (const [key, max] of budgets) {
+        if (!signIns || max === 0) continue;
+        const hit = await signIns.hit(key, config.loginFailureWindowMs);
+        if (hit) taken.push(key);
+        if (hit && hit.count <= max) continue;
+        if (!hit && config.redisFailure === 'open') continue;
+        await giveBack(taken);
+        if (!hit) throw serviceUnavailable();
+        throw tooManyRequests('signIn', retryAfterS(hit));
+      }
+      return taken;
+    }
+    const giveBack = async (keys: string[]) => {
+      for (const key of keys) await signIns?.release(key);
+    };
 
     app.decorate<RateLimits>('rateLimits', {
       async checkAddress(ip) {
@@ -119,20 +150,31 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
         // The failure is answered as such whatever happens here: an unknown count is not counted.
         await addresses?.hit(addressKey(ip), config.windowMs);
       },
-      async checkSignIn(ip, username) {
-        if (!signIns) return;
-        for (const [key, max] of signInBudgets(ip, username)) {
-          if (max === 0) continue;
-          const hit = await signIns.peek(key);
-          if (!hit) return unknown();
-          if (hit.count >= max) throw tooManyRequests('signIn', retryAfterS(hit));
-        }
+      async checkSignIn(ip) {
+        if (!signIns || config.loginFailuresPerAddress === 0) return;
+        const hit = await signIns.peek(signInAddressKey(ip));
+        if (!hit) return unknown();
+        if (hit.count >= config.loginFailuresPerAddress) throw tooManyRequests('signIn', retryAfterS(hit));
       },
-      async signInFailed(ip, username) {
-        for (const [key, max] of signInBudgets(ip, username)) if (max > 0) await signIns?.hit(key, config.loginFailureWindowMs);
-      },
-      async signInSucceeded(username) {
-        await signIns?.forget(usernameKey(username));
+      async admitSignIn(ip, subject) {
+        const pair = pairKey(subject, ip);
+        const taken = await take([
+          [pair, config.loginFailuresPerUsername],
+          [accountKey(subject), (await knownTo(subject, ip)) ? 0 : config.loginFailuresPerAccount],
+          [signInAddressKey(ip), config.loginFailuresPerAddress],
+        ]);
+        return {
+          succeeded: async () => {
+            // Not a failure: its places are given back. The account's other failures stay: they
+            // bound the guesses from everywhere else.
+            await signIns?.forget(pair);
+            await giveBack(taken.filter((key) => key !== pair));
+            // Known anew for the whole period from this sign-in on.
+            await known?.forget(knownKey(subject, ip));
+            await known?.hit(knownKey(subject, ip), knownMs);
+          },
+          undecided: () => giveBack(taken),
+        };
       },
       checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),

@@ -26,14 +26,16 @@ export const accountRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     const password = field(request, 'password');
     if (username === undefined || password === undefined) throw badRequest(MESSAGES.credentialsRequired);
     const rateLimits = request.server.rateLimits;
-    await rateLimits.checkSignIn(request.ip, username);
-    const result = await signIn(deps.accounts, username, password);
+    await rateLimits.checkSignIn(request.ip);
+    const result = await signIn(deps.accounts, username, password, (subject) => rateLimits.admitSignIn(request.ip, subject));
     if (!result.ok && result.error === 'busy') throw signInsBusy();
-    if (!result.ok) {
-      await rateLimits.signInFailed(request.ip, username);
-      throw invalidCredentials();
+    if (!result.ok && result.tooDearHashOf !== undefined) {
+      request.log.warn(
+        { userId: result.tooDearHashOf },
+        'sign-in refused: the stored password hash costs more than Souk verifies (docs/hardening.md, "Dear hashes"); give the user a new password',
+      );
     }
-    await rateLimits.signInSucceeded(username);
+    if (!result.ok) throw invalidCredentials();
     const { user } = result;
     return signInReply(user, issueToken(deps.auth.settings(), user.id, user.login, deps.accounts.tokenTtlS));
   });

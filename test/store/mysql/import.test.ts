@@ -279,4 +279,21 @@ describe('souk import --from-wordpress', { skip }, () => {
       assert.doesNotMatch(inQuery.stdout + inQuery.stderr, /secret-query-pw/, query);
     }
   });
+
+  it('refuses a user whose password hash is dearer than Souk verifies, naming the user, never the hash', async () => {
+    const dearSite = await wordpressDatabase('wordpress-seeded.sql');
+    const dear = `$2y$31$${'c'.repeat(53)}`;
+    await dearSite.query('update wp_users set user_pass = ? where user_login = ?', [dear, 'bob']);
+    const [bob] = await dearSite.query<{ ID: number }>('select ID from wp_users where user_login = ?', ['bob']);
+    const database = await freshDatabase(null);
+    after(() => database.drop());
+    const run = await souk(database.url, ['import', '--from-wordpress', dearSite.url]);
+    assert.equal(run.code, 1);
+    assert.match(
+      run.stderr,
+      new RegExp(`user ${bob!.ID} \\("bob"\\): the password hash costs more than Souk verifies \\(bcrypt cost 31 is above 14\\)`),
+    );
+    assert.doesNotMatch(run.stdout + run.stderr, HASH);
+    assert.ok(!(run.stdout + run.stderr).includes('c'.repeat(20)));
+  });
 });
