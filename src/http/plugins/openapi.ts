@@ -21,6 +21,32 @@ Every route needs the installation's API key as \`X-API-KEY\`; all but sign-in n
 
 Every reply carries \`X-Request-Id\` (the incoming one when acceptable, else generated), which also appears in the logs.`;
 
+interface Schema {
+  type?: unknown;
+  anyOf?: Schema[];
+}
+interface MediaType {
+  schema?: Schema;
+}
+type Paths = Record<string, Record<string, { requestBody?: { required?: boolean; content: Record<string, MediaType> } }>>;
+
+/**
+ * A body schema that also accepts null is a body the route goes without (routes/common.schema.ts, optionalBody):
+ * in the document it is not required, and its schema is the object alone.
+ */
+function optionalBodies(paths: Paths): void {
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    const body = operation.requestBody;
+    for (const media of Object.values(body?.content ?? {})) {
+      const alternatives = media.schema?.anyOf ?? [];
+      const others = alternatives.filter((s) => s.type !== 'null');
+      if (others.length !== 1 || alternatives.length !== 2) continue;
+      media.schema = others[0];
+      body!.required = false;
+    }
+  }
+}
+
 export const openapi = fp(
   async (app: FastifyInstance, opts: { apiBase: string }) => {
     await app.register(swagger, {
@@ -58,6 +84,10 @@ export const openapi = fp(
             },
           },
         },
+      },
+      transformObject: (document) => {
+        if ('openapiObject' in document) optionalBodies(document.openapiObject.paths as Paths);
+        return 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
       },
     });
 

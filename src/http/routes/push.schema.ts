@@ -20,6 +20,12 @@ export function registerDeviceSchema(limits: { bodyLimit: number }, operationId:
     security: SECURITY,
     headers: RequestHeaders,
     consumes: CONSUMES,
+    querystring: Type.Object({
+      push_token: Type.Optional(Type.String({ description: 'As `push_token` in the body, when the body does not name it.' })),
+      events: Type.Optional(
+        Type.Union([Type.String(), Type.Array(Type.String())], { description: 'As `events` in the body, when the body does not name it.' }),
+      ),
+    }),
     body: Type.Object(
       {
         push_token: Type.Optional(
