@@ -58,10 +58,14 @@ export function eventTicketSchema(limits: { bodyLimit: number }) {
     headers: RequestHeaders,
     response: {
       200: success(
-        Type.Object({
-          ticket: Type.String({ description: 'The ticket: pass it as `ticket` to `GET my/events`.' }),
-          expires_in: Type.Integer({ description: 'Seconds it stays valid.' }),
-        }),
+        Type.Object(
+          {
+            ticket: Type.String({ description: 'The ticket: pass it as `ticket` to `GET my/events`.' }),
+            expires_in: Type.Integer({ description: 'Seconds it stays valid.' }),
+          },
+          // A real reply (test/ops/openapi.test.ts holds its shape to Souk's).
+          { examples: [{ ticket: 'rMA2U4GOnxEs3rW2j_y_NsPJvqk_ACwlFMzFIWM8kn0', expires_in: 29 }] },
+        ),
         'The ticket.',
       ),
       ...memberRouteErrors(limits),

@@ -46,7 +46,8 @@ export function registerDeviceSchema(limits: { bodyLimit: number }, operationId:
             push_token: Type.String({ description: 'The token stored.' }),
             events: Type.Array(Type.String(), { description: 'The event list stored.' }),
           },
-          { additionalProperties: false },
+          // A real reply (test/ops/openapi.test.ts holds its shape to Souk's).
+          { additionalProperties: false, examples: [{ push_token: 'ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]', events: ['chat'] }] },
         ),
         'The device is registered for the caller.',
       ),
