@@ -5,7 +5,8 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Ajv2020Module from 'ajv/dist/2020.js';
 import { generateOpenApi, OPENAPI_FILE } from '../../scripts/openapi.js';
 import { generateRecordedReplies, RECORDED_REPLIES_FILE } from '../../scripts/recorded-replies.js';
-import { USERS } from '../helpers/fixtures.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { SseClient } from '../helpers/sse.js';
 import { shapeOf } from '../helpers/recordings.js';
 import { startTestSouk, PATHS } from '../helpers/souk.js';
 
@@ -261,6 +262,21 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       assert.equal(res.statusCode, 200, res.body);
       const example = doc.paths[path]!.post.responses['200']!.content['application/json']!.example;
       assert.deepEqual(shapeOf(example), shapeOf(res.json()), path);
+    }
+
+    // The event stream: a real message.new event, as the example shows one.
+    const stream = await SseClient.open(`${await t.listen()}${EVENTS}`, t.auth(USERS.youssef));
+    try {
+      const started = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' })).json();
+      await t.post(`${MESSAGE}`, { con_id: started.con_id, text: 'Is it still available?', temp_id: 7 }, t.auth(USERS.amina));
+      const events = await stream.take(4);
+      const example = String(doc.paths[EVENTS]!.get!.responses['200']!.content['text/event-stream']!.example);
+      const [, id, name, data] = /^id: (\d+)\nevent: (\S+)\ndata: (.*)\n\n$/.exec(example) ?? [];
+      const real = events.find((e) => e.event === name && e.id === id);
+      assert.ok(real, `${example} among ${JSON.stringify(events.map((e) => [e.id, e.event]))}`);
+      assert.deepEqual(shapeOf(JSON.parse(data!)), shapeOf(JSON.parse(real.data)));
+    } finally {
+      stream.close();
     }
   });
 });
