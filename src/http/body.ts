@@ -38,6 +38,14 @@ export const MAX_PER_PAGE = 100;
 /** `page` or `per_page` in a query string: decimal digits; "" counts as absent (N2). */
 export const PageField = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9]*$', description }));
 
+/** An id in a body: a JSON integer or a string of digits; null and "" count as absent (N2). Checked as IdQueryField. */
+export const IdBodyField = (description: string) =>
+  Type.Optional(
+    Type.Union([Type.Integer(), Type.String(), Type.Null()], {
+      description: `${description} A positive integer or a string of its digits.`,
+    }),
+  );
+
 /** An id in a query string; its value is checked by requiredId()/optionalId(), with N2's messages. */
 export const IdQueryField = (description: string) => Type.Optional(Type.String({ description }));
 

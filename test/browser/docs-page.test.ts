@@ -1,6 +1,7 @@
 /**
  * The docs page in a real browser: Debian's Chromium, headless, driven by playwright-core. It opens /docs,
- * checks that every documented operation is listed, authorises with a real API key and token, runs "Try it out" on
+ * checks that it is Souk's page (title, icon, no framework logo, no "Explore" bar), that every documented operation
+ * is listed, authorises with a real API key and token, runs "Try it out" on
  * the toggle against the live server, and saves a screenshot under docs/screenshots/. Every request the
  * page makes must go to the server itself: the page works without internet (no CDN).
  * Skipped when /usr/bin/chromium is missing (scripts/ci/install-chromium.sh installs it).
@@ -46,6 +47,17 @@ describe('docs page (Swagger UI) in headless Chromium', () => {
       const toggle = page.locator('#operations-favourites-toggleFavourite');
       const start = page.locator('#operations-chat-startConversation');
       await toggle.waitFor();
+      // Souk's own page: its title and icon, the document's title on top, no framework logo nor "Explore" bar.
+      assert.equal(await page.title(), 'Souk: listing marketplace REST interface');
+      assert.match(await page.locator('.info .title').first().innerText(), /^Souk listing marketplace REST interface/);
+      assert.deepEqual(await page.locator('link[rel=icon]').evaluateAll((links) => links.map((l) => l.getAttribute('href'))), [
+        '/docs/static/theme/souk.svg',
+      ]);
+      assert.equal(await page.locator('.topbar').count(), 0, 'no top bar');
+      assert.equal(await page.locator('.topbar-wrapper, img[alt="Swagger UI"], a.link svg').count(), 0, "no framework's logo");
+      assert.equal(await page.locator('.download-url-wrapper, input.download-url-input').count(), 0, 'no "Explore" address field');
+      assert.equal(await page.getByRole('button', { name: 'Explore' }).count(), 0, 'no "Explore" button');
+      assert.equal(await page.getByText('Swagger', { exact: false }).count(), 0, 'the word Swagger shown nowhere');
       assert.match(await toggle.locator('.opblock-summary').innerText(), /POST[\s\S]*\/wp-json\/rtcl\/v1\/my\/favourites/);
       assert.match(await start.locator('.opblock-summary').innerText(), /POST[\s\S]*\/wp-json\/rtcl\/v1\/my\/chat\/conversation/);
       // Every operation of the document, and nothing else (the operational endpoints are hidden).

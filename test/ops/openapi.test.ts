@@ -2,8 +2,15 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import Ajv2020Module from 'ajv/dist/2020.js';
 import { generateOpenApi, OPENAPI_FILE } from '../../scripts/openapi.js';
+import { generateRecordedReplies, RECORDED_REPLIES_FILE } from '../../scripts/recorded-replies.js';
+import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { SseClient } from '../helpers/sse.js';
+import { shapeOf } from '../helpers/recordings.js';
 import { startTestSouk, PATHS } from '../helpers/souk.js';
+
+const Ajv2020 = Ajv2020Module.default ?? Ajv2020Module;
 
 interface Operation {
   operationId: string;
@@ -15,7 +22,7 @@ interface Operation {
     {
       description: string;
       headers?: Record<string, unknown>;
-      content: Record<string, { examples?: Record<string, { value: Record<string, unknown> }> }>;
+      content: Record<string, { example?: unknown; examples?: Record<string, { value: Record<string, unknown> }> }>;
     }
   >;
 }
@@ -185,6 +192,91 @@ describe('OpenAPI document', () => {
       'per_page must be between 1 and 100.',
     ]) {
       assert.ok(list.responses['400']!.description.includes(`- \`BADREQUEST\`: ${message}`), message);
+    }
+  });
+});
+
+describe('OpenAPI document: the 200 examples are real replies', () => {
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  ajv.addSchema(doc, 'openapi.json');
+  const pointer = (s: string) => s.replaceAll('~', '~0').replaceAll('/', '~1');
+  const operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.entries(methods).map(([method, op]) => ({ path, method, op: op as Operation })),
+  );
+  const examplesOf = (op: Operation) =>
+    Object.entries(op.responses['200']!.content).flatMap(([type, media]) => [
+      ...(media.example === undefined ? [] : [{ type, name: 'example', value: media.example }]),
+      ...Object.entries(media.examples ?? {}).map(([name, e]) => ({ type, name, value: e.value as unknown })),
+    ]);
+
+  it('src/http/routes/recorded-replies.ts holds the recordings (run npm run recorded-replies when this fails)', async () => {
+    assert.equal(readFileSync(RECORDED_REPLIES_FILE, 'utf8'), await generateRecordedReplies());
+  });
+
+  it('every operation has a 200 example, and every example is valid against its schema', () => {
+    const invalid: string[] = [];
+    for (const { path, method, op } of operations) {
+      const examples = examplesOf(op);
+      assert.ok(examples.length > 0, `${method} ${path} has a 200 example`);
+      for (const { type, name, value } of examples) {
+        const validate = ajv.getSchema(`openapi.json#/paths/${pointer(path)}/${method}/responses/200/content/${pointer(type)}/schema`)!;
+        if (!validate(value)) invalid.push(`${method} ${path} ${name}: ${ajv.errorsText(validate.errors)}`);
+      }
+    }
+    assert.deepEqual(invalid, []);
+  });
+
+  it('every route the recordings cover shows recorded replies, the classic generation too where Souk gives it as recorded', () => {
+    const named = Object.fromEntries(operations.map(({ op }) => [op.operationId, examplesOf(op).map((e) => e.name)]));
+    for (const id of ['checkConversation', 'readConversation']) {
+      assert.ok(named[id]!.includes('current') && named[id]!.includes('classic'), id);
+    }
+    const recorded = operations.filter(({ op }) => Object.values(op.responses['200']!.content).some((m) => m.examples));
+    assert.deepEqual(recorded.map(({ op }) => op.operationId).sort(), [
+      'checkConversation',
+      'leaveConversation',
+      'listConversations',
+      'listFavourites',
+      'markRead',
+      'myAccount',
+      'readConversation',
+      'sendMessage',
+      'signIn',
+      'signOut',
+      'startConversation',
+      'toggleFavourite',
+    ]);
+    assert.deepEqual(doc.paths[CHECK]!.get!.responses['200']!.content['application/json']!.examples!['no conversation']!.value, false);
+  });
+
+  it('the routes no recording covers show a reply of the shape Souk really gives', async () => {
+    const t = await startTestSouk();
+    const headers = { ...t.auth(USERS.amina), 'content-type': 'application/json' };
+    const push = JSON.stringify({ push_token: 'ExponentPushToken[abcdefghij]', events: ['message'] });
+    for (const [path, payload] of [
+      [TICKET, ''],
+      [PUSH_REGISTER, push],
+      [PUSH_ADD_DEVICE, push],
+    ] as const) {
+      const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
+      assert.equal(res.statusCode, 200, res.body);
+      const example = doc.paths[path]!.post.responses['200']!.content['application/json']!.example;
+      assert.deepEqual(shapeOf(example), shapeOf(res.json()), path);
+    }
+
+    // The event stream: a real message.new event, as the example shows one.
+    const stream = await SseClient.open(`${await t.listen()}${EVENTS}`, t.auth(USERS.youssef));
+    try {
+      const started = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' })).json();
+      await t.post(`${MESSAGE}`, { con_id: started.con_id, text: 'Is it still available?', temp_id: 7 }, t.auth(USERS.amina));
+      const events = await stream.take(4);
+      const example = String(doc.paths[EVENTS]!.get!.responses['200']!.content['text/event-stream']!.example);
+      const [, id, name, data] = /^id: (\d+)\nevent: (\S+)\ndata: (.*)\n\n$/.exec(example) ?? [];
+      const real = events.find((e) => e.event === name && e.id === id);
+      assert.ok(real, `${example} among ${JSON.stringify(events.map((e) => [e.id, e.event]))}`);
+      assert.deepEqual(shapeOf(JSON.parse(data!)), shapeOf(JSON.parse(real.data)));
+    } finally {
+      stream.close();
     }
   });
 });

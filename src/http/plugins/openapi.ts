@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
+import { RECORDED_REPLIES } from '../routes/recorded-replies.js';
 
 const DESCRIPTION = `Version 1 of the listing marketplace REST interface: toggling a listing in the caller's favourites
 and starting a chat conversation about a listing, and the routes around them: sign-in and sign-out, the
@@ -20,6 +21,48 @@ Every route needs the installation's API key as \`X-API-KEY\`; all but sign-in n
 - C: \`{"code", "message", "data": {"status"}}\`
 
 Every reply carries \`X-Request-Id\` (the incoming one when acceptable, else generated), which also appears in the logs.`;
+
+interface Schema {
+  type?: unknown;
+  anyOf?: Schema[];
+}
+interface MediaType {
+  schema?: Schema;
+}
+interface Operation {
+  operationId?: string;
+  requestBody?: { required?: boolean; content: Record<string, MediaType> };
+  responses?: Record<string, { content?: Record<string, MediaType & { example?: unknown; examples?: object }> }>;
+}
+type Paths = Record<string, Record<string, Operation>>;
+
+/** The 200 replies' examples: the original service's recorded replies (routes/recorded-replies.ts), by operation. */
+function recordedExamples(paths: Paths): void {
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    const media = operation.responses?.['200']?.content?.['application/json'];
+    const examples = RECORDED_REPLIES[operation.operationId ?? ''];
+    if (!media || !examples) continue;
+    delete media.example;
+    media.examples = examples;
+  }
+}
+
+/**
+ * A body schema that also accepts null is a body the route goes without (routes/common.schema.ts, optionalBody):
+ * in the document it is not required, and its schema is the object alone.
+ */
+function optionalBodies(paths: Paths): void {
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    const body = operation.requestBody;
+    for (const media of Object.values(body?.content ?? {})) {
+      const alternatives = media.schema?.anyOf ?? [];
+      const others = alternatives.filter((s) => s.type !== 'null');
+      if (others.length !== 1 || alternatives.length !== 2) continue;
+      media.schema = others[0];
+      body!.required = false;
+    }
+  }
+}
 
 export const openapi = fp(
   async (app: FastifyInstance, opts: { apiBase: string }) => {
@@ -58,6 +101,13 @@ export const openapi = fp(
             },
           },
         },
+      },
+      transformObject: (document) => {
+        if ('openapiObject' in document) {
+          optionalBodies(document.openapiObject.paths as Paths);
+          recordedExamples(document.openapiObject.paths as Paths);
+        }
+        return 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
       },
     });
 

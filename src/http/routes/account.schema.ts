@@ -4,7 +4,7 @@ import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js'
 import { memberRouteErrors, signInErrors } from './errors.schema.js';
 
 /** A sign-in field: a string; another type, null or "" counts as missing (N2). */
-const Credential = (description: string) => Type.Optional(Type.Unsafe<unknown>({ description, examples: ['alice'] }));
+const Credential = (description: string, example: string) => Type.Optional(Type.Unsafe<unknown>({ description, examples: [example] }));
 
 export function signInSchema(limits: { bodyLimit: number }) {
   return {
@@ -20,9 +20,13 @@ export function signInSchema(limits: { bodyLimit: number }) {
     consumes: CONSUMES,
     headers: RequestHeaders,
     body: Type.Object(
-      { username: Credential('A login or an e-mail address.'), password: Credential('The password.') },
+      { username: Credential('A login or an e-mail address.', 'alice'), password: Credential('The password.', 'secret') },
       { additionalProperties: true, examples: [{ username: 'alice', password: 'secret' }] },
     ),
+    querystring: Type.Object({
+      username: Credential('As `username` in the body, when the body does not name it.', 'alice'),
+      password: Credential('As `password` in the body, when the body does not name it (a body keeps it out of logs).', 'secret'),
+    }),
     response: { 200: success(SignInReply, 'The token and the signed-in user.'), ...signInErrors(limits) },
   };
 }

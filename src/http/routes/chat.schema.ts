@@ -1,8 +1,8 @@
 /** Schemas of the chat's reads and of leaving a conversation (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
-import { IdQueryField, MAX_PER_PAGE, PageField } from '../body.js';
+import { IdBodyField, IdQueryField, MAX_PER_PAGE, PageField } from '../body.js';
 import { ConversationCheck, ConversationList, ConversationRead } from '../../present/chat-schemas.js';
-import { RequestHeaders, SECURITY, success } from './common.schema.js';
+import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from './common.schema.js';
 import { chatRouteErrors, conversationCheckErrors, conversationReadErrors, pagedListErrors } from './errors.schema.js';
 
 /** Page sizes when the request names none (docs/routes.md). */
@@ -73,8 +73,11 @@ export function leaveConversationSchema(limits: { bodyLimit: number }) {
     summary: 'Leave (hide) a conversation',
     description:
       "Sets the caller's delete flag: the conversation leaves the caller's list, and the other participant can no longer " +
-      'write in it; they still see it. A later start about the same listing opens a new conversation. A second leave is 403.',
+      'write in it; they still see it. A later start about the same listing opens a new conversation. A second leave is 403. ' +
+      '`con_id` may come in the query string or in a body.',
+    consumes: CONSUMES,
     querystring: Type.Object({ con_id: IdQueryField('The conversation.') }),
+    body: optionalBody(Type.Object({ con_id: IdBodyField('The conversation.') }, { additionalProperties: true }), [{ con_id: 1 }]),
     response: { 200: success(Type.Literal(1), 'The conversation is left.'), ...chatRouteErrors(limits, ['con_id']) },
   };
 }

@@ -1,5 +1,5 @@
 /** Request parts both operations share: credentials (as OpenAPI security) and the request id header. */
-import { Type } from '@sinclair/typebox';
+import { Type, type TObject } from '@sinclair/typebox';
 import { RequestIdReplyHeader } from './errors.schema.js';
 
 /**
@@ -26,6 +26,15 @@ export const RequestHeaders = Type.Object({
 
 /** Both body encodings the interface accepts (D2); JSON is the documented one. */
 export const CONSUMES = ['application/json', 'application/x-www-form-urlencoded'];
+
+/**
+ * The body of a route whose parameters may come in the query string instead (N2): the route goes without one.
+ * Fastify validates an absent body as null, hence the null; the OpenAPI document shows it as a body that is not
+ * required, without the null (plugins/openapi.ts).
+ */
+export function optionalBody<T extends TObject>(schema: T, examples: unknown[]) {
+  return Type.Union([schema, Type.Null()], { examples });
+}
 
 /** A success response: its schema, a description, and the request id reply header. */
 export function success<T extends object>(schema: T, description: string) {

@@ -35,7 +35,11 @@ export function eventStreamSchema(limits: { bodyLimit: number }) {
       200: success(
         Type.String({
           description: 'An endless `text/event-stream`.',
-          examples: ['id: 7\nevent: message.new\ndata: {"message":{"message_id":12,"con_id":3,...}}\n\n'],
+          // A real event (test/ops/openapi.test.ts holds its shape to Souk's).
+          examples: [
+            'id: 4\nevent: message.new\ndata: {"message":{"message_id":2,"con_id":1,"source_id":1,"message":"Is it still available?",' +
+              '"meta":null,"attachments":null,"type":"text","is_read":0,"created_at":"2026-11-26 21:57:51","temp_id":"7"}}\n\n',
+          ],
         }),
         "The caller's events.",
       ),
@@ -58,10 +62,14 @@ export function eventTicketSchema(limits: { bodyLimit: number }) {
     headers: RequestHeaders,
     response: {
       200: success(
-        Type.Object({
-          ticket: Type.String({ description: 'The ticket: pass it as `ticket` to `GET my/events`.' }),
-          expires_in: Type.Integer({ description: 'Seconds it stays valid.' }),
-        }),
+        Type.Object(
+          {
+            ticket: Type.String({ description: 'The ticket: pass it as `ticket` to `GET my/events`.' }),
+            expires_in: Type.Integer({ description: 'Seconds it stays valid.' }),
+          },
+          // A real reply (test/ops/openapi.test.ts holds its shape to Souk's).
+          { examples: [{ ticket: 'rMA2U4GOnxEs3rW2j_y_NsPJvqk_ACwlFMzFIWM8kn0', expires_in: 29 }] },
+        ),
         'The ticket.',
       ),
       ...memberRouteErrors(limits),

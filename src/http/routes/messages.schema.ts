@@ -1,20 +1,12 @@
 /** Schemas of answering in a conversation and marking messages read (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
-import { IdQueryField, ListingIdField, TempIdField } from '../body.js';
+import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../body.js';
 import { ChangedFlag } from '../../present/chat-schemas.js';
 import { Attachment, ChatMessage } from '../../present/wire-schemas.js';
-import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
+import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from './common.schema.js';
 import { markReadErrors, sendMessageErrors } from './errors.schema.js';
 
 const member = { security: SECURITY, headers: RequestHeaders, tags: ['chat'], consumes: CONSUMES };
-
-/** An id in a body: a JSON integer or a string of digits; null and "" count as absent (N2). */
-const BodyId = (description: string) =>
-  Type.Optional(
-    Type.Union([Type.Integer(), Type.String(), Type.Null()], {
-      description: `${description} A positive integer or a string of its digits.`,
-    }),
-  );
 
 export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
   return {
@@ -27,7 +19,7 @@ export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: nu
       'first time. `con_id` may also come in the query string.',
     body: Type.Object(
       {
-        con_id: BodyId('The conversation.'),
+        con_id: IdBodyField('The conversation (or in the query string).'),
         listing_id: Type.Optional(
           Type.Union([ListingIdField, Type.Null()], { description: "When given, it must be the conversation's listing." }),
         ),
@@ -37,6 +29,10 @@ export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: nu
       },
       { additionalProperties: true, examples: [{ con_id: 1, listing_id: 101, text: 'Yes, it is still available.', temp_id: 2 }] },
     ),
+    querystring: Type.Object({
+      con_id: IdQueryField('The conversation, when the body does not name it.'),
+      listing_id: IdQueryField('As `listing_id` in the body, when the body does not name it.'),
+    }),
     response: { 200: success(ChatMessage, 'The stored message.'), ...sendMessageErrors(limits) },
   };
 }
@@ -50,7 +46,15 @@ export function markReadSchema(limits: { bodyLimit: number }) {
       'Marks the message and every earlier unread message from the other participant read. The parameters may come in ' +
       'the body or in the query string (the apps send them in the query with an empty JSON body). `1` when a message ' +
       "changed, `0` when none did (already read, the caller's own, or not in this conversation).",
+    consumes: CONSUMES,
     querystring: Type.Object({ con_id: IdQueryField('The conversation.'), message_id: IdQueryField('The latest message to mark read.') }),
+    body: optionalBody(
+      Type.Object(
+        { con_id: IdBodyField('The conversation.'), message_id: IdBodyField('The latest message to mark read.') },
+        { additionalProperties: true },
+      ),
+      [{ con_id: 1, message_id: 2 }],
+    ),
     response: { 200: success(ChangedFlag, 'Whether a message changed.'), ...markReadErrors(limits) },
   };
 }

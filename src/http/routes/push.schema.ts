@@ -22,6 +22,12 @@ export function registerDeviceSchema(limits: { bodyLimit: number }, operationId:
     security: SECURITY,
     headers: RequestHeaders,
     consumes: CONSUMES,
+    querystring: Type.Object({
+      push_token: Type.Optional(Type.String({ description: 'As `push_token` in the body, when the body does not name it.' })),
+      events: Type.Optional(
+        Type.Union([Type.String(), Type.Array(Type.String())], { description: 'As `events` in the body, when the body does not name it.' }),
+      ),
+    }),
     body: Type.Object(
       {
         push_token: Type.Optional(
@@ -42,7 +48,8 @@ export function registerDeviceSchema(limits: { bodyLimit: number }, operationId:
             push_token: Type.String({ description: 'The token stored.' }),
             events: Type.Array(Type.String(), { description: 'The event list stored.' }),
           },
-          { additionalProperties: false },
+          // A real reply (test/ops/openapi.test.ts holds its shape to Souk's).
+          { additionalProperties: false, examples: [{ push_token: 'ExponentPushToken[xxxxxxxxxxxxxxxxxxxxxx]', events: ['chat'] }] },
         ),
         'The device is registered for the caller.',
       ),
