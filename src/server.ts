@@ -48,7 +48,7 @@ function routeDeps(
       settings: settings.current,
       verifier: tokens,
       findUser,
-      // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (README, "Running beside WordPress").
+      // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (docs/running-beside-wordpress.md, "Tokens").
       ...(config.acceptWordpressTokens
         ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
         : {}),

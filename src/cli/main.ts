@@ -38,7 +38,7 @@ const USAGE = `usage: souk COMMAND
   webhooks replay --since T      send again every delivery since T (2026-11-23T18:05:55Z, or 30m, 2h, 1d)
 
 Every command uses DATABASE_URL (default sqlite:./data/souk.db).
-Settings are environment variables: see the Configuration table in README.md.`;
+Settings are environment variables: see the table in docs/configuration.md.`;
 
 async function run(argv: string[]): Promise<void> {
   const [command, ...rest] = argv;
