@@ -1,7 +1,7 @@
 /**
  * Every setting Souk reads from the environment, declared once: its name, default, parser, meaning
  * and whether it is secret. The typed `Config`, the validation messages, `souk config` and the
- * README's settings table all come from the declarations below.
+ * settings table of docs/configuration.md all come from the declarations below.
  * A bad value stops start-up with a ConfigError whose message names the setting.
  */
 import { isIP } from 'node:net';
@@ -19,9 +19,9 @@ type Env = Record<string, string | undefined>;
 /** One environment setting. */
 export interface Setting<T> {
   readonly name: string;
-  /** The README's default column (Markdown). */
+  /** The settings table's default column (Markdown). */
   readonly shownDefault: string;
-  /** The README's meaning column (Markdown). */
+  /** The settings table's meaning column (Markdown). */
   readonly meaning: string;
   /** A secret is never printed; a URL is printed with its passwords masked. */
   readonly kind: 'plain' | 'secret' | 'url';
@@ -33,7 +33,7 @@ export interface Setting<T> {
 interface Spec<T> {
   meaning: string;
   kind?: Setting<T>['kind'];
-  /** The README's default column when it is not the default value itself. */
+  /** The settings table's default column when it is not the default value itself. */
   shownDefault?: string;
   print?: (value: T) => string;
 }
@@ -305,7 +305,7 @@ export function databaseTarget(config: Pick<Config, 'databaseUrl'>): { url: stri
 }
 
 /**
- * The declarations, in the order `souk config` and the README list them. A nested object is a
+ * The declarations, in the order `souk config` and docs/configuration.md list them. A nested object is a
  * group of the typed Config (config.db.poolSize is DB_POOL_SIZE).
  */
 const SETTINGS = {
@@ -323,7 +323,7 @@ const SETTINGS = {
     },
     {
       meaning:
-        "`sqlite:PATH` (an embedded SQLite file, created in a folder that exists; only the default's folder `./data` is created too), `postgres://user:password@host:port/db`, or `mysql://user:password@host:port/db`: a WordPress site's own MySQL or MariaDB database, served from the Classified Listing plugin's tables (see \"Running beside WordPress\").",
+        "`sqlite:PATH` (an embedded SQLite file, created in a folder that exists; only the default's folder `./data` is created too), `postgres://user:password@host:port/db`, or `mysql://user:password@host:port/db`: a WordPress site's own MySQL or MariaDB database, served from the Classified Listing plugin's tables (see docs/running-beside-wordpress.md).",
       kind: 'url',
       print: maskUrlSecrets,
     },
@@ -441,7 +441,7 @@ const SETTINGS = {
   }),
   acceptWordpressTokens: flag('ACCEPT_WORDPRESS_TOKENS', false, {
     meaning:
-      'Also accept tokens a WordPress site with Classified Listing issued (`sub` `"123456789"`, the user by the login in `name`), signed with `JWT_SECRET`. Unsafe: anyone who knows the plugin\'s public secret can forge them (see "Running beside WordPress"); for a move, then back to `false`.',
+      'Also accept tokens a WordPress site with Classified Listing issued (`sub` `"123456789"`, the user by the login in `name`), signed with `JWT_SECRET`. Unsafe: anyone who knows the plugin\'s public secret can forge them (see docs/running-beside-wordpress.md); for a move, then back to `false`.',
   }),
   passwordConcurrency: integer('PASSWORD_CONCURRENCY', 0, 0, 1024, {
     shownDefault: '`0` (as many as the cores)',
@@ -593,7 +593,7 @@ const SETTINGS = {
     urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
       shownDefault: '*(empty: no webhooks)*',
       meaning:
-        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (README, "Webhooks"). Needs `WEBHOOK_SECRET`.',
+        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
       kind: 'url',
       print: (value) => value.map(maskUrlSecrets).join(','),
     }),
@@ -629,7 +629,7 @@ const SETTINGS = {
   push: {
     enabled: flag('PUSH_NOTIFICATIONS', true, {
       meaning:
-        'Push notifications through Expo (README, "Push notifications"): `push-notification/register` stores devices and a new message is pushed to its recipient. `false`: those routes answer 404 and nothing is pushed.',
+        'Push notifications through Expo (docs/events.md, "Push notifications"): `push-notification/register` stores devices and a new message is pushed to its recipient. `false`: those routes answer 404 and nothing is pushed.',
     }),
     expoUrl: setting(
       'EXPO_PUSH_URL',
@@ -739,7 +739,7 @@ export function declaredSettings(): Array<Setting<unknown>> {
   return [...declared(SETTINGS, loadConfig({}))].map(([s]) => s);
 }
 
-/** The README's settings table, as Markdown. */
+/** The settings table of docs/configuration.md, as Markdown. */
 export function settingsTable(): string {
   const rows = declaredSettings().map((s) => `| \`${s.name}\` | ${s.shownDefault} | ${s.meaning} |`);
   return ['| Name | Default | Meaning |', '|---|---|---|', ...rows].join('\n');

@@ -55,7 +55,7 @@ function routeDeps(
       verifier: tokens,
       findUser,
       isRevoked: revoked.has,
-      // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (README, "Running beside WordPress").
+      // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (docs/running-beside-wordpress.md, "Tokens").
       ...(config.acceptWordpressTokens
         ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
         : {}),
@@ -184,7 +184,7 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
     "the JWT secret is the Classified Listing plugin's public secret: anyone can sign a token the WordPress site's own routes accept as any user (the plugin's flaw, whatever Souk does). " +
       'Souk refuses such tokens: its own carry a mark made with token_mac_key' +
       (acceptWordpressTokens ? ", except the site's tokens, accepted while ACCEPT_WORDPRESS_TOKENS=true: anyone can forge those. " : '. ') +
-      'See the README, "Tokens".',
+      'See docs/running-beside-wordpress.md, "Tokens".',
   );
 }
 

@@ -55,7 +55,7 @@ const USAGE = [
   '',
   'souk COMMAND --help says what a command does, its arguments and options, with an example.',
   'Every command uses DATABASE_URL (default sqlite:./data/souk.db).',
-  'Settings are environment variables: see the Configuration table in README.md.',
+  'Settings are environment variables: see the table in docs/configuration.md.',
 ].join('\n');
 
 function groupHelp(group: string, commands: Command[]): string {

@@ -612,7 +612,7 @@ describe('the CLI explains itself', PARALLEL, () => {
     assert.equal(unset.stdout, 'id\tstatus\tattempts\tcreated\ttype\twebhook-id\turl\tlast error\n');
     assert.equal(
       unset.stderr,
-      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in README.md\n',
+      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in docs/events.md\n',
     );
     const set = await souk(db, ['webhooks', 'list'], {
       env: { WEBHOOK_URLS: 'http://127.0.0.1:9/hook', WEBHOOK_SECRET: `whsec_${Buffer.alloc(32, 7).toString('base64')}` },

@@ -57,9 +57,9 @@ describe('configuration', () => {
     for (const bad of ['0', '-1', '1.5', '16MB', 'auto', '65537']) assert.throws(() => loadConfig({ DB_CACHE_MB: bad }), ConfigError, bad);
   });
 
-  it('the README settings table is the one generated from the declarations', () => {
-    const doc = readFileSync(new URL('README.md', ROOT), 'utf8');
-    assert.ok(doc.includes(`\n${settingsTable()}\n`), 'README.md is stale: run npm run settings-table');
+  it('the settings table of docs/configuration.md is the one generated from the declarations', () => {
+    const doc = readFileSync(new URL('docs/configuration.md', ROOT), 'utf8');
+    assert.ok(doc.includes(`\n${settingsTable()}\n`), 'docs/configuration.md is stale: run npm run settings-table');
     assert.deepEqual(
       declaredSettings().map((s) => s.name),
       effectiveSettings(loadConfig({})).map(([name]) => name),

@@ -19,7 +19,7 @@ export const configCommand: Command = {
   name: 'config',
   summary: 'print the effective configuration (secrets masked)',
   about:
-    'Prints every setting Souk reads from the environment as NAME=value, with its default where unset: secrets as ****, passwords in addresses masked. The Configuration table in README.md says what each one means.',
+    'Prints every setting Souk reads from the environment as NAME=value, with its default where unset: secrets as ****, passwords in addresses masked. The table in docs/configuration.md says what each one means.',
   examples: ['souk config', 'PORT=8081 souk config | grep PORT'],
   run: async () =>
     printConfig(

@@ -34,7 +34,7 @@ export async function listWebhooks(ctx: CliContext, status: string | undefined, 
   if (ctx.config.webhooks.urls.length === 0) {
     // Deliveries are written only while WEBHOOK_URLS names receivers (the store records them per address).
     ctx.err(
-      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in README.md',
+      'note: WEBHOOK_URLS is unset, so no webhooks are sent: set it to the receivers\' addresses (comma-separated) and WEBHOOK_SECRET (whsec_...), then restart souk serve; see "Webhooks" in docs/events.md',
     );
   }
   ctx.out('id\tstatus\tattempts\tcreated\ttype\twebhook-id\turl\tlast error');

@@ -30,7 +30,7 @@ function same(stored: Row | undefined, wanted: Row): boolean {
   });
 }
 
-/** U+0000 cannot be stored in PostgreSQL text, and Souk refuses it everywhere (README, Decisions). */
+/** U+0000 cannot be stored in PostgreSQL text, and Souk refuses it everywhere (docs/souk-decisions.md). */
 const clean = (text: string) => text.replaceAll('\u0000', '');
 
 function userRow(u: UserRecord) {

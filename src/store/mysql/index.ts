@@ -11,7 +11,7 @@
  * before that (the listing, its owner) run on the same connection ahead of BEGIN, so the lock is
  * held for the writes alone (the toggle's one read, the listing's status, goes in the same round
  * trip as BEGIN and the lock: unit-of-work.ts). The site's own writes take no such lock: Souk
- * cannot serialise them (README, "Running beside WordPress").
+ * cannot serialise them (docs/running-beside-wordpress.md).
  *
  * The events a unit of work causes (the event log, the webhook and push outboxes, in Souk's own
  * tables) are written in its transaction; other instances learn of them by polling the log
