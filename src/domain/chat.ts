@@ -44,6 +44,7 @@ export type StartConversationError =
   | 'text_has_lone_surrogate'
   | 'too_many_files'
   | 'file_url_not_public'
+  | 'file_text_not_plain'
   | 'listing_not_found'
   | 'own_listing';
 
@@ -59,12 +60,18 @@ function characterCount(text: string): number {
 /** Half of a UTF-16 surrogate pair, without its other half. */
 export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
+/** Plain text as every database stores it verbatim: no NUL (PostgreSQL refuses it) and no lone surrogate (no UTF-8 form). */
+const isPlain = (text: string | undefined) => text === undefined || (!text.includes('\u0000') && !LONE_SURROGATE.test(text));
+
+const isPlainFile = (file: Attachment) => isPlain(file.url) && isPlain(file.name) && isPlain(file.mime_type);
+
 export function checkMessageInput(
   input: Pick<StartConversationInput, 'text' | 'files'>,
   limits: ChatLimits,
 ): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
+  if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
   if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
   // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.

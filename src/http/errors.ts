@@ -69,6 +69,8 @@ export const MESSAGES = {
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
   fileUrlNotPublic:
     'files[].url must not name a loopback, private, link-local, unspecified, multicast or other non-public address, nor localhost.',
+  fileTextNotPlain:
+    'files[].url, name and mime_type must be plain text: no NUL character (U+0000) and no half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   tempId: 'temp_id must be an integer or a string of digits.',
   textHasNul: 'text must not contain the NUL character (U+0000).',
   credentialsRequired: 'username and password are required.',
@@ -145,6 +147,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
     case 'file_url_not_public':
       return badRequest(MESSAGES.fileUrlNotPublic);
+    case 'file_text_not_plain':
+      return badRequest(MESSAGES.fileTextNotPlain);
   }
 }
 

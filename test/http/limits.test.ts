@@ -149,6 +149,33 @@ describe('limits', () => {
     assert.deepEqual(stored, [{ message: control }]);
   });
 
+  it('an attachment whose url, name or mime_type holds NUL or a lone surrogate gets 400 and stores nothing', async () => {
+    const { t } = await listening();
+    const expected = B(
+      400,
+      'BADREQUEST',
+      'files[].url, name and mime_type must be plain text: no NUL character (U+0000) and no half of a surrogate pair (U+D800-U+DFFF) without the other half.',
+    );
+    const url = 'https://cdn.example/a.png';
+    for (const file of [
+      { url, name: 'a\ud800.png' },
+      { url, mime_type: 'image/png\u0000' },
+      { url: 'https://cdn.example/a\u0000.png' },
+      { url, name: '\udc00' },
+    ]) {
+      const refused = await t.post(
+        PATHS.start,
+        JSON.stringify({ listing_id: LISTINGS.bike, text: 'hi', files: [file] }),
+        t.auth(USERS.amina),
+      );
+      assert.deepEqual(refused.json(), expected, JSON.stringify(file));
+    }
+    assert.deepEqual(await t.souk.store.db.selectFrom('messages').select('id').execute(), []);
+    const paired = await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: '', files: [{ url, name: '🙂.png' }] });
+    assert.equal(paired.statusCode, 200);
+    assert.equal(paired.json().newMessage.attachments[0].name, '🙂.png');
+  });
+
   it('more than 10 files gets 400', async () => {
     const { t } = await listening();
     const file = (i: number) => ({ url: `https://cdn.example/f${i}.jpg`, name: `f${i}.jpg` });

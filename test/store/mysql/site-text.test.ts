@@ -74,12 +74,17 @@ describe('message text and attachments on the site tables', { skip }, () => {
 
     const nul = await t.post(MESSAGE, { con_id: conId, text: 'a\u0000<img src=x onerror=alert(1)>' }, headers);
     assert.equal(nul.statusCode, 400, 'NUL in text is refused on every database');
-    const nulName = await t.post(
-      MESSAGE,
-      { con_id: conId, text: '', files: [{ url: 'https://cdn.example/b.png', name: '<\u0000img src=x onerror=alert(1)>b.png' }] },
+    // NUL and lone surrogates in attachment fields are refused on every database (a lone surrogate
+    // answered 500 here: MariaDB's utf8mb4 has no form for it).
+    for (const name of ['<\u0000img src=x onerror=alert(1)>b.png', 'b\ud800.png']) {
+      const refused = await t.post(MESSAGE, { con_id: conId, text: '', files: [{ url: 'https://cdn.example/b.png', name }] }, headers);
+      assert.equal(refused.statusCode, 400, refused.body);
+    }
+    const startRefused = await t.post(
+      PATHS.start,
+      { listing_id: IPHONE, text: 'x', files: [{ url: 'https://cdn.example/c.png', mime_type: 'image/png\udc00' }] },
       headers,
     );
-    assert.equal(nulName.statusCode, 200, nulName.body);
-    assert.equal(nulName.json().attachments[0].name, 'b.png');
+    assert.equal(startRefused.statusCode, 400, startRefused.body);
   });
 });
