@@ -1,5 +1,5 @@
 /**
- * The chat tables' indexes. Migration 006 (src/store/migrations/006-messages-by-sender.ts): one
+ * The chat tables' indexes. Migration 006 (src/store/common/migrations/006-messages-by-sender.ts): one
  * index serves the unread count and the temp_id retry lookup, and still refuses a second message
  * with one sender's temp_id. Migration 007: conversations keep only the index a start reads.
  * Migration 014: a conversation's page of messages is read in id order, without a sort.
@@ -10,8 +10,8 @@ import { sql } from 'kysely';
 import { freshDatabase, type TestDatabase } from '../helpers/database.js';
 import type { Store } from '../../src/store/index.js';
 import { openMarketplaceStore } from '../helpers/store.js';
-import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations.js';
-import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations.js';
+import { POSTGRES_MIGRATIONS } from '../../src/store/postgres/migrations/index.js';
+import { SQLITE_MIGRATIONS } from '../../src/store/sqlite/migrations/index.js';
 import { LISTINGS, messageRow, USERS } from '../helpers/fixtures.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };

@@ -1,6 +1,6 @@
 /**
  * The migrations runner every database shares: Kysely's migrator over a list of migrations that
- * each database gives (sqlite/migrations.ts, postgres/migrations.ts). The list ships inside the
+ * each database gives (`<db>/migrations/index.ts`). The list ships inside the
  * code, so a built package needs no files on disk to find it.
  */
 import { Migrator, type Kysely, type Migration } from 'kysely';

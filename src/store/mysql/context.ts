@@ -39,11 +39,11 @@ export interface Tables {
   termRelationships: string;
   conversations: string;
   messages: string;
-  /** Souk's own (migrations.ts). */
+  /** Souk's own (migrations/). */
   soukSettings: string;
   soukRevokedTokens: string;
   soukMessageTempIds: string;
-  /** Souk's event log, webhook and push outboxes (event-migrations.ts). */
+  /** Souk's event log, webhook and push outboxes (migrations/). */
   soukEventSequences: string;
   soukEvents: string;
   soukEventTickets: string;

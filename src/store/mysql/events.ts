@@ -1,5 +1,5 @@
 /**
- * The event log on a WordPress database (`{prefix}souk_events`, event-migrations.ts) as the
+ * The event log on a WordPress database (`{prefix}souk_events`, migrations/002-souk-events.ts) as the
  * streams read it, the recorder the use cases write through in the unit of work's transaction
  * (index.ts), and the streams' tickets. What is recorded and where is decided once, for every
  * database, by the shared recorder (store/common/events.ts); this file only says it in MySQL.

@@ -2,7 +2,7 @@
  * The store on a WordPress site's own MySQL or MariaDB database (Classified Listing and its Pro
  * add-on): every port over the site's and the plugin's tables, as the plugin reads and writes
  * them, so that the site and Souk see each other's writes at once. Souk never changes those
- * tables' structure; its own few tables are `{prefix}souk_...` (migrations.ts).
+ * tables' structure; its own few tables are `{prefix}souk_...` (migrations/).
  *
  * A unit of work is one transaction (READ COMMITTED, each connection's session level) that locks
  * its writer's row in wp_users (SELECT ... FOR UPDATE) before its first statement that writes or
@@ -27,7 +27,7 @@ import { mysqlContext, type Db, type WpDatabase } from './context.js';
 import { isMysqlUnavailable } from './errors.js';
 import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
-import { migrateMysql, mysqlMigrationsApplied } from './migrations.js';
+import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';

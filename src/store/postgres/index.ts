@@ -12,7 +12,7 @@ import { commonStoreParts, type DbOptions, type Store } from '../common/store.js
 import { isPostgresUnavailable } from './errors.js';
 import { PostgresEventSignals } from './event-signals.js';
 import { migratePostgres, postgresMigrationsApplied } from './migrate.js';
-import { POSTGRES_MIGRATIONS } from './migrations.js';
+import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { postgresPool } from './pool.js';
 import { postgresRepositories } from './repositories.js';
 import { postgresRunner } from './runner.js';

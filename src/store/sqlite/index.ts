@@ -13,7 +13,7 @@ import { commonStoreParts, type DbOptions, type Store } from '../common/store.js
 import { connectSqlite, sqlitePath } from './connection.js';
 import { isSqliteUnavailable } from './errors.js';
 import { looseSqlitePermissions } from './files.js';
-import { SQLITE_MIGRATIONS } from './migrations.js';
+import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { sqliteRepositories } from './repositories.js';
 import { WalFlusher } from './wal-flusher.js';
 import { sqliteReadRunner, sqliteRunner } from './runner.js';

@@ -1,5 +1,5 @@
 /**
- * Migration 005 (src/store/migrations/005-favourite-listing-trigger.ts): on SQLite, triggers keep
+ * Migration 005 (src/store/sqlite/migrations/005-favourite-listing-trigger.ts): on SQLite, triggers keep
  * favourites.listing_id pointing at a listing, as the foreign key did, and the favourites stored
  * before the migration survive it.
  */

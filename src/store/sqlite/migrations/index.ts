@@ -1,0 +1,60 @@
+/**
+ * SQLite's migrations, in order: the one list of them. The shared ones with SQLite's id types, and
+ * SQLite's own (004, 005).
+ *
+ * Where a migration lives (docs/architecture.md, "Migrations"): one shared by SQLite and PostgreSQL
+ * in `store/common/migrations/NNN-name.ts`; one a database has alone in
+ * `store/<db>/migrations/NNN-name.ts`; each database's `store/<db>/migrations/index.ts` lists them
+ * in order, under their file's name. That name is what the database records: it never changes, or
+ * the migration would run again (test/store/migrations.test.ts). SQLite and PostgreSQL share one
+ * numbering: a number one of them lacks stays in its list, applied as nothing.
+ */
+import { sql, type Kysely, type Migration } from 'kysely';
+import type { Migrations } from '../../common/migrate.js';
+import { initialMigration } from '../../common/migrations/001-initial.js';
+import { dropMessagesConMigration } from '../../common/migrations/002-drop-messages-con.js';
+import { listingJsonAsWireMigration } from '../../common/migrations/003-listing-json-as-wire.js';
+import { messagesBySenderMigration } from '../../common/migrations/006-messages-by-sender.js';
+import { dropConversationsRecipientMigration } from '../../common/migrations/007-drop-conversations-recipient.js';
+import { accountsMigration } from '../../common/migrations/008-accounts.js';
+import { listingDetailsMigration } from '../../common/migrations/009-listing-details.js';
+import { conversationsByParticipantMigration } from '../../common/migrations/010-conversations-by-participant.js';
+import { eventsMigration } from '../../common/migrations/011-events.js';
+import { webhooksMigration } from '../../common/migrations/012-webhooks.js';
+import { pushMigration } from '../../common/migrations/013-push.js';
+import { messagesByConversationMigration } from '../../common/migrations/014-messages-by-conversation.js';
+import { revocationsBySubjectMigration } from '../../common/migrations/015-revocations-by-subject.js';
+import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
+import { listingStateIndexMigration } from './004-listing-state-index.js';
+import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
+
+/** Kysely runs SQLite's migrations outside a transaction: one that changes several things runs in its own. */
+function atomically(migration: Migration): Migration {
+  return {
+    up: (db: Kysely<unknown>) => db.transaction().execute((trx) => migration.up(trx)),
+    down: (db: Kysely<unknown>) => db.transaction().execute((trx) => migration.down!(trx)),
+  };
+}
+
+export const SQLITE_MIGRATIONS: Migrations = {
+  '001-initial': initialMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  '002-drop-messages-con': dropMessagesConMigration,
+  '003-listing-json-as-wire': listingJsonAsWireMigration,
+  '004-listing-state-index': listingStateIndexMigration,
+  '005-favourite-listing-trigger': favouriteListingTriggerMigration,
+  '006-messages-by-sender': atomically(messagesBySenderMigration),
+  '007-drop-conversations-recipient': dropConversationsRecipientMigration,
+  '008-accounts': atomically(accountsMigration('integer')),
+  '009-listing-details': listingDetailsMigration('integer'),
+  '010-conversations-by-participant': atomically(conversationsByParticipantMigration),
+  '011-events': atomically(eventsMigration('integer')),
+  '012-webhooks': atomically(
+    webhooksMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '013-push': atomically(
+    pushMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '014-messages-by-conversation': messagesByConversationMigration,
+  '015-revocations-by-subject': atomically(revocationsBySubjectMigration('integer')),
+  '016-push-device-sessions': atomically(pushDeviceSessionsMigration('integer')),
+};
