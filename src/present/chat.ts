@@ -5,7 +5,9 @@
  * the same objects for the OpenAPI document; the contract tests compare real replies with the
  * recordings.
  */
-import type { ConversationListItem, ConversationRead, ConversationsPage, ConversationView } from '../domain/conversations.js';
+import type { ConversationView } from '../domain/chat/common.js';
+import type { ConversationRead } from '../domain/chat/conversation.js';
+import type { ConversationListItem, ConversationsPage } from '../domain/chat/list.js';
 import type { Conversation, Message } from '../domain/model.js';
 import type { Presentation } from './conversation.js';
 import { fieldsJson, objectJson, text, type Field } from './json-fields.js';

@@ -1,7 +1,7 @@
 /** Builds the start-conversation reply, every field of the interface's table in its order (D6), as JSON text. */
 import fastJson from 'fast-json-stringify';
 import { Type } from '@sinclair/typebox';
-import type { StartedConversation } from '../domain/chat.js';
+import type { StartedConversation } from '../domain/chat/conversation.js';
 import type { Message } from '../domain/model.js';
 import type { FavouritesPresentation } from './favourites.js';
 import { listingSummaryJson, type ListingPresentation } from './listing.js';

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { issueToken } from '../../auth/jwt.js';
-import { signIn } from '../../domain/accounts.js';
+import { signIn } from '../../domain/sign-in.js';
 import { signInReply } from '../../present/account.js';
 import { requireApp } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';

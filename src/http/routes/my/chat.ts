@@ -1,7 +1,8 @@
 /** GET my/chat, and what the chat's reads share: message paging, replies already JSON text (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
-import { listConversations, type MessagePaging } from '../../../domain/conversations.js';
+import { listConversations } from '../../../domain/chat/list.js';
+import type { MessagePaging } from '../../../domain/chat/conversation.js';
 import { conversationListJson } from '../../../present/chat.js';
 import { optionalInteger, pageParameters, requestParameters } from '../../body.js';
 import { badRequest, MESSAGES } from '../../errors.js';

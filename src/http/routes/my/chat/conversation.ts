@@ -1,8 +1,6 @@
 /** POST (start), GET (read) and DELETE (leave) my/chat/conversation (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { startConversation } from '../../../../domain/chat.js';
-import { readConversation } from '../../../../domain/conversations.js';
-import { leaveConversation } from '../../../../domain/messages.js';
+import { leaveConversation, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
 import { conversationReadJson } from '../../../../present/chat.js';
 import { conversationReplyJson } from '../../../../present/conversation.js';
 import { listingId, requestParameters, requiredId, tempId } from '../../../body.js';

@@ -1,6 +1,6 @@
 /** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { markRead, sendMessage, type SendMessageError } from '../../../../domain/messages.js';
+import { markRead, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
 import { chatMessage } from '../../../../present/conversation.js';
 import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
