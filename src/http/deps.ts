@@ -8,7 +8,7 @@ import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
-import type { Presentation } from '../present/conversation.js';
+import type { Presentation } from '../present/presentation.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {

@@ -1,6 +1,6 @@
 /**
  * The chat reads' wire objects (docs/routes.md N4), in both generations, for the OpenAPI document.
- * present/chat.ts writes them; the contract tests check real replies against the recordings.
+ * present/chat/list.ts and present/chat/conversation.ts write them; the contract tests check real replies against the recordings.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
 import { ConversationReply, ListingSummary, UserSummary } from './wire-schemas.js';

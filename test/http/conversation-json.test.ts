@@ -1,5 +1,5 @@
 /**
- * The start-conversation reply is assembled as JSON text (src/present/conversation.ts) from the
+ * The start-conversation reply is assembled as JSON text (src/present/chat/conversation.ts) from the
  * listing's images and terms as stored (src/store/common/media-json.ts). These tests hold it to the
  * bytes the ConversationReply schema's own serialiser writes, whatever order the import document
  * gave the keys in, and check that migration 003 brings rows stored before into that form.

@@ -3,7 +3,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply } from 'fastify';
 import { listConversations } from '../../../domain/chat/list.js';
 import type { MessagePaging } from '../../../domain/chat/conversation.js';
-import { conversationListJson } from '../../../present/chat.js';
+import { conversationListJson } from '../../../present/chat/list.js';
 import { optionalInteger, pageParameters, requestParameters } from '../../body.js';
 import { badRequest, MESSAGES } from '../../errors.js';
 import { requireCaller } from '../../auth-hook.js';
@@ -16,7 +16,7 @@ import {
   MESSAGES_PER_PAGE,
 } from './chat.schema.js';
 
-/** Already JSON text (present/chat.ts), sent as it is, as the conversation start's reply. */
+/** Already JSON text (present/chat/list.ts), sent as it is, as the conversation start's reply. */
 export const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json as never);
 
 /** Which messages a read shows: a page (current), or the latest `limit` (classic); both after `after_id`. */

@@ -1,7 +1,7 @@
 /** GET my/chat/check: the caller's open conversation about a listing, if any (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { checkConversation } from '../../../../domain/chat/list.js';
-import { conversationReadJson } from '../../../../present/chat.js';
+import { conversationReadJson } from '../../../../present/chat/conversation.js';
 import { requestParameters, requiredId } from '../../../body.js';
 import { conversationForbidden } from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';

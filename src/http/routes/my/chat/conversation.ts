@@ -1,8 +1,7 @@
 /** POST (start), GET (read) and DELETE (leave) my/chat/conversation (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { leaveConversation, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
-import { conversationReadJson } from '../../../../present/chat.js';
-import { conversationReplyJson } from '../../../../present/conversation.js';
+import { conversationReadJson, conversationReplyJson } from '../../../../present/chat/conversation.js';
 import { listingId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden } from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';
@@ -30,7 +29,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       };
       const result = await startConversation({ uow: deps.uow, findUser: deps.findUser }, request.caller!, input, deps.limits);
       if (!result.ok) throw chatError(result.error, deps.limits);
-      // Already JSON text, the schema's bytes (present/conversation.ts); Fastify sends a string with a
+      // Already JSON text, the schema's bytes (present/chat/conversation.ts); Fastify sends a string with a
       // JSON content type as it is. The type provider only knows the object form, hence the cast.
       const json = conversationReplyJson(result.value, deps.presentation);
       return reply.type('application/json; charset=utf-8').send(json as never);

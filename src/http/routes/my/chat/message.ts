@@ -1,7 +1,7 @@
 /** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { markRead, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
-import { chatMessage } from '../../../../present/conversation.js';
+import { chatMessage } from '../../../../present/chat/message.js';
 import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';
