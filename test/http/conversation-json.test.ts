@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fastJson from 'fast-json-stringify';
-import { ConversationReply } from '../../src/present/wire-schemas.js';
+import { ConversationReply } from '../../src/present/chat/schemas.js';
 import { imagesJson, termsJson } from '../../src/store/common/media-json.js';
 import { listingJsonAsWireMigration } from '../../src/store/common/migrations/003-listing-json-as-wire.js';
 import { startTestSouk } from '../helpers/souk.js';

@@ -11,7 +11,7 @@ import { listingSummaryJson } from '../listing.js';
 import type { Presentation } from '../presentation.js';
 import { objectJson, text } from '../json-fields.js';
 import { userSummary } from '../user.js';
-import { ConversationReply } from '../wire-schemas.js';
+import { ConversationReply } from './schemas.js';
 import { chatMessage } from './message.js';
 import { classicConversationFields, conversationJson, flag, listingJson, num, paginationJson, summaryJson } from './common.js';
 

@@ -1,7 +1,7 @@
 /**
  * GET my/chat in both reply generations (docs/routes.md N4), as JSON text: the listing summary and
  * the users are JSON already (listing.ts, user.ts), the rest is written in the original's key order.
- * The schemas in chat-schemas.ts describe the same objects for the OpenAPI document; the contract
+ * The schemas in schemas.ts describe the same objects for the OpenAPI document; the contract
  * tests compare real replies with the recordings.
  */
 import type { ConversationListItem, ConversationsPage } from '../../domain/chat/list.js';

@@ -1,7 +1,7 @@
 /** A message as my/chat/message answers it, and as the start's `newMessage` and the events carry it. */
 import type { Message } from '../../domain/model.js';
 import type { TimeFormatter } from '../time.js';
-import type { ChatMessage } from '../wire-schemas.js';
+import type { ChatMessage } from './schemas.js';
 
 export function chatMessage(m: Message, formatTime: TimeFormatter): ChatMessage {
   return {

@@ -1,7 +1,7 @@
 /** Schema of GET my/chat, and what the schemas of the chat's reads share (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
 import { MAX_PER_PAGE, PageField } from '../../body.js';
-import { ConversationList } from '../../../present/chat-schemas.js';
+import { ConversationList } from '../../../present/chat/schemas.js';
 import { RequestHeaders, SECURITY, success } from '../common.schema.js';
 import { pagedListErrors } from '../errors.schema.js';
 

@@ -1,7 +1,7 @@
 /** Schema of GET my/chat/check (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
 import { IdQueryField } from '../../../body.js';
-import { ConversationCheck } from '../../../../present/chat-schemas.js';
+import { ConversationCheck } from '../../../../present/chat/schemas.js';
 import { success } from '../../common.schema.js';
 import { conversationCheckErrors } from '../../errors.schema.js';
 import { FORMATS, member, messagePaging } from '../chat.schema.js';

@@ -1,8 +1,8 @@
 /** Schemas of POST, GET and DELETE my/chat/conversation (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
 import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../../../body.js';
-import { ConversationRead } from '../../../../present/chat-schemas.js';
-import { Attachment, ConversationReply } from '../../../../present/wire-schemas.js';
+import { ConversationRead, ConversationReply } from '../../../../present/chat/schemas.js';
+import { Attachment } from '../../../../present/wire-schemas.js';
 import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../../common.schema.js';
 import { chatRouteErrors, conversationReadErrors, startConversationErrors } from '../../errors.schema.js';
 import { FORMATS, member, messagePaging } from '../chat.schema.js';
