@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import type { PasswordHasher } from '../domain/accounts.js';
+import type { PasswordHasher } from '../domain/sign-in.js';
 import { bcryptCost, dearHashProblem, hashForm, OWN_COST, type HashForm } from './passwords/forms.js';
 import type { VerifyOutcome } from './passwords/thread.js';
 import { passwordThreads, type PasswordThreads } from './passwords/threads.js';
@@ -106,7 +106,7 @@ function countedThreads(threads: PasswordThreads, verifications: Record<HashForm
 const costsABurn = (stored: string) => (bcryptCost(stored) ?? 0) >= OWN_COST;
 
 /**
- * The domain's PasswordHasher port (domain/accounts.ts) over `concurrency` password threads, with at
+ * The domain's PasswordHasher port (domain/sign-in.ts) over `concurrency` password threads, with at
  * most `queue` verifications waiting for one. Beyond the queue a verification is not made ('busy'),
  * so waiting sign-ins cannot grow without bound. Every refusal costs at least one verification at
  * Souk's own cost: a hash that matches nothing (an unsupported form) or costs more than HASH_BOUNDS

@@ -3,7 +3,7 @@
  * it: domain values only, recorded by the use cases in the transaction of the change that causes
  * them. src/events/ presents them in the wire shapes of the routes.
  */
-import type { StartedConversation } from './chat.js';
+import type { StartedConversation } from './chat/conversation.js';
 import type { Message } from './model.js';
 
 /** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites' webhook events. */

@@ -6,7 +6,9 @@
  * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`.
  */
 import type { DomainEvent } from '../domain/events.js';
-import { chatMessage, conversationReplyJson, type Presentation } from '../present/conversation.js';
+import { conversationReplyJson } from '../present/chat/conversation.js';
+import { chatMessage } from '../present/chat/message.js';
+import type { Presentation } from '../present/presentation.js';
 
 /** The event's payload as JSON text (one line: JSON.stringify escapes every line break). */
 export function payloadJson(event: DomainEvent, p: Presentation): string {

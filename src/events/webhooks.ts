@@ -12,7 +12,7 @@
 import { Webhook } from 'standardwebhooks';
 import type { DomainEvent } from '../domain/events.js';
 import type { WebhookDelivery, WebhookOutbox } from '../domain/ports.js';
-import type { Presentation } from '../present/conversation.js';
+import type { Presentation } from '../present/presentation.js';
 import { payloadJson } from './payloads.js';
 
 export interface WebhookSenderOptions {

@@ -9,13 +9,16 @@ import { apiBase, type Config } from '../config.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
-import { accountRoutes } from './routes/account.js';
-import { conversationRoutes } from './routes/conversation.js';
-import { chatRoutes } from './routes/chat.js';
-import { messageRoutes } from './routes/messages.js';
-import { eventRoutes } from './routes/events.js';
-import { pushRoutes } from './routes/push.js';
-import { favouriteRoutes } from './routes/favourites.js';
+import { loginRoutes } from './routes/login.js';
+import { logoutRoutes } from './routes/logout.js';
+import { myRoutes } from './routes/my.js';
+import { favouriteRoutes } from './routes/my/favourites.js';
+import { chatRoutes } from './routes/my/chat.js';
+import { chatCheckRoutes } from './routes/my/chat/check.js';
+import { conversationRoutes } from './routes/my/chat/conversation.js';
+import { messageRoutes } from './routes/my/chat/message.js';
+import { eventRoutes } from './routes/my/events.js';
+import { pushNotificationRoutes } from './routes/push-notification.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -84,13 +87,17 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   await app.register(
     async (api) => {
-      await api.register(accountRoutes, deps);
+      // One plugin per route file (the folder is the URL); this order is the OpenAPI document's.
+      await api.register(loginRoutes, deps);
+      await api.register(logoutRoutes, deps);
+      await api.register(myRoutes, deps);
       await api.register(favouriteRoutes, deps);
       await api.register(conversationRoutes, deps);
       await api.register(chatRoutes, deps);
+      await api.register(chatCheckRoutes, deps);
       await api.register(messageRoutes, deps);
       await api.register(eventRoutes, deps);
-      await api.register(pushRoutes, deps);
+      await api.register(pushNotificationRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

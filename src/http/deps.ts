@@ -1,14 +1,14 @@
 import type { AuthDeps } from '../auth/authenticate.js';
 import type { PasswordStats } from '../auth/passwords.js';
 import type { RevokedTokens } from '../auth/revoked-tokens.js';
-import type { SignInDeps } from '../domain/accounts.js';
+import type { SignInDeps } from '../domain/sign-in.js';
 import type { UserLookup } from '../auth/user-cache.js';
-import type { ChatLimits } from '../domain/chat.js';
-import type { ChatReadDeps } from '../domain/conversations.js';
+import type { ChatLimits } from '../domain/chat/common.js';
+import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
-import type { Presentation } from '../present/conversation.js';
+import type { Presentation } from '../present/presentation.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {

@@ -3,7 +3,7 @@
  * This is the only place that decides what an error looks like on the wire.
  */
 import type { AuthFailure } from '../auth/failures.js';
-import type { StartConversationError } from '../domain/chat.js';
+import type { StartConversationError } from '../domain/chat/common.js';
 
 export interface ShapeA {
   code: string;

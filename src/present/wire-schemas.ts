@@ -1,7 +1,7 @@
 /**
  * The interface's wire objects as TypeBox schemas, in the interface's field order.
  * Fastify compiles them into the reply serialisers. Images, terms and attachments are the
- * domain's own shapes (domain/media.ts), carried as they are.
+ * domain's own shapes (domain/media.ts), carried as they are. The chat's are in chat/schemas.ts.
  */
 import { Type, type Static } from '@sinclair/typebox';
 import { Attachment, ImageObject, ListingContact, ListingStore, TermObject } from '../domain/media.js';
@@ -33,43 +33,6 @@ export const UserSummary = Type.Object({
   profile_picture: Str,
 });
 export type UserSummary = Static<typeof UserSummary>;
-
-export const ChatMessage = Type.Object({
-  message_id: Int,
-  con_id: Int,
-  source_id: Int,
-  message: Str,
-  meta: Type.Null(),
-  attachments: Type.Union([Type.Null(), Type.Array(Attachment)]),
-  type: Str,
-  is_read: Int,
-  created_at: Str,
-  temp_id: Str,
-});
-export type ChatMessage = Static<typeof ChatMessage>;
-
-export const ConversationReply = Type.Object({
-  con_id: Int,
-  listing: ListingSummary,
-  unread_count: Int,
-  sender: UserSummary,
-  recipient: UserSummary,
-  listing_id: Int,
-  sender_id: Int,
-  recipient_id: Int,
-  sender_delete: Type.Boolean(),
-  recipient_delete: Type.Boolean(),
-  last_message_id: Int,
-  sender_review: Type.Boolean(),
-  recipient_review: Type.Boolean(),
-  invert_review: Type.Boolean(),
-  created_at: Str,
-  updated_at: Str,
-  last_message: Str,
-  last_message_created_at: Str,
-  newMessage: ChatMessage,
-});
-export type ConversationReply = Static<typeof ConversationReply>;
 
 export const FavouriteIds = Type.Array(Int);
 

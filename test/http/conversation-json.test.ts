@@ -1,5 +1,5 @@
 /**
- * The start-conversation reply is assembled as JSON text (src/present/conversation.ts) from the
+ * The start-conversation reply is assembled as JSON text (src/present/chat/conversation.ts) from the
  * listing's images and terms as stored (src/store/common/media-json.ts). These tests hold it to the
  * bytes the ConversationReply schema's own serialiser writes, whatever order the import document
  * gave the keys in, and check that migration 003 brings rows stored before into that form.
@@ -7,7 +7,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import fastJson from 'fast-json-stringify';
-import { ConversationReply } from '../../src/present/wire-schemas.js';
+import { ConversationReply } from '../../src/present/chat/schemas.js';
 import { imagesJson, termsJson } from '../../src/store/common/media-json.js';
 import { listingJsonAsWireMigration } from '../../src/store/common/migrations/003-listing-json-as-wire.js';
 import { startTestSouk } from '../helpers/souk.js';

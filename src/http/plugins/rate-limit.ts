@@ -13,7 +13,7 @@ import fp from 'fastify-plugin';
 import type { RateLimitConfig } from '../../config.js';
 import { addressGroup } from '../../auth/client-address.js';
 import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
-import type { SignInAttempt } from '../../domain/accounts.js';
+import type { SignInAttempt } from '../../domain/sign-in.js';
 import { serviceUnavailable, tooManyRequests, type RATE_LIMIT_MESSAGES } from '../errors.js';
 
 export interface RateLimits {
@@ -29,7 +29,7 @@ export interface RateLimits {
   checkSignIn(ip: string | undefined): Promise<void>;
   /**
    * Takes a sign-in attempt, before its password is checked, from three budgets: its subject's from
-   * this address (the subject: domain/accounts.ts, the account, else the name), its subject's from
+   * this address (the subject: domain/sign-in.ts, the account, else the name), its subject's from
    * every address (skipped for an address the account signed in from within LOGIN_KNOWN_ADDRESS_S,
    * so that strangers cannot lock its owner out) and the address's. Each is counted and checked in
    * one step, so attempts made at once, on any instance, cannot pass together. Over a budget: 429,

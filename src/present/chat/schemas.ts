@@ -1,14 +1,53 @@
 /**
- * The chat reads' wire objects (docs/routes.md N4), in both generations, for the OpenAPI document.
- * present/chat.ts writes them; the contract tests check real replies against the recordings.
+ * The chat's wire objects, for the reply serialisers and the OpenAPI document: the start's reply
+ * and a message (D6), and the reads' objects in both generations (docs/routes.md N4). The
+ * presenters beside this file write them; the contract tests check real replies against the
+ * recordings.
  */
-import { Type, type TSchema } from '@sinclair/typebox';
-import { ConversationReply, ListingSummary, UserSummary } from './wire-schemas.js';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Attachment, ListingSummary, UserSummary } from '../wire-schemas.js';
 
 const Int = Type.Integer();
 const Str = Type.String();
 const Digits = Type.String({ pattern: '^[0-9]+$' });
 const NullableStr = Type.Union([Str, Type.Null()]);
+
+export const ChatMessage = Type.Object({
+  message_id: Int,
+  con_id: Int,
+  source_id: Int,
+  message: Str,
+  meta: Type.Null(),
+  attachments: Type.Union([Type.Null(), Type.Array(Attachment)]),
+  type: Str,
+  is_read: Int,
+  created_at: Str,
+  temp_id: Str,
+});
+export type ChatMessage = Static<typeof ChatMessage>;
+
+export const ConversationReply = Type.Object({
+  con_id: Int,
+  listing: ListingSummary,
+  unread_count: Int,
+  sender: UserSummary,
+  recipient: UserSummary,
+  listing_id: Int,
+  sender_id: Int,
+  recipient_id: Int,
+  sender_delete: Type.Boolean(),
+  recipient_delete: Type.Boolean(),
+  last_message_id: Int,
+  sender_review: Type.Boolean(),
+  recipient_review: Type.Boolean(),
+  invert_review: Type.Boolean(),
+  created_at: Str,
+  updated_at: Str,
+  last_message: Str,
+  last_message_created_at: Str,
+  newMessage: ChatMessage,
+});
+export type ConversationReply = Static<typeof ConversationReply>;
 
 export const ChatPagination = Type.Object({ total: Int, per_page: Int, current_page: Int, total_pages: Int });
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
-import { ListingIdField, MAX_PER_PAGE, PageField } from '../body.js';
-import { FavouriteIds, FavouritesReply } from '../../present/wire-schemas.js';
-import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
-import { pagedListErrors, toggleFavouriteErrors } from './errors.schema.js';
+import { ListingIdField, MAX_PER_PAGE, PageField } from '../../body.js';
+import { FavouriteIds, FavouritesReply } from '../../../present/wire-schemas.js';
+import { CONSUMES, RequestHeaders, SECURITY, success } from '../common.schema.js';
+import { pagedListErrors, toggleFavouriteErrors } from '../errors.schema.js';
 
 /** GET my/favourites' page size when the request names none (docs/routes.md). */
 export const FAVOURITES_PER_PAGE = 20;

@@ -1,6 +1,6 @@
-/** The events the chat's use cases record, inside their transactions (events.ts). */
-import type { Message } from './model.js';
-import type { Repositories } from './ports.js';
+/** The events the chat's use cases record, inside their transactions (domain/events.ts). */
+import type { Message } from '../model.js';
+import type { Repositories } from '../ports.js';
 
 /** A stored message: `message.new` for its reader, then their unread count in the conversation. */
 export async function recordNewMessage(repos: Repositories, message: Message, readerId: number, at: number): Promise<void> {

@@ -1,7 +1,8 @@
+/** Schema of POST login (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
-import { SignInReply, SignOutReply, UserObject } from '../../present/wire-schemas.js';
-import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js';
-import { memberRouteErrors, signInErrors } from './errors.schema.js';
+import { SignInReply } from '../../present/wire-schemas.js';
+import { CONSUMES, RequestHeaders, success } from './common.schema.js';
+import { signInErrors } from './errors.schema.js';
 
 /** A sign-in field: a string; another type, null or "" counts as missing (N2). */
 const Credential = (description: string, example: string) => Type.Optional(Type.Unsafe<unknown>({ description, examples: [example] }));
@@ -28,30 +29,5 @@ export function signInSchema(limits: { bodyLimit: number }) {
       password: Credential('As `password` in the body, when the body does not name it (a body keeps it out of logs).', 'secret'),
     }),
     response: { 200: success(SignInReply, 'The token and the signed-in user.'), ...signInErrors(limits) },
-  };
-}
-
-export function signOutSchema(limits: { bodyLimit: number }) {
-  return {
-    operationId: 'signOut',
-    summary: 'Sign out: the token used stops working everywhere',
-    description:
-      'Revokes the bearer token sent with this request until it would have expired: every instance refuses it within ' +
-      '`SETTINGS_REFRESH_MS`, this one at once. Other tokens of the user stay valid.',
-    tags: ['account'],
-    security: SECURITY,
-    headers: RequestHeaders,
-    response: { 200: success(SignOutReply, 'The user whose token was revoked.'), ...memberRouteErrors(limits) },
-  };
-}
-
-export function myAccountSchema(limits: { bodyLimit: number }) {
-  return {
-    operationId: 'myAccount',
-    summary: "The caller's user object",
-    tags: ['account'],
-    security: SECURITY,
-    headers: RequestHeaders,
-    response: { 200: success(UserObject, 'The signed-in user.'), ...memberRouteErrors(limits) },
   };
 }

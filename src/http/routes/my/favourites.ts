@@ -1,11 +1,11 @@
 /** POST {api_base}/my/favourites (the toggle) and GET {api_base}/my/favourites (the list, docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { listFavourites, toggleFavourite } from '../../domain/favourites.js';
-import { favouritesReplyJson } from '../../present/favourites.js';
-import { listingId, pageParameters } from '../body.js';
-import { badRequest, MESSAGES } from '../errors.js';
-import { requireCaller } from '../auth-hook.js';
-import type { RouteDeps } from '../deps.js';
+import { listFavourites, toggleFavourite } from '../../../domain/favourites.js';
+import { favouritesReplyJson } from '../../../present/favourites.js';
+import { listingId, pageParameters } from '../../body.js';
+import { badRequest, MESSAGES } from '../../errors.js';
+import { requireCaller } from '../../auth-hook.js';
+import type { RouteDeps } from '../../deps.js';
 import { FAVOURITES_PER_PAGE, favouritesListSchema, toggleFavouriteSchema } from './favourites.schema.js';
 
 export const favouriteRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { RequestHeaders, SECURITY, success } from './common.schema.js';
-import { eventStreamErrors, memberRouteErrors } from './errors.schema.js';
+import { RequestHeaders, SECURITY, success } from '../common.schema.js';
+import { eventStreamErrors, memberRouteErrors } from '../errors.schema.js';
 
 const EVENTS_DESCRIPTION =
   "The caller's events as Server-Sent Events (`text/event-stream`), named as the plugin's Pusher events: " +

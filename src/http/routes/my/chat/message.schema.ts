@@ -1,10 +1,10 @@
 /** Schemas of answering in a conversation and marking messages read (docs/routes.md). */
 import { Type } from '@sinclair/typebox';
-import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../body.js';
-import { ChangedFlag } from '../../present/chat-schemas.js';
-import { Attachment, ChatMessage } from '../../present/wire-schemas.js';
-import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from './common.schema.js';
-import { markReadErrors, sendMessageErrors } from './errors.schema.js';
+import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../../../body.js';
+import { ChangedFlag, ChatMessage } from '../../../../present/chat/schemas.js';
+import { Attachment } from '../../../../present/wire-schemas.js';
+import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../../common.schema.js';
+import { markReadErrors, sendMessageErrors } from '../../errors.schema.js';
 
 const member = { security: SECURITY, headers: RequestHeaders, tags: ['chat'], consumes: CONSUMES };
 

@@ -14,11 +14,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { onRequestAsyncHookHandler } from 'fastify';
-import type { VerifiedToken } from '../../auth/authenticate.js';
-import type { StreamSink } from '../../domain/events.js';
-import { requireCaller } from '../auth-hook.js';
-import type { RouteDeps } from '../deps.js';
-import { authError, invalidTicket, noRoute } from '../errors.js';
+import type { VerifiedToken } from '../../../auth/authenticate.js';
+import type { StreamSink } from '../../../domain/events.js';
+import { requireCaller } from '../../auth-hook.js';
+import type { RouteDeps } from '../../deps.js';
+import { authError, invalidTicket, noRoute } from '../../errors.js';
 import { eventStreamSchema, eventTicketSchema } from './events.schema.js';
 
 const digestOf = (text: string) => createHash('sha256').update(text).digest('hex');

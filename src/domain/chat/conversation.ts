@@ -1,16 +1,26 @@
-/** Chat: start a conversation about a listing with its first message (D6). */
-import type { Attachment, Conversation, Listing, Message, MessageType, NewMessage, User } from './model.js';
-import { recordNewMessage } from './chat-events.js';
-import { isPublicAddress } from './file-address.js';
-import type { Repositories, UnitOfWork } from './ports.js';
-
-export interface StartConversationInput {
-  listingId: number;
-  text: string;
-  files: Attachment[];
-  /** The client's id for this message; a retry with the same one stores nothing new. */
-  tempId: string | null;
-}
+/**
+ * my/chat/conversation (docs/routes.md): start a conversation about a listing with its first
+ * message (D6), read one with a page of its messages, leave one.
+ */
+import type { Conversation, LastMessage, Listing, Message, User } from '../model.js';
+import type { ConversationForReader, Repositories, UnitOfWork } from '../ports.js';
+import {
+  checkMessageInput,
+  endsTheList,
+  newMessage,
+  openFor,
+  otherLeft,
+  otherParticipant,
+  participant,
+  sideOf,
+  type ChatLimits,
+  type ChatReadDeps,
+  type ConversationView,
+  type Page,
+  type StartConversationError,
+  type StartConversationInput,
+} from './common.js';
+import { recordNewMessage } from './events.js';
 
 /** Where a start reads and writes. */
 export interface ChatStore {
@@ -20,11 +30,6 @@ export interface ChatStore {
    * `load` reads, here inside the start's transaction.
    */
   findUser: (id: number, load: (id: number) => Promise<User | undefined>) => Promise<User | undefined>;
-}
-
-export interface ChatLimits {
-  textMaxLength: number;
-  maxFiles: number;
 }
 
 export interface StartedConversation {
@@ -37,66 +42,7 @@ export interface StartedConversation {
   unreadCount: number;
 }
 
-export type StartConversationError =
-  | 'text_required'
-  | 'text_too_long'
-  | 'text_has_nul'
-  | 'text_has_lone_surrogate'
-  | 'too_many_files'
-  | 'file_url_not_public'
-  | 'file_text_not_plain'
-  | 'listing_not_found'
-  | 'own_listing';
-
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
-
-/** Counts characters as people do (code points), not UTF-16 units. */
-function characterCount(text: string): number {
-  let n = 0;
-  for (const _ of text) n++;
-  return n;
-}
-
-/** Half of a UTF-16 surrogate pair, without its other half. */
-export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
-/** Plain text as every database stores it verbatim: no NUL (PostgreSQL refuses it) and no lone surrogate (no UTF-8 form). */
-const isPlain = (text: string | undefined) => text === undefined || (!text.includes('\u0000') && !LONE_SURROGATE.test(text));
-
-const isPlainFile = (file: Attachment) => isPlain(file.url) && isPlain(file.name) && isPlain(file.mime_type);
-
-export function checkMessageInput(
-  input: Pick<StartConversationInput, 'text' | 'files'>,
-  limits: ChatLimits,
-): StartConversationError | null {
-  if (input.files.length > limits.maxFiles) return 'too_many_files';
-  if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
-  if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
-  if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
-  if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
-  // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
-  if (input.text.includes('\u0000')) return 'text_has_nul';
-  // A lone surrogate has no UTF-8 form: stored, it would come back as U+FFFD, not verbatim (D6).
-  if (LONE_SURROGATE.test(input.text)) return 'text_has_lone_surrogate';
-  return null;
-}
-
-export function messageType(input: Pick<StartConversationInput, 'text' | 'files'>): MessageType {
-  return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
-}
-
-/** The message a caller's input makes in a conversation. */
-export function newMessage(conId: number, sourceId: number, input: Omit<StartConversationInput, 'listingId'>, now: number): NewMessage {
-  return {
-    conId,
-    sourceId,
-    text: input.text,
-    type: messageType(input),
-    attachments: input.files.length > 0 ? input.files : null,
-    tempId: input.tempId,
-    createdAt: now,
-  };
-}
 
 async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number) {
   const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
@@ -160,4 +106,69 @@ export async function startConversation(
     }
     return { ok: true, value } as const;
   }, caller.id);
+}
+
+export interface MessagePaging extends Page {
+  /** Only messages with a larger id (0: all). */
+  afterId: number;
+}
+
+export interface ConversationRead extends Page {
+  view: ConversationView;
+  /** Newest first. */
+  messages: Message[];
+  /** How many messages the paging goes through in all. */
+  total: number;
+}
+
+export type ReadConversationResult = { ok: true; value: ConversationRead } | { ok: false; error: 'forbidden' };
+
+async function lastMessageOf(repos: Repositories, c: Conversation, page: Message[]): Promise<LastMessage | null> {
+  if (c.lastMessageId === null) return null;
+  const m = page[0]?.id === c.lastMessageId ? page[0] : await repos.messages.findById(c.lastMessageId);
+  return m ? { text: m.text, isRead: m.isRead, sourceId: m.sourceId, createdAt: m.createdAt } : null;
+}
+
+export async function readOpen(deps: ChatReadDeps, read: ConversationForReader, paging: MessagePaging): Promise<ConversationRead> {
+  const { repos } = deps;
+  const { conversation: c, listing, unreadCount } = read;
+  const offset = (paging.page - 1) * paging.perPage;
+  const messages = Number.isSafeInteger(offset) ? await repos.messages.pageOf(c.id, paging.afterId, offset, paging.perPage) : [];
+  const [total, sender, recipient, lastMessage] = await Promise.all([
+    endsTheList(messages.length, offset, paging.perPage) ? offset + messages.length : repos.messages.countOf(c.id, paging.afterId),
+    participant(deps, c.senderId),
+    participant(deps, c.recipientId),
+    lastMessageOf(repos, c, messages),
+  ]);
+  const view = { conversation: c, listing, sender, recipient, lastMessage, unreadCount };
+  return { view, messages, total, page: paging.page, perPage: paging.perPage };
+}
+
+/** A conversation and a page of its messages, for a participant who has not left it (N3). Reading marks nothing read. */
+export async function readConversation(
+  deps: ChatReadDeps,
+  readerId: number,
+  conId: number,
+  paging: MessagePaging,
+): Promise<ReadConversationResult> {
+  const read = await deps.repos.conversations.findForReader(conId, readerId);
+  if (!read || sideOf(read.conversation, readerId) === null) return { ok: false, error: 'forbidden' };
+  return { ok: true, value: await readOpen(deps, read, paging) };
+}
+
+export type LeaveResult = { ok: true } | { ok: false; error: 'forbidden' };
+
+/** The caller leaves the conversation: it leaves their list; the other participant still sees it. */
+export async function leaveConversation(uow: UnitOfWork, userId: number, conId: number, now: number = Date.now()): Promise<LeaveResult> {
+  return uow.transaction(async (repos): Promise<LeaveResult> => {
+    const open = await openFor(repos, conId, userId);
+    if (!open) return { ok: false, error: 'forbidden' };
+    await repos.conversations.leave(conId, open.side);
+    // The other participant, unless they left first: they can no longer answer.
+    if (!otherLeft(open.conversation, open.side)) {
+      const other = otherParticipant(open.conversation, userId);
+      await repos.events?.record(other, { type: 'conversation.left', conversationId: conId, userId }, now);
+    }
+    return { ok: true };
+  }, userId);
 }

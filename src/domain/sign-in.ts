@@ -1,5 +1,5 @@
 /** Sign-in (docs/routes.md, "Sign-in"): a user named by login or e-mail, and their password. */
-import { LONE_SURROGATE } from './chat.js';
+import { LONE_SURROGATE } from './chat/common.js';
 import type { User } from './model.js';
 import type { AccountRepository } from './ports.js';
 

@@ -1,11 +1,12 @@
-/** The start-a-conversation use case (src/domain/chat.ts) on a real store, without HTTP. */
+/** The start-a-conversation use case (src/domain/chat/conversation.ts) on a real store, without HTTP. */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
-import { startConversation, type StartConversationInput } from '../../src/domain/chat.js';
-import type { Attachment, User } from '../../src/domain/model.js';
-import type { Store } from '../../src/store/index.js';
-import { LISTINGS, USERS } from '../helpers/fixtures.js';
-import { marketplaceStore } from '../helpers/marketplace-store.js';
+import type { StartConversationInput } from '../../../src/domain/chat/common.js';
+import { startConversation } from '../../../src/domain/chat/conversation.js';
+import type { Attachment, User } from '../../../src/domain/model.js';
+import type { Store } from '../../../src/store/index.js';
+import { LISTINGS, USERS } from '../../helpers/fixtures.js';
+import { marketplaceStore } from '../../helpers/marketplace-store.js';
 
 const LIMITS = { textMaxLength: 20, maxFiles: 2 };
 

@@ -1,12 +1,12 @@
 /** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { markRead, sendMessage, type SendMessageError } from '../../domain/messages.js';
-import { chatMessage } from '../../present/conversation.js';
-import { optionalId, requestParameters, requiredId, tempId } from '../body.js';
-import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../errors.js';
-import { requireCaller } from '../auth-hook.js';
-import type { RouteDeps } from '../deps.js';
-import { markReadSchema, sendMessageSchema } from './messages.schema.js';
+import { markRead, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
+import { chatMessage } from '../../../../present/chat/message.js';
+import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
+import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
+import { requireCaller } from '../../../auth-hook.js';
+import type { RouteDeps } from '../../../deps.js';
+import { markReadSchema, sendMessageSchema } from './message.schema.js';
 
 function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
   if (error === 'forbidden') return conversationForbidden();

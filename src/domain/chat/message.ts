@@ -1,9 +1,16 @@
-/** Writing in a conversation (docs/routes.md): answer, mark read, leave. */
-import { checkMessageInput, newMessage, type ChatLimits, type StartConversationError } from './chat.js';
-import { recordNewMessage, recordUnread } from './chat-events.js';
-import { otherParticipant, sideOf } from './conversations.js';
-import type { Attachment, Conversation, Message, Side } from './model.js';
-import type { Repositories, UnitOfWork } from './ports.js';
+/** my/chat/message (docs/routes.md): answer in a conversation, mark messages read. */
+import type { Attachment, Message } from '../model.js';
+import type { UnitOfWork } from '../ports.js';
+import {
+  checkMessageInput,
+  newMessage,
+  openFor,
+  otherLeft,
+  otherParticipant,
+  type ChatLimits,
+  type StartConversationError,
+} from './common.js';
+import { recordNewMessage, recordUnread } from './events.js';
 
 export interface SendMessageInput {
   conId: number;
@@ -17,15 +24,6 @@ export interface SendMessageInput {
 export type SendMessageError = Exclude<StartConversationError, 'listing_not_found' | 'own_listing'> | 'forbidden' | 'other_left';
 
 export type SendMessageResult = { ok: true; value: Message } | { ok: false; error: SendMessageError };
-
-/** The conversation and the caller's side in it, when the caller may write in it (N3). */
-async function openFor(repos: Repositories, conId: number, userId: number): Promise<{ conversation: Conversation; side: Side } | null> {
-  const conversation = await repos.conversations.findById(conId);
-  const side = conversation ? sideOf(conversation, userId) : null;
-  return conversation && side ? { conversation, side } : null;
-}
-
-const otherLeft = (c: Conversation, side: Side) => (side === 'sender' ? c.recipientDelete : c.senderDelete);
 
 /** Appends the caller's message; a retry with the same temp_id returns the stored one (D6). */
 export async function sendMessage(
@@ -83,21 +81,4 @@ export async function markRead(
     }
     return { ok: true, changed };
   }, readerId);
-}
-
-export type LeaveResult = { ok: true } | { ok: false; error: 'forbidden' };
-
-/** The caller leaves the conversation: it leaves their list; the other participant still sees it. */
-export async function leaveConversation(uow: UnitOfWork, userId: number, conId: number, now: number = Date.now()): Promise<LeaveResult> {
-  return uow.transaction(async (repos): Promise<LeaveResult> => {
-    const open = await openFor(repos, conId, userId);
-    if (!open) return { ok: false, error: 'forbidden' };
-    await repos.conversations.leave(conId, open.side);
-    // The other participant, unless they left first: they can no longer answer.
-    if (!otherLeft(open.conversation, open.side)) {
-      const other = otherParticipant(open.conversation, userId);
-      await repos.events?.record(other, { type: 'conversation.left', conversationId: conId, userId }, now);
-    }
-    return { ok: true };
-  }, userId);
 }

@@ -11,7 +11,7 @@ import { requestParameters } from '../body.js';
 import { badRequest, MESSAGES, noRoute, pushTokenTaken, type ApiError } from '../errors.js';
 import { requireCaller } from '../auth-hook.js';
 import type { RouteDeps } from '../deps.js';
-import { registerDeviceSchema } from './push.schema.js';
+import { registerDeviceSchema } from './push-notification.schema.js';
 
 /**
  * `events` as WordPress reads an array argument: a list of strings, or one string of names
@@ -31,7 +31,7 @@ function registrationError(error: RegisterDeviceError): ApiError {
   return badRequest(error === 'push_token' ? MESSAGES.pushToken : MESSAGES.pushEvents);
 }
 
-export const pushRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+export const pushNotificationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
   const routes = [
     ['/push-notification/register', 'registerPushDevice', "Register the device's push token"],

@@ -1,0 +1,136 @@
+/**
+ * What the chat's use cases share (conversation.ts, message.ts, list.ts): what a message may hold
+ * (D6), who takes part in a conversation (N3), and how the reads page.
+ */
+import type { Attachment, Conversation, LastMessage, Listing, MessageType, NewMessage, Side, User } from '../model.js';
+import { isPublicAddress } from '../file-address.js';
+import type { Repositories } from '../ports.js';
+
+export interface StartConversationInput {
+  listingId: number;
+  text: string;
+  files: Attachment[];
+  /** The client's id for this message; a retry with the same one stores nothing new. */
+  tempId: string | null;
+}
+
+export interface ChatLimits {
+  textMaxLength: number;
+  maxFiles: number;
+}
+
+export type StartConversationError =
+  | 'text_required'
+  | 'text_too_long'
+  | 'text_has_nul'
+  | 'text_has_lone_surrogate'
+  | 'too_many_files'
+  | 'file_url_not_public'
+  | 'file_text_not_plain'
+  | 'listing_not_found'
+  | 'own_listing';
+
+/** Counts characters as people do (code points), not UTF-16 units. */
+function characterCount(text: string): number {
+  let n = 0;
+  for (const _ of text) n++;
+  return n;
+}
+
+/** Half of a UTF-16 surrogate pair, without its other half. */
+export const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** Plain text as every database stores it verbatim: no NUL (PostgreSQL refuses it) and no lone surrogate (no UTF-8 form). */
+const isPlain = (text: string | undefined) => text === undefined || (!text.includes('\u0000') && !LONE_SURROGATE.test(text));
+
+const isPlainFile = (file: Attachment) => isPlain(file.url) && isPlain(file.name) && isPlain(file.mime_type);
+
+export function checkMessageInput(
+  input: Pick<StartConversationInput, 'text' | 'files'>,
+  limits: ChatLimits,
+): StartConversationError | null {
+  if (input.files.length > limits.maxFiles) return 'too_many_files';
+  if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
+  if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
+  if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
+  if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
+  // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
+  if (input.text.includes('\u0000')) return 'text_has_nul';
+  // A lone surrogate has no UTF-8 form: stored, it would come back as U+FFFD, not verbatim (D6).
+  if (LONE_SURROGATE.test(input.text)) return 'text_has_lone_surrogate';
+  return null;
+}
+
+export function messageType(input: Pick<StartConversationInput, 'text' | 'files'>): MessageType {
+  return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
+}
+
+/** The message a caller's input makes in a conversation. */
+export function newMessage(conId: number, sourceId: number, input: Omit<StartConversationInput, 'listingId'>, now: number): NewMessage {
+  return {
+    conId,
+    sourceId,
+    text: input.text,
+    type: messageType(input),
+    attachments: input.files.length > 0 ? input.files : null,
+    tempId: input.tempId,
+    createdAt: now,
+  };
+}
+
+export interface ChatReadDeps {
+  /** Repositories outside any transaction: reads see what has committed. */
+  repos: Repositories;
+  /** A user's profile, cached until the catalog changes. */
+  findUser: (id: number) => Promise<User | undefined>;
+}
+
+/** Which side the user is on, when they take part in the conversation and have not left it (N3). */
+export function sideOf(conversation: Conversation, userId: number): Side | null {
+  if (conversation.senderId === userId && !conversation.senderDelete) return 'sender';
+  if (conversation.recipientId === userId && !conversation.recipientDelete) return 'recipient';
+  return null;
+}
+
+export const otherParticipant = (c: Conversation, userId: number) => (c.senderId === userId ? c.recipientId : c.senderId);
+
+/** A conversation with its participants and listing, as the reader sees it. */
+export interface ConversationView {
+  conversation: Conversation;
+  /** Undefined once the listing is removed (its conversations stay). */
+  listing: Listing | undefined;
+  sender: User;
+  recipient: User;
+  lastMessage: LastMessage | null;
+  /** Messages from the other participant the reader has not read. */
+  unreadCount: number;
+}
+
+export interface Page {
+  /** From 1. */
+  page: number;
+  perPage: number;
+}
+
+/** A page shorter than asked for is the last one, unless it is empty past the first (then it says nothing). */
+export const endsTheList = (found: number, offset: number, perPage: number) => found < perPage && (found > 0 || offset === 0);
+
+export async function participant(deps: ChatReadDeps, id: number): Promise<User> {
+  const user = await deps.findUser(id);
+  // conversations reference users, which are never deleted: a missing one is a broken database.
+  if (!user) throw new Error(`user ${id} of a conversation does not exist`);
+  return user;
+}
+
+/** The conversation and the caller's side in it, when the caller may write in it (N3). */
+export async function openFor(
+  repos: Repositories,
+  conId: number,
+  userId: number,
+): Promise<{ conversation: Conversation; side: Side } | null> {
+  const conversation = await repos.conversations.findById(conId);
+  const side = conversation ? sideOf(conversation, userId) : null;
+  return conversation && side ? { conversation, side } : null;
+}
+
+export const otherLeft = (c: Conversation, side: Side) => (side === 'sender' ? c.recipientDelete : c.senderDelete);

@@ -1,0 +1,55 @@
+/** POST (start), GET (read) and DELETE (leave) my/chat/conversation (docs/routes.md). */
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { leaveConversation, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
+import { conversationReadJson, conversationReplyJson } from '../../../../present/chat/conversation.js';
+import { listingId, requestParameters, requiredId, tempId } from '../../../body.js';
+import { chatError, conversationForbidden } from '../../../errors.js';
+import { requireCaller } from '../../../auth-hook.js';
+import type { RouteDeps } from '../../../deps.js';
+import { messagePaging, sendJson } from '../chat.js';
+import { leaveConversationSchema, readConversationSchema, startConversationSchema } from './conversation.schema.js';
+
+export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
+  const member = requireCaller('memberRoute', deps.auth);
+  const classic = deps.presentation.replyFormat === 'classic';
+
+  app.post(
+    '/my/chat/conversation',
+    {
+      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }),
+      onRequest: requireCaller('startConversation', deps.auth),
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const input = {
+        listingId: listingId(body.listing_id),
+        text: body.text,
+        files: body.files ?? [],
+        tempId: tempId(body.temp_id),
+      };
+      const result = await startConversation({ uow: deps.uow, findUser: deps.findUser }, request.caller!, input, deps.limits);
+      if (!result.ok) throw chatError(result.error, deps.limits);
+      // Already JSON text, the schema's bytes (present/chat/conversation.ts); Fastify sends a string with a
+      // JSON content type as it is. The type provider only knows the object form, hence the cast.
+      const json = conversationReplyJson(result.value, deps.presentation);
+      return reply.type('application/json; charset=utf-8').send(json as never);
+    },
+  );
+
+  app.get('/my/chat/conversation', { schema: readConversationSchema(deps), onRequest: member }, async (request, reply) => {
+    const params = requestParameters(request.query, request.body);
+    const conId = requiredId(params, 'con_id');
+    const result = await readConversation(deps.chatReads, request.caller!.id, conId, messagePaging(params, classic));
+    if (!result.ok) throw conversationForbidden();
+    // The caller has it in view: no push for its messages for a while (events/push.ts).
+    deps.push?.views.viewed(request.caller!.id, conId, Date.now());
+    return sendJson(reply, conversationReadJson(result.value, deps.presentation));
+  });
+
+  app.delete('/my/chat/conversation', { schema: leaveConversationSchema(deps), onRequest: member }, async (request, reply) => {
+    const params = requestParameters(request.query, request.body);
+    const result = await leaveConversation(deps.uow, request.caller!.id, requiredId(params, 'con_id'));
+    if (!result.ok) throw conversationForbidden();
+    return sendJson(reply, '1');
+  });
+};
