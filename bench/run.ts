@@ -251,9 +251,10 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
         servers.push(await startBare(`bare#${i + 1}`, prefix, nodeFlags));
       } else {
         const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
-        // MAX_CONNECTIONS (10,000 by default) counts the streams too: room for them and the load.
+        // MAX_CONNECTIONS (10,000 by default) counts the streams too: room for them and the load. Every
+        // stream comes from the bench's one address, so the cap per address is off for these rows.
         const env = holdsStreams(name)
-          ? { MAX_CONNECTIONS: String(Math.max(10_000, ctx.opts.streams + ctx.opts.connections + 1_000)) }
+          ? { MAX_CONNECTIONS: String(Math.max(10_000, ctx.opts.streams + ctx.opts.connections + 1_000)), MAX_CONNECTIONS_PER_ADDRESS: '0' }
           : undefined;
         servers.push(
           await startSouk(`souk#${i + 1}`, {

@@ -500,7 +500,7 @@ const SETTINGS = {
     maxConnectionsPerAddress: setting('MAX_CONNECTIONS_PER_ADDRESS', undefined, (_raw, env) => connectionsPerAddress(env), {
       shownDefault: 'a quarter of `MAX_CONNECTIONS`, at most `256`',
       meaning:
-        'Most open connections from one client address (an IPv6 address counts with its /64); one beyond it is closed at once, unanswered. Connections from a `TRUST_PROXY` address are not counted (with `TRUST_PROXY=true`, none are): the proxy is one address for all its clients. `0`: no cap.',
+        'Most open connections from one client address (an IPv6 address counts with its /64); one beyond it is closed at once, unanswered. Event streams count: behind a carrier NAT many app users share an address, so raise it (or set `0`) when many users keep streams open. Connections from a `TRUST_PROXY` address are not counted (with `TRUST_PROXY=true`, none are): the proxy is one address for all its clients. `0`: no cap.',
     }),
     idleUnauthenticatedMs: integer('IDLE_UNAUTHENTICATED_TIMEOUT_MS', 5000, 100, 3_600_000, {
       meaning:
