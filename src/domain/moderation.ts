@@ -54,6 +54,12 @@ export interface ModerationRepository {
    * outbox rows, and the profile where it is Souk's; marks them erased and disabled.
    */
   erase(userId: number, at: number): Promise<ErasureCounts>;
+  /**
+   * Deletes at most `limit` conversations whose last message (or, without one, whose start) is
+   * older than `before`, with their messages (retention.ts); how many. Null when another instance
+   * is deleting at the moment (PostgreSQL's advisory lock, MySQL's GET_LOCK): this one skips.
+   */
+  deleteInactiveConversations(before: number, limit: number): Promise<number | null>;
 }
 
 export type ModerationError = 'no_such_user' | 'erased' | 'no_such_message';

@@ -34,6 +34,9 @@ export const ERASED_PROFILE = {
   disabled: 1,
 } as const;
 
+/** PostgreSQL's advisory lock key of the retention's deletions: any constant of Souk's own. */
+const RETENTION_LOCK = sql.lit(0x50_4b_52_54);
+
 const count = (result: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }) =>
   Number(result.numAffectedRows ?? result.numUpdatedOrDeletedRows ?? 0);
 
@@ -103,6 +106,18 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       await exec(db.updateTable('users').set(ERASED_PROFILE).where('id', '=', userId));
       await mark(userId, 'erased_at', at);
       return { messages, favourites, devices, events, profileErased: true };
+    },
+    async deleteInactiveConversations(before, limit) {
+      if (rowLocks) {
+        // For this transaction only: one instance deletes at a time, and a crash leaves no lock behind.
+        const locked = await run.execute(
+          sql<{ locked: boolean }>`select pg_try_advisory_xact_lock(${RETENTION_LOCK}) as locked`.compile(db),
+        );
+        if (!locked.rows[0]?.locked) return null;
+      }
+      const inactive = db.selectFrom('conversations').select('id').where('updated_at', '<', before).limit(limit);
+      // Their messages go with them (the foreign key's cascade).
+      return affected(db.deleteFrom('conversations').where('id', 'in', inactive));
     },
   };
 }
