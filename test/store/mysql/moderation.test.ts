@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { removeMessage, setUserDisabled } from '../../../src/domain/moderation.js';
 import { deleteInactiveConversations } from '../../../src/domain/retention.js';
 import { eraseUser, exportUserData, NO_SAFETY_RECORDS } from '../../../src/domain/user-data.js';
+import { ok } from '../../helpers/cli.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
 
@@ -117,6 +118,15 @@ describe("moderation on a WordPress site's tables", { skip }, () => {
     assert.deepEqual(await setUserDisabled(store, ALICE, false), { ok: false, error: 'erased' });
     const [wpUser] = await site.query<{ user_email: string }>('select user_email from wp_users where ID = ?', [ALICE]);
     assert.ok(wpUser!.user_email !== '', 'the wp_users row stays');
+
+    // The commands on the site: the erasure says what stays WordPress's.
+    const env = { DATABASE_URL: site.url };
+    const erasedAgain = await ok('', ['users', 'erase', String(ALICE)], { env });
+    assert.match(erasedAgain, /^user 2 erased: 0 messages emptied/);
+    assert.match(erasedAgain, /the WordPress account stays: Souk erased the chat, favourites and blocks/);
+    assert.equal(await ok('', ['users', 'disable', String(BOB)], { env }), `user ${BOB} disabled\n`);
+    assert.equal((await send(t, BOB, conId, 'me?')).statusCode, 403);
+    assert.equal(await ok('', ['users', 'enable', String(BOB)], { env }), `user ${BOB} enabled\n`);
 
     // Retention: nothing is that old yet; two days on, the conversation and its messages go.
     assert.deepEqual(await deleteInactiveConversations(store, 1, Date.now()), { deleted: 0, skipped: false });
