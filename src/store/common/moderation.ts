@@ -5,11 +5,11 @@
  * own writer lock, FOR NO KEY UPDATE, does not conflict with it), so sends never wait for each
  * other here. On SQLite every write transaction already holds the database's one write lock.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ModerationRepository } from '../../domain/moderation.js';
-import type { QueryRunner } from './prepared.js';
+import { prepare, type QueryRunner } from './prepared.js';
 import { toMessage } from './rows.js';
-import { MESSAGE_COLUMNS } from './schema.js';
+import { MESSAGE_COLUMNS, type Database } from './schema.js';
 
 /** The plugin's mark of a message its admin removed. */
 export const REMOVED_MESSAGE = { message: '', attachments: null, type: 'system' } as const;
@@ -36,6 +36,20 @@ export const ERASED_PROFILE = {
 
 /** PostgreSQL's advisory lock key of the retention's deletions: any constant of Souk's own. */
 const RETENTION_LOCK = sql.lit(0x50_4b_52_54);
+
+/**
+ * The users' rows with their `disabled`; with `locked`, each read FOR KEY SHARE, open or not: an
+ * open user's lock is what a disable or an erasure waits for.
+ */
+function participants(db: Kysely<Database>, userIds: number[], locked: boolean) {
+  const query = db.selectFrom('users').select(['id', 'disabled']).where('id', 'in', userIds);
+  return locked ? query.forKeyShare() : query;
+}
+
+const q = {
+  participants: prepare((db, a: number, b: number) => participants(db, [a, b], false)),
+  participantsLocked: prepare((db, a: number, b: number) => participants(db, [a, b], true)),
+};
 
 const count = (result: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }) =>
   Number(result.numAffectedRows ?? result.numUpdatedOrDeletedRows ?? 0);
@@ -68,9 +82,11 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       return row && { disabled: row.disabled !== 0, erased: row.erased_at !== null };
     },
     async closedAmong(userIds) {
-      const query = db.selectFrom('users').select(['id', 'disabled']).where('id', 'in', userIds);
-      // Every row read is locked, open or not: an open user's lock is what a disable waits for.
-      const found = (await exec(rowLocks ? query.forKeyShare() : query)).rows;
+      // A message's two participants, on every start and answer: prepared once.
+      const found =
+        userIds.length === 2
+          ? (await (rowLocks ? q.participantsLocked : q.participants)(run, userIds[0]!, userIds[1]!)).rows
+          : (await exec(participants(db, userIds, rowLocks))).rows;
       return found.filter((r) => r.disabled !== 0).map((r) => Number(r.id));
     },
     async setDisabled(userId, disabled, at) {
