@@ -414,6 +414,24 @@ const SETTINGS = {
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
   }),
+  chatRetentionDays: setting(
+    'CHAT_RETENTION_DAYS',
+    undefined,
+    (_raw, env) => {
+      const value = given(env, 'CHAT_RETENTION_DAYS');
+      if (value === undefined) return undefined;
+      if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 36_500) {
+        throw new ConfigError(`CHAT_RETENTION_DAYS must be an integer from 1 to 36500, got "${value}"`);
+      }
+      return Number(value);
+    },
+    {
+      shownDefault: '*(unset: kept for ever)*',
+      meaning:
+        "Conversations with no message for this many days are deleted with their messages, as the plugin's daily clean-up (`remove_inactive_conversation_duration`) does: by every server at start and then daily, in batches, one server at a time. 1 to 36500.",
+      print: (value) => (value === undefined ? '' : String(value)),
+    },
+  ),
   price: {
     currencySymbol: text('CURRENCY_SYMBOL', '&#36;', { meaning: 'Currency symbol in the price HTML (`amount`).' }),
     position: oneOf('CURRENCY_POSITION', 'left', POSITIONS, {

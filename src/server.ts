@@ -19,6 +19,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
+import { RetentionJob } from './domain/retention.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -156,6 +157,19 @@ function pushNotifications(
   });
 }
 
+/** The retention of inactive conversations, when CHAT_RETENTION_DAYS is set (domain/retention.ts). */
+function retentionJob(config: Config, store: Store, log: () => FastifyInstance['log'] | undefined): RetentionJob | undefined {
+  if (config.chatRetentionDays === undefined) return undefined;
+  return new RetentionJob({
+    uow: store,
+    days: config.chatRetentionDays,
+    onPass: ({ deleted }) => {
+      if (deleted > 0) log()?.info({ deleted }, `chat retention: deleted ${deleted} inactive conversations`);
+    },
+    onError: (err) => log()?.error({ err }, 'chat retention failed'),
+  });
+}
+
 export interface SoukOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logDestination?: LogDestination;
@@ -219,6 +233,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
     webhooks?.start();
     push?.start();
+    const retention = retentionJob(config, store, () => log);
+    retention?.start();
     warnOfLoosePermissions(app.log, store);
     warnOfPublicSecret(app.log, settings.current().jwtSecret, config.acceptWordpressTokens);
     return {
@@ -237,6 +253,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await app.close();
         await webhooks?.stop();
         await push?.stop();
+        await retention?.stop();
         await store.close();
       },
     };

@@ -8,9 +8,11 @@ import { importCommand } from './commands/import.js';
 import { jwtSecretCommand } from './commands/jwt-secret.js';
 import { listingsDeleteCommand } from './commands/listings.js';
 import { migrateCommand } from './commands/migrate.js';
+import { messagesDeleteCommand, usersDisableCommand, usersEnableCommand } from './commands/moderation.js';
 import { serveCommand } from './commands/serve.js';
 import { settingsCommands } from './commands/settings.js';
 import { tokenCommand } from './commands/token.js';
+import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
 
@@ -25,6 +27,11 @@ export const COMMANDS: readonly Command[] = [
   jwtSecretCommand,
   listingsDeleteCommand,
   usersSetPasswordCommand,
+  usersDisableCommand,
+  usersEnableCommand,
+  usersExportCommand,
+  usersEraseCommand,
+  messagesDeleteCommand,
   demoCommand,
   ...webhooksCommands,
 ];

@@ -13,6 +13,7 @@ import type {
   User,
   UserRecord,
 } from './model.js';
+import type { ModerationRepository } from './moderation.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -111,6 +112,8 @@ export interface Repositories {
   messages: MessageRepository;
   /** Present in a unit of work's repositories (absent outside one): the use cases then record nothing. */
   events?: EventRecorder;
+  /** Moderation's writes and locks (domain/moderation.ts), in a unit of work's repositories. */
+  moderation?: ModerationRepository;
 }
 
 /** The users' event logs, read by the streams (src/events/). */

@@ -127,6 +127,9 @@ export const requiredIdMessage = (name: string) => `${name} is required and must
 /** N3: not a participant, left the conversation, or no such conversation: one answer for all. */
 export const conversationForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
 
+/** The other participant (or the caller) is disabled or erased: the answer a block gives too. */
+export const cannotMessageUser = () => shapeA(403, 'FORBIDDEN', 'You cannot send messages to this user.');
+
 export const otherParticipantLeft = () => shapeA(403, 'FORBIDDEN', MESSAGES.otherLeft);
 
 export function chatError(error: StartConversationError, limits: { textMaxLength: number; maxFiles: number }): ApiError {
@@ -149,6 +152,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.fileUrlNotPublic);
     case 'file_text_not_plain':
       return badRequest(MESSAGES.fileTextNotPlain);
+    case 'user_closed':
+      return cannotMessageUser();
   }
 }
 

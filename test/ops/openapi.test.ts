@@ -168,7 +168,8 @@ describe('OpenAPI document', () => {
         'INVALID_TOKEN',
       ],
     );
-    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN']);
+    // Not logged in, own listing, the caller disabled (docs/safety-moderation.md).
+    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
     for (const op of [toggle, start]) {
       assert.deepEqual(errorCodes(op, '404'), ['rest_no_route']);
       assert.deepEqual(errorCodes(op, '413'), ['PAYLOAD_TOO_LARGE']);

@@ -28,7 +28,9 @@ export type StartConversationError =
   | 'file_url_not_public'
   | 'file_text_not_plain'
   | 'listing_not_found'
-  | 'own_listing';
+  | 'own_listing'
+  /** The caller, or the other participant, is disabled or erased (domain/moderation.ts). */
+  | 'user_closed';
 
 /** Counts characters as people do (code points), not UTF-16 units. */
 function characterCount(text: string): number {

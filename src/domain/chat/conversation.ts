@@ -20,6 +20,7 @@ import {
   type StartConversationError,
   type StartConversationInput,
 } from './common.js';
+import { closedParticipant } from '../moderation.js';
 import { recordNewMessage } from './events.js';
 
 /** Where a start reads and writes. */
@@ -86,6 +87,8 @@ export async function startConversation(
     // so nothing is written for them and their contact data never leaves in a reply.
     const recipient = await findUser(listing.ownerId, (id) => repos.users.findById(id));
     if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;
+    const closed = await closedParticipant(repos, caller.id, recipient.id);
+    if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
     const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);

@@ -10,6 +10,7 @@ import {
   type ChatLimits,
   type StartConversationError,
 } from './common.js';
+import { closedParticipant } from '../moderation.js';
 import { recordNewMessage, recordUnread } from './events.js';
 
 export interface SendMessageInput {
@@ -40,6 +41,7 @@ export async function sendMessage(
     if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
     // Its reader can no longer see it: storing it would lose it silently.
     if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
+    if (await closedParticipant(repos, senderId, otherParticipant(open.conversation, senderId))) return { ok: false, error: 'user_closed' };
     if (input.tempId !== null) {
       const stored = await repos.messages.findByTempId(input.conId, senderId, input.tempId);
       if (stored) return { ok: true, value: stored };

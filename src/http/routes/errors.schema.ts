@@ -18,6 +18,7 @@ import {
   MESSAGES,
   noRoute,
   otherParticipantLeft,
+  cannotMessageUser,
   payloadTooLarge,
   pushTokenTaken,
   requiredIdMessage,
@@ -176,8 +177,8 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
     ]),
     403: errorResponse(
       "The REST interface is disabled (shape C, `data.status` 403), the token's user does not exist or is disabled, " +
-        'or the caller owns the listing (shape A).',
-      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
+        'the caller owns the listing, or the caller was disabled a moment ago (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), chatError('user_closed', limits)],
     ),
     ...commonErrors(limits.bodyLimit),
   };
@@ -304,7 +305,8 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badRequest(MESSAGES.tempId),
       ...BODY_ERRORS,
     ],
-    [otherParticipantLeft()],
+    // The other participant (or the caller) disabled or erased (docs/safety-moderation.md).
+    [otherParticipantLeft(), cannotMessageUser()],
   );
 }
 

@@ -16,6 +16,7 @@ import {
 import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
+import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
@@ -235,6 +236,8 @@ export interface DatabaseStatements {
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+  /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
+  rowLocks?: boolean;
 }
 
 /** The listing read from the database, offered to the cache. */
@@ -278,6 +281,7 @@ export async function favouriteIds(run: QueryRunner, userId: number): Promise<nu
 export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements, events?: EventRecorder): Repositories {
   return {
     ...(events ? { events } : {}),
+    moderation: moderationRepository(run, own.rowLocks ?? false),
     users: {
       async findById(id) {
         const row = (await q.userById(run, id)).rows[0];

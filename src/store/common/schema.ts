@@ -205,6 +205,15 @@ export interface PushOutboxTable {
   last_error: string | null;
 }
 
+/** Moderation's marks on a user (migration 019): why `users.disabled` is set. */
+export interface UserModerationTable {
+  user_id: number;
+  /** When the operator disabled the user (epoch ms); null once enabled. */
+  disabled_at: number | null;
+  /** When the user was erased (epoch ms): for good. */
+  erased_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -221,6 +230,7 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   push_devices: PushDevicesTable;
   push_outbox: PushOutboxTable;
+  user_moderation: UserModerationTable;
 }
 
 /**

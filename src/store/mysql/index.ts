@@ -28,6 +28,7 @@ import { isMysqlUnavailable } from './errors.js';
 import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
+import { mysqlModeration } from './moderation.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
@@ -133,7 +134,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
         // The recorder's writes (their results never read) go with the unit's next statement or COMMIT.
         const writes = writesLater(connection, ctx, scope);
         const events = mysqlEventRecorder(writes, ctx, () => scope.enter(), { ...recording, recorded: (u) => recorded.add(u) });
-        return fn({ ...mysqlRepositories(connection, ctx, scope), events });
+        const moderation = mysqlModeration(connection, ctx, () => scope.enter());
+        return fn({ ...mysqlRepositories(connection, ctx, scope), events, moderation });
       });
       signals.committed(recorded);
       return result;

@@ -120,6 +120,7 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   insertConversation: async (run, listingId, senderId, recipientId, at) =>
     insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
+  rowLocks: true,
 };
 
 export const postgresRepositories = (

@@ -191,6 +191,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       'wp_souk_message_temp_ids',
       'wp_souk_migrations',
       'wp_souk_migrations_lock',
+      'wp_souk_moderation_barrier',
       'wp_souk_push_devices',
       'wp_souk_push_outbox',
       'wp_souk_revoked_tokens',

@@ -26,6 +26,7 @@ import { pushMigration } from '../../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../../common/migrations/014-messages-by-conversation.js';
 import { revocationsBySubjectMigration } from '../../common/migrations/015-revocations-by-subject.js';
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
+import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -46,4 +47,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '014-messages-by-conversation': messagesByConversationMigration,
   '015-revocations-by-subject': revocationsBySubjectMigration('bigint'),
   '016-push-device-sessions': pushDeviceSessionsMigration('bigint'),
+  '019-user-moderation': userModerationMigration('bigint'),
 };
