@@ -15,8 +15,10 @@ import {
   internalError,
   invalidCredentials,
   invalidTicket,
+  inappropriateWords,
   MESSAGES,
   noRoute,
+  notPermittedToReport,
   otherParticipantLeft,
   payloadTooLarge,
   pushTokenTaken,
@@ -309,3 +311,43 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+const tooManyHeaders = { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } };
+
+/** The abuse limits of a conversation's start and a message (http/plugins/abuse-limits.ts). */
+export const abuseLimitErrors = (kinds: Array<'conversations' | 'messages'>) => ({
+  429: errorResponse(
+    'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
+    [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
+    tooManyHeaders,
+  ),
+});
+
+/** A message refused for the words of the `bad_words` setting. */
+export const badWordsError = () => inappropriateWords(['scam']);
+
+export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: number }) {
+  return {
+    400: errorResponse('The body is not valid, the listing does not exist, or the caller owns it (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.listingId),
+      badRequest(MESSAGES.listingNotFound),
+      notPermittedToReport(),
+      badRequest(MESSAGES.reportMessage),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'message')),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) =>
+  chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [
+      badRequest(MESSAGES.reportReason),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'reason')),
+      badRequest(MESSAGES.messageNotInConversation),
+      ...BODY_ERRORS,
+    ],
+  );

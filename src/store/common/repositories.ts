@@ -18,6 +18,7 @@ import type { EventRecorder, ListingRepository, Repositories } from '../../domai
 import type { ListingCache } from './listing-cache.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
+import { reportRepository } from './reports.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
@@ -349,5 +350,6 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);
       },
     },
+    reports: reportRepository(run),
   };
 }

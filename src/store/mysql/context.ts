@@ -50,6 +50,8 @@ export interface Tables {
   soukWebhookOutbox: string;
   soukPushDevices: string;
   soukPushOutbox: string;
+  /** Souk's reports (migrations/008). */
+  soukReports: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -74,6 +76,7 @@ export function tables(prefix: string): Tables {
     soukWebhookOutbox: `${prefix}souk_webhook_outbox`,
     soukPushDevices: `${prefix}souk_push_devices`,
     soukPushOutbox: `${prefix}souk_push_outbox`,
+    soukReports: `${prefix}souk_reports`,
   };
 }
 
