@@ -510,6 +510,16 @@ const SETTINGS = {
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000, {
     meaning: 'On SIGTERM/SIGINT: time in-flight requests get to finish before they are cut and the process exits 1.',
   }),
+  abuse: {
+    conversationsPerHour: integer('NEW_CONVERSATIONS_PER_HOUR', 20, 0, 1_000_000, {
+      meaning:
+        'Conversations one user may start per hour (fixed windows); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`, unless the start writes in a conversation of theirs already open. Counted as the rate limits are (in the process, or in Redis with `REDIS_URL`). 0 turns it off.',
+    }),
+    messagesPerMinute: integer('MESSAGES_PER_MINUTE', 30, 0, 1_000_000, {
+      meaning:
+        "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
+    }),
+  },
   rateLimit: {
     perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {
       shownDefault: '`0` (off)',

@@ -29,6 +29,7 @@ import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogD
 import { metrics } from './plugins/metrics.js';
 import { openapi } from './plugins/openapi.js';
 import { hardening, serverOptions } from './plugins/hardening.js';
+import { abuseLimits } from './plugins/abuse-limits.js';
 
 export interface AppOptions {
   config: Config;
@@ -86,6 +87,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
+  await app.register(abuseLimits, { config });
 
   await app.register(
     async (api) => {
