@@ -391,7 +391,7 @@ describe('souk settings and api-key', PARALLEL, () => {
     await fails(
       db,
       ['settings', 'set', 'api_key', 'mine'],
-      'souk: settings set: only rest_api is set this way, got "api_key"; see souk settings set --help\n',
+      'souk: settings set: only rest_api, bad_words, bad_words_action are set this way, got "api_key"; see souk settings set --help\n',
     );
     await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api, token_mac_key\n');
     assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
