@@ -603,7 +603,7 @@ const SETTINGS = {
     urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
       shownDefault: '*(empty: no webhooks)*',
       meaning:
-        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
+        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`, `report.created`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
       kind: 'url',
       print: (value) => value.map(maskUrlSecrets).join(','),
     }),

@@ -532,7 +532,8 @@ describe('the CLI explains itself', PARALLEL, () => {
       assert.ok(command.about.length > 40, `${name} says what it does`);
       assert.ok(run.stdout.includes(command.about.split(' ').slice(0, 6).join(' ')), run.stdout);
       for (const arg of command.args ?? []) assert.match(run.stdout, new RegExp(`^  ${arg.name.replace(/[|]/g, '\\|')} +\\S`, 'm'));
-      for (const option of Object.keys(command.options ?? {})) assert.match(run.stdout, new RegExp(`^  --${option} \\S+ +\\S`, 'm'));
+      for (const [option, o] of Object.entries(command.options ?? {}))
+        assert.match(run.stdout, new RegExp(o.flag ? `^  --${option} +\\S` : `^  --${option} \\S+ +\\S`, 'm'));
       assert.match(run.stdout, new RegExp(`^examples?:\\n  .*souk ${name}`, 'm'));
       assert.ok(command.examples.length > 0 && command.examples.every((e) => e.includes(`souk ${name}`)), 'every example runs the command');
     });

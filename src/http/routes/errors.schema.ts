@@ -170,6 +170,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ]),
     401: errorResponse('The API key, the Authorization header or the bearer token was refused (shape B; `code` is "401").', [
@@ -181,6 +182,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
         'or the caller owns the listing (shape A).',
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
     ),
+    ...abuseLimitErrors(['conversations', 'messages']),
     ...commonErrors(limits.bodyLimit),
   };
 }
@@ -290,7 +292,7 @@ export const conversationCheckErrors = (limits: { bodyLimit: number }) =>
   chatRouteErrors(limits, ['listing_id'], [...pageErrors(), badRequest(MESSAGES.limit), badRequest(MESSAGES.afterId)]);
 
 export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
-  return chatRouteErrors(
+  const errors = chatRouteErrors(
     limits,
     ['con_id', 'listing_id'],
     [
@@ -304,27 +306,31 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ],
     [otherParticipantLeft()],
   );
+  return { ...errors, ...abuseLimitErrors(['messages']) };
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
 
-const tooManyHeaders = { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } };
-
 /** The abuse limits of a conversation's start and a message (http/plugins/abuse-limits.ts). */
-export const abuseLimitErrors = (kinds: Array<'conversations' | 'messages'>) => ({
-  429: errorResponse(
-    'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
-    [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
-    tooManyHeaders,
-  ),
-});
+export function abuseLimitErrors(kinds: Array<'conversations' | 'messages'>) {
+  return {
+    429: errorResponse(
+      'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
+      [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
+      { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } },
+    ),
+  };
+}
 
 /** A message refused for the words of the `bad_words` setting. */
-export const badWordsError = () => inappropriateWords(['scam']);
+export function badWordsError() {
+  return inappropriateWords(['scam']);
+}
 
 export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: number }) {
   return {

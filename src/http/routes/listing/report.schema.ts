@@ -36,7 +36,7 @@ export function reportListingSchema(limits: { bodyLimit: number; textMaxLength: 
       [{ listing_id: 101, message: 'This is a scam: the seller asks for payment by gift card.' }],
     ),
     response: {
-      200: success(Type.Integer({ minimum: 1, description: "The listing's report count." }), "The listing's report count."),
+      200: success(Type.Integer({ minimum: 1, description: "The listing's report count.", examples: [3] }), "The listing's report count."),
       ...reportListingErrors(limits),
     },
   };

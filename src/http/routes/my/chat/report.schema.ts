@@ -33,7 +33,10 @@ export function reportConversationSchema(limits: { bodyLimit: number; textMaxLen
       [{ con_id: 1, message_id: 7, reason: 'He asks me to pay outside the site.' }],
     ),
     response: {
-      200: success(Type.Object({ reported: Type.Literal(true) }, { additionalProperties: false }), 'The report is stored.'),
+      200: success(
+        Type.Object({ reported: Type.Literal(true) }, { additionalProperties: false, examples: [{ reported: true }] }),
+        'The report is stored.',
+      ),
       ...reportConversationErrors(limits),
     },
   };
