@@ -42,6 +42,10 @@ describe('reports', () => {
     assert.deepEqual([res.statusCode, res.json()], [400, bad('Listing not found.')]);
     res = await report(USERS.amina, { message: 'x' });
     assert.deepEqual(res.json(), bad('listing_id is required and must be a positive integer.'));
+    res = await report(USERS.amina, { listing_id: LISTINGS.bike, message: 'x'.repeat(5001) });
+    assert.deepEqual([res.statusCode, res.json()], [400, bad('message must be at most 5000 characters.')]);
+    res = await report(USERS.amina, { listing_id: LISTINGS.bike, message: ['x'] });
+    assert.deepEqual([res.statusCode, res.json()], [400, bad('message must be a string.')]);
     // Form bodies and the query string, as the plugin reads its parameters.
     res = await t.souk.app.inject({
       method: 'POST',
@@ -69,6 +73,8 @@ describe('reports', () => {
     assert.deepEqual([res.statusCode, res.json()], [400, bad('message_id is not a message of this conversation.')]);
     res = await chatReport(USERS.amina, { con_id: conId, reason: '  ' });
     assert.deepEqual([res.statusCode, res.json()], [400, bad('reason is required: say why the conversation or message is reported.')]);
+    res = await chatReport(USERS.amina, { con_id: conId, reason: '😀'.repeat(5001) });
+    assert.deepEqual([res.statusCode, res.json()], [400, bad('reason must be at most 5000 characters.')]);
     res = await chatReport(USERS.amina, { reason: 'x' });
     assert.deepEqual(res.json(), bad('con_id is required and must be a positive integer.'));
 
