@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk } from '../helpers/souk.js';
+import { until } from '../helpers/until.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
 
 const API = '/wp-json/rtcl/v1';
@@ -28,6 +29,7 @@ describe('reports', () => {
     assert.equal(res.statusCode, 200, res.body);
     assert.equal(res.body, '1');
     const both = await Promise.all([report(USERS.sara, { listing_id: LISTINGS.bike }), report(USERS.amina, { listing_id: LISTINGS.bike })]);
+    assert.deepEqual(both.map((r) => r.body).sort(), ['2', '3']);
     assert.deepEqual(
       both.map((r) => r.statusCode),
       [200, 200],
@@ -104,8 +106,9 @@ describe('reports', () => {
     assert.equal(again[1]!.messages[0]!.text, 'Pay me by gift card first.');
 
     // Every report is a report.created webhook, the reporter's event.
-    await hooks.waitFor(7 + 4);
-    const created = hooks.received.map((r) => r.body).filter((b) => b.type === 'report.created');
+    const reportsReceived = () => hooks.received.map((r) => r.body).filter((b) => b.type === 'report.created');
+    await until(() => reportsReceived().length >= 7);
+    const created = reportsReceived();
     assert.equal(created.length, 7);
     const message = created.find((b) => b.data.report.kind === 'message');
     assert.equal(message.user_id, USERS.amina);

@@ -110,15 +110,17 @@ const q = {
   ),
 };
 
-/** Reports in a unit of work's transaction (`run`). */
-export function reportRepository(run: QueryRunner): ReportRepository {
+/** Reports in a unit of work's transaction (`run`); `lockListing` as DatabaseStatements has it. */
+export function reportRepository(run: QueryRunner, lockListing?: (run: QueryRunner, listingId: number) => Promise<void>): ReportRepository {
   return {
     async add(report) {
       const id = Number((await q.insert(run, ...reportValues(report))).rows[0]?.id);
       return { ...report, id, closedAt: null };
     },
     async listingReported(listingId) {
-      // The report was added in this transaction: the count holds it.
+      // The report was added in this transaction: the count holds it, and with the listing held,
+      // every report committed before it.
+      await lockListing?.(run, listingId);
       return Number((await q.listingCount(run, listingId)).rows[0]?.n ?? 0);
     },
   };

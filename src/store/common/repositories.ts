@@ -236,6 +236,11 @@ export interface DatabaseStatements {
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+  /**
+   * Holds the listing's row until the transaction ends, so that its reports are counted one
+   * after the other; absent where write transactions already run one at a time (SQLite).
+   */
+  lockListing?(run: QueryRunner, listingId: number): Promise<void>;
 }
 
 /** The listing read from the database, offered to the cache. */
@@ -350,6 +355,6 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);
       },
     },
-    reports: reportRepository(run),
+    reports: reportRepository(run, own.lockListing),
   };
 }
