@@ -528,6 +528,16 @@ const SETTINGS = {
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000, {
     meaning: 'On SIGTERM/SIGINT: time in-flight requests get to finish before they are cut and the process exits 1.',
   }),
+  abuse: {
+    conversationsPerHour: integer('NEW_CONVERSATIONS_PER_HOUR', 20, 0, 1_000_000, {
+      meaning:
+        'Conversations one user may start per hour (fixed windows); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`, unless the start writes in a conversation of theirs already open. Counted as the rate limits are (in the process, or in Redis with `REDIS_URL`). 0 turns it off.',
+    }),
+    messagesPerMinute: integer('MESSAGES_PER_MINUTE', 30, 0, 1_000_000, {
+      meaning:
+        "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
+    }),
+  },
   rateLimit: {
     perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {
       shownDefault: '`0` (off)',
@@ -611,7 +621,7 @@ const SETTINGS = {
     urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
       shownDefault: '*(empty: no webhooks)*',
       meaning:
-        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
+        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`, `report.created`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
       kind: 'url',
       print: (value) => value.map(maskUrlSecrets).join(','),
     }),

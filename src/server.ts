@@ -10,6 +10,7 @@ import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
+import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
 import { cachedLoginLookup, cachedUserLookup } from './auth/user-cache.js';
@@ -63,6 +64,7 @@ function routeDeps(
     },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
     presentation: {

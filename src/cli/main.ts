@@ -15,6 +15,7 @@ import { tokenCommand } from './commands/token.js';
 import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
+import { reportsCommands } from './commands/reports.js';
 
 /** Every command, in the order `souk --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -34,6 +35,7 @@ export const COMMANDS: readonly Command[] = [
   messagesDeleteCommand,
   demoCommand,
   ...webhooksCommands,
+  ...reportsCommands,
 ];
 
 /** The first words of commands named by two (webhooks, api-key, ...), each with its commands. */

@@ -14,6 +14,7 @@ import type {
   UserRecord,
 } from './model.js';
 import type { ModerationRepository } from './moderation.js';
+import type { NewReport, Report } from './reports.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -104,12 +105,36 @@ export interface EventRecorder {
   record(userId: number, event: DomainEvent, at: number): Promise<void>;
 }
 
+/** Reports (listing/report, my/chat/report), written in the unit of work with their webhook event. */
+export interface ReportRepository {
+  add(report: NewReport): Promise<Report>;
+  /**
+   * Counts one more report of the listing and returns how many it has, this one included: on a
+   * WordPress site the post meta `_abuse_report_by_visitor` the plugin keeps, elsewhere the
+   * listing's stored reports. Two reports at once count two.
+   */
+  listingReported(listingId: number): Promise<number>;
+}
+
+/** The operator's view of the reports (`souk reports`). */
+export interface ReportAdmin {
+  /** Newest first; only those not closed with `open`. */
+  list(filter: { open: boolean; limit: number }): Promise<Report[]>;
+  /** Closes an open report; what it found. */
+  close(id: number, at: number): Promise<'closed' | 'already_closed' | 'not_found'>;
+  /** The reports a user made, oldest first (their export). */
+  madeBy(reporterId: number): Promise<Report[]>;
+  /** Deletes the reports a user made (their erasure); how many. */
+  forgetMadeBy(reporterId: number): Promise<number>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
   favourites: FavouriteRepository;
   conversations: ConversationRepository;
   messages: MessageRepository;
+  reports: ReportRepository;
   /** Present in a unit of work's repositories (absent outside one): the use cases then record nothing. */
   events?: EventRecorder;
   /** Moderation's writes and locks (domain/moderation.ts), in a unit of work's repositories. */

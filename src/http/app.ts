@@ -17,6 +17,8 @@ import { chatRoutes } from './routes/my/chat.js';
 import { chatCheckRoutes } from './routes/my/chat/check.js';
 import { conversationRoutes } from './routes/my/chat/conversation.js';
 import { messageRoutes } from './routes/my/chat/message.js';
+import { chatReportRoutes } from './routes/my/chat/report.js';
+import { listingReportRoutes } from './routes/listing/report.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
@@ -27,6 +29,7 @@ import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogD
 import { metrics } from './plugins/metrics.js';
 import { openapi } from './plugins/openapi.js';
 import { hardening, serverOptions } from './plugins/hardening.js';
+import { abuseLimits } from './plugins/abuse-limits.js';
 
 export interface AppOptions {
   config: Config;
@@ -84,6 +87,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
+  await app.register(abuseLimits, { config });
 
   await app.register(
     async (api) => {
@@ -96,6 +100,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(chatRoutes, deps);
       await api.register(chatCheckRoutes, deps);
       await api.register(messageRoutes, deps);
+      await api.register(chatReportRoutes, deps);
+      await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
     },

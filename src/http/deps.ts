@@ -6,6 +6,7 @@ import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
+import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
@@ -20,6 +21,8 @@ export interface RouteDeps {
   /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
+  /** The `bad_words` setting in force, for the text of a start and a message. */
+  wordScreen: () => WordScreen;
   /** Largest accepted request body in bytes (documented in the 413 response). */
   bodyLimit: number;
   presentation: Presentation;

@@ -80,6 +80,9 @@ export const MESSAGES = {
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
+  reportMessage: 'message must be a string.',
+  reportReason: 'reason is required: say why the conversation or message is reported.',
+  messageNotInConversation: 'message_id is not a message of this conversation.',
   pushTokenTaken:
     'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
 } as const;
@@ -157,7 +160,14 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
   }
 }
 
-export const textTooLongMessage = (textMaxLength: number) => `text must be at most ${textMaxLength} characters.`;
+export const textTooLongMessage = (textMaxLength: number, field = 'text') => `${field} must be at most ${textMaxLength} characters.`;
+
+/** listing/report by the listing's owner: the plugin's answer. */
+export const notPermittedToReport = () => badRequest('You are not permitted to report.');
+
+/** A message with words of the `bad_words` setting, refused as the plugin refuses it. */
+export const inappropriateWords = (words: readonly string[]) =>
+  badRequest(`Your message contains inappropriate words (${words.join(', ')}).`);
 
 export const payloadTooLarge = (bodyLimit: number) =>
   shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`);
@@ -181,6 +191,8 @@ export const RATE_LIMIT_MESSAGES = {
   user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
   address: 'Too many failed authentication attempts from this address. Retry after the number of seconds in the Retry-After header.',
   signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
+  conversations: 'Too many new conversations in the last hour. Retry after the number of seconds in the Retry-After header.',
+  messages: 'Too many messages in the last minute. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>

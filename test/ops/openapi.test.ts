@@ -43,6 +43,8 @@ const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
+const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
 
 const errorCodes = (op: Operation, status: string) =>
@@ -74,6 +76,7 @@ describe('OpenAPI document', () => {
     const t = await startTestSouk({ API_PREFIX: '/api' });
     const res = await t.app.inject({ url: '/api/v1/openapi.json' });
     assert.deepEqual(Object.keys(res.json().paths).sort(), [
+      '/api/v1/listing/report',
       '/api/v1/login',
       '/api/v1/logout',
       '/api/v1/my',
@@ -81,6 +84,7 @@ describe('OpenAPI document', () => {
       '/api/v1/my/chat/check',
       '/api/v1/my/chat/conversation',
       '/api/v1/my/chat/message',
+      '/api/v1/my/chat/report',
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
@@ -91,6 +95,7 @@ describe('OpenAPI document', () => {
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      LISTING_REPORT,
       LOGIN,
       LOGOUT,
       MY,
@@ -98,6 +103,7 @@ describe('OpenAPI document', () => {
       CHECK,
       PATHS.start,
       MESSAGE,
+      CHAT_REPORT,
       EVENTS,
       TICKET,
       PATHS.toggle,
@@ -119,6 +125,8 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [CHAT_REPORT, 'post'],
+      [LISTING_REPORT, 'post'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
@@ -140,7 +148,9 @@ describe('OpenAPI document', () => {
         ['header:x-request-id'],
         path,
       );
-      assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', '500', '503'], path);
+      // The start's 429: the abuse limits (docs/safety-reports.md).
+      const limited = path === PATHS.start ? ['429'] : [];
+      assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', ...limited, '500', '503'], path);
       for (const [status, response] of Object.entries(op.responses)) {
         assert.ok(response.headers?.['x-request-id'], `${path} ${status} documents X-Request-Id`);
       }
@@ -254,10 +264,13 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
     const t = await startTestSouk();
     const headers = { ...t.auth(USERS.amina), 'content-type': 'application/json' };
     const push = JSON.stringify({ push_token: 'ExponentPushToken[abcdefghij]', events: ['message'] });
+    const conId = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hi' })).json().con_id;
     for (const [path, payload] of [
       [TICKET, ''],
       [PUSH_REGISTER, push],
       [PUSH_ADD_DEVICE, push],
+      [CHAT_REPORT, JSON.stringify({ con_id: conId, reason: 'spam' })],
+      [LISTING_REPORT, JSON.stringify({ listing_id: LISTINGS.bike, message: 'scam' })],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
       assert.equal(res.statusCode, 200, res.body);

@@ -3,14 +3,35 @@
  * articles 15, 17 and 20).
  */
 import { eraseUser, exportUserData, NO_SAFETY_RECORDS, type SafetyRecords, type UserDataDeps } from '../../domain/user-data.js';
+import type { Report } from '../../domain/reports.js';
 import type { Store } from '../../store/index.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 import { closeSessions, refusal } from './moderation.js';
 import { positiveInteger } from './token.js';
 
-/** The store's block lists and reports; none until the store keeps them (domain/user-data.ts). */
-const safetyRecords = (_store: Store): SafetyRecords => NO_SAFETY_RECORDS;
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A report as its maker's export shows it: what they reported, why, and the messages as they were then. */
+const exportedReport = (r: Report) => ({
+  id: r.id,
+  kind: r.kind,
+  listing_id: r.listingId,
+  con_id: r.conId,
+  message_id: r.messageId,
+  reported_user_id: r.reportedUserId,
+  reason: r.reason,
+  messages: r.messages.map((m) => ({ id: m.id, sender_id: m.sourceId, text: m.text, created_at: iso(m.createdAt) })),
+  created_at: iso(r.createdAt),
+  closed_at: iso(r.closedAt),
+});
+
+/** The store's block lists and reports (domain/user-data.ts). */
+const safetyRecords = (store: Store): SafetyRecords => ({
+  ...NO_SAFETY_RECORDS,
+  reportsBy: async (userId) => (await store.reports.madeBy(userId)).map(exportedReport),
+  forgetReportsBy: (userId) => store.reports.forgetMadeBy(userId),
+});
 
 export async function exportUser(ctx: CliContext, idArg: string): Promise<void> {
   const userId = positiveInteger(idArg, 'ID');

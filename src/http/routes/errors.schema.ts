@@ -15,8 +15,10 @@ import {
   internalError,
   invalidCredentials,
   invalidTicket,
+  inappropriateWords,
   MESSAGES,
   noRoute,
+  notPermittedToReport,
   otherParticipantLeft,
   cannotMessageUser,
   payloadTooLarge,
@@ -169,6 +171,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ]),
     401: errorResponse('The API key, the Authorization header or the bearer token was refused (shape B; `code` is "401").', [
@@ -180,6 +183,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
         'the caller owns the listing, or the caller was disabled a moment ago (shape A).',
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), chatError('user_closed', limits)],
     ),
+    ...abuseLimitErrors(['conversations', 'messages']),
     ...commonErrors(limits.bodyLimit),
   };
 }
@@ -289,7 +293,7 @@ export const conversationCheckErrors = (limits: { bodyLimit: number }) =>
   chatRouteErrors(limits, ['listing_id'], [...pageErrors(), badRequest(MESSAGES.limit), badRequest(MESSAGES.afterId)]);
 
 export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
-  return chatRouteErrors(
+  const errors = chatRouteErrors(
     limits,
     ['con_id', 'listing_id'],
     [
@@ -303,11 +307,55 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ],
     // The other participant (or the caller) disabled or erased (docs/safety-moderation.md).
     [otherParticipantLeft(), cannotMessageUser()],
   );
+  return { ...errors, ...abuseLimitErrors(['messages']) };
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** The abuse limits of a conversation's start and a message (http/plugins/abuse-limits.ts). */
+export function abuseLimitErrors(kinds: Array<'conversations' | 'messages'>) {
+  return {
+    429: errorResponse(
+      'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
+      [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
+      { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } },
+    ),
+  };
+}
+
+/** A message refused for the words of the `bad_words` setting. */
+export function badWordsError() {
+  return inappropriateWords(['scam']);
+}
+
+export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: number }) {
+  return {
+    400: errorResponse('The body is not valid, the listing does not exist, or the caller owns it (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.listingId),
+      badRequest(MESSAGES.listingNotFound),
+      notPermittedToReport(),
+      badRequest(MESSAGES.reportMessage),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'message')),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) =>
+  chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [
+      badRequest(MESSAGES.reportReason),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'reason')),
+      badRequest(MESSAGES.messageNotInConversation),
+      ...BODY_ERRORS,
+    ],
+  );

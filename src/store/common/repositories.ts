@@ -19,6 +19,7 @@ import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
+import { reportRepository } from './reports.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
@@ -238,6 +239,11 @@ export interface DatabaseStatements {
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
+  /**
+   * Holds the listing's row until the transaction ends, so that its reports are counted one
+   * after the other; absent where write transactions already run one at a time (SQLite).
+   */
+  lockListing?(run: QueryRunner, listingId: number): Promise<void>;
 }
 
 /** The listing read from the database, offered to the cache. */
@@ -353,5 +359,6 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);
       },
     },
+    reports: reportRepository(run, own.lockListing),
   };
 }

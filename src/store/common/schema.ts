@@ -214,6 +214,21 @@ export interface UserModerationTable {
   erased_at: number | null;
 }
 
+/** A report (migration 018); `messages` the JSON text of the reported messages as they were. */
+export interface ReportsTable {
+  id: Generated<number>;
+  reporter_id: number;
+  kind: string;
+  listing_id: number | null;
+  con_id: number | null;
+  message_id: number | null;
+  reported_user_id: number | null;
+  reason: string;
+  messages: string;
+  created_at: number;
+  closed_at: number | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -231,6 +246,7 @@ export interface Database {
   push_devices: PushDevicesTable;
   push_outbox: PushOutboxTable;
   user_moderation: UserModerationTable;
+  reports: ReportsTable;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type EventSignals,
   type EventTicketRepository,
   type FavouriteListRepository,
+  type ReportAdmin,
   type Repositories,
   type RevocationRepository,
   type SettingsRepository,
@@ -26,6 +27,7 @@ import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
 import { favouriteListRepository } from './favourite-list.js';
+import { reportAdmin } from './reports.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
@@ -71,6 +73,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly revocations: RevocationRepository;
   /** The favourites list's reads. */
   readonly favouriteLists: FavouriteListRepository;
+  /** The reports, for the operator (`souk reports`). */
+  readonly reports: ReportAdmin;
   /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
@@ -133,6 +137,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     accounts: accountRepository(db),
     revocations: revocationRepository(db),
     favouriteLists: favouriteListRepository(db),
+    reports: reportAdmin(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,

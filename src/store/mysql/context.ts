@@ -52,6 +52,8 @@ export interface Tables {
   soukPushOutbox: string;
   /** Moderation's barrier row (migrations/009). */
   soukModerationBarrier: string;
+  /** Souk's reports (migrations/008). */
+  soukReports: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -77,6 +79,7 @@ export function tables(prefix: string): Tables {
     soukPushDevices: `${prefix}souk_push_devices`,
     soukPushOutbox: `${prefix}souk_push_outbox`,
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
+    soukReports: `${prefix}souk_reports`,
   };
 }
 

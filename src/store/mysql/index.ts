@@ -31,6 +31,7 @@ import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
 import { mysqlModeration } from './moderation.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
+import { mysqlReportAdmin } from './reports.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 import { unitOfWork, writesLater } from './unit-of-work.js';
@@ -118,6 +119,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     dialect: 'mysql',
     repos: mysqlRepositories(reads, ctx),
     favouriteLists: mysqlFavouriteLists(reads, ctx),
+    reports: mysqlReportAdmin(db, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),

@@ -22,6 +22,7 @@ import {
 } from './catalog.js';
 import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
+import { mysqlReports } from './reports.js';
 import { siteAttachments, siteText } from './site-text.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
@@ -371,6 +372,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   /** The writer's favourites rows, read under their lock by statusOf for the toggle that follows it. */
   let lockedFavourites: { userId: number; rows: FavouritesRow[] } | undefined;
   return {
+    reports: mysqlReports(db, ctx, enter),
     users: { findById: (id) => user(id) },
     listings: {
       findById: (id) => listing(id),

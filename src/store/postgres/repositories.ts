@@ -112,6 +112,9 @@ const logEvent = prepare((db, userId: number, type: string, payload: string, at:
   ),
 );
 
+// NO KEY: favourites and conversations that reference the listing are not held up.
+const lockListing = prepare((db, id: number) => db.selectFrom('listings').select('id').where('id', '=', id).forNoKeyUpdate());
+
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
   chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
@@ -121,6 +124,9 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
     insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
   rowLocks: true,
+  async lockListing(run, listingId) {
+    await lockListing(run, listingId);
+  },
 };
 
 export const postgresRepositories = (

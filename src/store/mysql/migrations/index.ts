@@ -18,6 +18,7 @@ import { soukWebhooksMigration } from './003-souk-webhooks.js';
 import { soukPushMigration } from './004-souk-push.js';
 import { soukRevocationsBySubjectMigration } from './005-souk-revocations-by-subject.js';
 import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions.js';
+import { soukReportsMigration } from './008-souk-reports.js';
 import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
@@ -28,6 +29,7 @@ export function mysqlMigrations(t: Tables): Migrations {
     '004-souk-push': soukPushMigration(t),
     '005-souk-revocations-by-subject': soukRevocationsBySubjectMigration(t),
     '006-souk-push-device-sessions': soukPushDeviceSessionsMigration(t),
+    '008-souk-reports': soukReportsMigration(t),
     '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
   };
 }
