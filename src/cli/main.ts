@@ -13,6 +13,7 @@ import { settingsCommands } from './commands/settings.js';
 import { tokenCommand } from './commands/token.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
+import { mailCommands } from './commands/mail.js';
 
 /** Every command, in the order `souk --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -27,6 +28,7 @@ export const COMMANDS: readonly Command[] = [
   usersSetPasswordCommand,
   demoCommand,
   ...webhooksCommands,
+  ...mailCommands,
 ];
 
 /** The first words of commands named by two (webhooks, api-key, ...), each with its commands. */

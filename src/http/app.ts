@@ -19,6 +19,8 @@ import { conversationRoutes } from './routes/my/chat/conversation.js';
 import { messageRoutes } from './routes/my/chat/message.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
+import { notificationRoutes } from './routes/my/notifications.js';
+import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -76,6 +78,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     poolStats: () => deps.health.poolStats(),
     rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
     passwordStats: deps.passwordStats,
+    mailStats: deps.mailStats,
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
@@ -84,6 +87,15 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
+  const presence = deps.presence;
+  if (presence) {
+    // Once the caller is known (the routes' onRequest): they are online (events/presence.ts). A Map's
+    // update; the store's write, at most once a window, is not waited for. A stream counts from its opening.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.caller) presence.seen(request.caller.id);
+      done();
+    });
+  }
 
   await app.register(
     async (api) => {
@@ -98,6 +110,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(messageRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
+      await api.register(notificationRoutes, deps);
+      await api.register(unsubscribeRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

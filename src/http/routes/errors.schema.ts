@@ -26,6 +26,8 @@ import {
   textTooLongMessage,
   tooManyRequests,
   type ApiError,
+  invalidUnsubscribeLink,
+  notificationsEmailMessage,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -309,3 +311,22 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** PUT my/notifications: a member route whose `email` may be refused. */
+export function notificationsErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`email` is not true or false, or the body cannot be read (shape B, `BADREQUEST`).', [
+      badRequest(notificationsEmailMessage),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+/** mail/unsubscribe: no credentials, a signed link. */
+export function unsubscribeErrors(limits: { bodyLimit: number }) {
+  return {
+    403: errorResponse("The link's user and signature do not match (shape B).", [invalidUnsubscribeLink()]),
+    ...commonErrors(limits.bodyLimit),
+  };
+}

@@ -205,6 +205,37 @@ export interface PushOutboxTable {
   last_error: string | null;
 }
 
+/** One mail per recipient and conversation while pending (migration 021). */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  con_id: number;
+  /** `user:conversation` while pending, null once finished: unique, so a conversation has one pending mail per recipient. */
+  pending_key: string | null;
+  first_message_id: number;
+  last_message_id: number;
+  created_at: number;
+  /** pending, sent, skipped or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: number | null;
+}
+
+/** When a user was last seen (migration 021): written at most once per ONLINE_WINDOW_S per user. */
+export interface PresenceTable {
+  user_id: number;
+  seen_at: number;
+}
+
+/** A user's choice of mail (migration 021): a row only for those who changed it. */
+export interface MailPreferencesTable {
+  user_id: number;
+  /** 1: mail when a message waits; 0: never. */
+  email: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -221,6 +252,9 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   push_devices: PushDevicesTable;
   push_outbox: PushOutboxTable;
+  mail_outbox: MailOutboxTable;
+  presence: PresenceTable;
+  mail_preferences: MailPreferencesTable;
 }
 
 /**

@@ -50,6 +50,8 @@ export interface Tables {
   soukWebhookOutbox: string;
   soukPushDevices: string;
   soukPushOutbox: string;
+  /** Souk's mail outbox (migrations/011-souk-mail.ts). */
+  soukMailOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -74,6 +76,7 @@ export function tables(prefix: string): Tables {
     soukWebhookOutbox: `${prefix}souk_webhook_outbox`,
     soukPushDevices: `${prefix}souk_push_devices`,
     soukPushOutbox: `${prefix}souk_push_outbox`,
+    soukMailOutbox: `${prefix}souk_mail_outbox`,
   };
 }
 

@@ -127,6 +127,7 @@ export const postgresRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   push = false,
+  mailDelayMs?: number,
 ): Repositories =>
   repositories(
     run,
@@ -140,5 +141,6 @@ export const postgresRepositories = (
       webhookUrls,
       undefined,
       push,
+      mailDelayMs,
     ),
   );

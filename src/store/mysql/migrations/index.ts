@@ -18,6 +18,7 @@ import { soukWebhooksMigration } from './003-souk-webhooks.js';
 import { soukPushMigration } from './004-souk-push.js';
 import { soukRevocationsBySubjectMigration } from './005-souk-revocations-by-subject.js';
 import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions.js';
+import { soukMailMigration } from './011-souk-mail.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -27,5 +28,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '004-souk-push': soukPushMigration(t),
     '005-souk-revocations-by-subject': soukRevocationsBySubjectMigration(t),
     '006-souk-push-device-sessions': soukPushDeviceSessionsMigration(t),
+    '011-souk-mail': soukMailMigration(t),
   };
 }
