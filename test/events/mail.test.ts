@@ -14,6 +14,7 @@ import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
 import { until } from '../helpers/until.js';
 import { startServerProcess } from '../helpers/processes.js';
+import { TEST_POSTGRES_URL } from '../helpers/database.js';
 import { SMTP_PASSWORD, smtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 
 const API = '/wp-json/rtcl/v1';
@@ -71,8 +72,9 @@ describe('mail when a message waits', () => {
     )?.[1];
     assert.ok(unsubscribe, mail!.headers.get('list-unsubscribe'));
     assert.doesNotMatch(mail!.raw, new RegExp(SMTP_PASSWORD));
+    // The row is marked once the SMTP server took the mail.
+    await until(async () => (await ofConversation(t, started.con_id))[0]?.status === 'sent');
     const [row] = await ofConversation(t, started.con_id);
-    assert.equal(row!.status, 'sent');
 
     // Another message in that conversation waits for MAIL_MIN_INTERVAL_S after the first mail.
     await t.post(MESSAGE, { con_id: started.con_id, text: 'Hello?' }, t.auth(USERS.amina));
@@ -196,4 +198,30 @@ describe('mail when a message waits', () => {
     assert.equal(smtp.mails.length, 1);
     assert.match(smtp.mails[0]!.text, /before the crash/);
   });
+
+  it(
+    'two instances on one PostgreSQL database send each mail once',
+    { skip: TEST_POSTGRES_URL ? false : 'needs TEST_DATABASE_URL=postgres://...' },
+    async () => {
+      const smtp = await smtpReceiver();
+      const a = await mailSouk(smtp, { MAIL_DELAY_S: '1' });
+      // The second instance on the first one's database (its fixture already imported): both send.
+      const b = await startTestSouk(
+        { DATABASE_URL: a.database.url, SMTP_URL: smtp.url, MAIL_FROM: FROM, MAIL_DELAY_S: '1', ONLINE_WINDOW_S: '1' },
+        null,
+      );
+      await a.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'from amina' });
+      await b.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'from sara' });
+      await a.start(USERS.youssef, { listing_id: LISTINGS.aminasOwn, text: 'from youssef' });
+      await until(() => smtp.mails.length >= 3, 15_000);
+      await until(settled(a), 15_000);
+      await sleep(1500);
+      assert.deepEqual(smtp.mails.map((m) => `${m.to.join().toLowerCase()} ${/> (.*)/.exec(m.text)![1]}`).sort(), [
+        'amina@example.com from youssef',
+        'youssef@example.com from amina',
+        'youssef@example.com from sara',
+      ]);
+      assert.equal(a.souk.mail!.stats.sent + b.souk.mail!.stats.sent, 3);
+    },
+  );
 });

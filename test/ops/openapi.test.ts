@@ -44,6 +44,8 @@ const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
+const NOTIFICATIONS = '/wp-json/rtcl/v1/my/notifications';
+const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -76,6 +78,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(res.json().paths).sort(), [
       '/api/v1/login',
       '/api/v1/logout',
+      '/api/v1/mail/unsubscribe',
       '/api/v1/my',
       '/api/v1/my/chat',
       '/api/v1/my/chat/check',
@@ -84,6 +87,7 @@ describe('OpenAPI document', () => {
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
+      '/api/v1/my/notifications',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
     ]);
@@ -93,6 +97,7 @@ describe('OpenAPI document', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
       LOGIN,
       LOGOUT,
+      UNSUBSCRIBE,
       MY,
       CHATS,
       CHECK,
@@ -101,6 +106,7 @@ describe('OpenAPI document', () => {
       EVENTS,
       TICKET,
       PATHS.toggle,
+      NOTIFICATIONS,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
     ]);
@@ -119,6 +125,8 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [NOTIFICATIONS, 'get'],
+      [NOTIFICATIONS, 'put'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
