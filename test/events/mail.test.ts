@@ -204,20 +204,21 @@ describe('mail when a message waits', () => {
     { skip: TEST_POSTGRES_URL ? false : 'needs TEST_DATABASE_URL=postgres://...' },
     async () => {
       const smtp = await smtpReceiver();
-      const a = await mailSouk(smtp, { MAIL_DELAY_S: '1' });
+      const a = await mailSouk(smtp, { MAIL_DELAY_S: '2' });
       // The second instance on the first one's database (its fixture already imported): both send.
       const b = await startTestSouk(
-        { DATABASE_URL: a.database.url, SMTP_URL: smtp.url, MAIL_FROM: FROM, MAIL_DELAY_S: '1', ONLINE_WINDOW_S: '1' },
+        { DATABASE_URL: a.database.url, SMTP_URL: smtp.url, MAIL_FROM: FROM, MAIL_DELAY_S: '2', ONLINE_WINDOW_S: '1' },
         null,
       );
       await a.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'from amina' });
       await b.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'from sara' });
-      await a.start(USERS.youssef, { listing_id: LISTINGS.aminasOwn, text: 'from youssef' });
+      // Recipients who send nothing: a sender is online for ONLINE_WINDOW_S (1 s), less than the delay.
+      await a.start(USERS.sara, { listing_id: LISTINGS.aminasOwn, text: 'from sara to amina' });
       await until(() => smtp.mails.length >= 3, 15_000);
       await until(settled(a), 15_000);
       await sleep(1500);
       assert.deepEqual(smtp.mails.map((m) => `${m.to.join().toLowerCase()} ${/> (.*)/.exec(m.text)![1]}`).sort(), [
-        'amina@example.com from youssef',
+        'amina@example.com from sara to amina',
         'youssef@example.com from amina',
         'youssef@example.com from sara',
       ]);
