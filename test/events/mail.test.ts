@@ -13,7 +13,7 @@ import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
 import { until } from '../helpers/until.js';
-import { startServerProcess } from '../helpers/processes.js';
+import { runCli, startServerProcess } from '../helpers/processes.js';
 import { TEST_POSTGRES_URL } from '../helpers/database.js';
 import { SMTP_PASSWORD, smtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 
@@ -159,10 +159,10 @@ describe('mail when a message waits', () => {
     assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: true });
   });
 
-  it('retries while the SMTP server refuses and mails once when it accepts', async () => {
+  it('retries while the SMTP server refuses and mails once when it accepts; souk mail list and retry; the metrics count', async () => {
     const smtp = await smtpReceiver();
     smtp.state.refuse = true;
-    const t = await mailSouk(smtp, { MAIL_DELAY_S: '0' });
+    const t = await mailSouk(smtp, { MAIL_DELAY_S: '0', METRICS_TOKEN: 'metrics-token-0123456789' });
     await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'are you there?' });
     await until(async () => (await outbox(t))[0]?.attempts === 2, 15_000);
     const [failing] = await outbox(t);
@@ -174,6 +174,29 @@ describe('mail when a message waits', () => {
     await sleep(300);
     assert.equal(smtp.mails.length, 1);
     assert.equal((await outbox(t))[0]!.status, 'sent');
+    const metrics = await t.app.inject({ url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    assert.match(metrics.body, /^souk_mail_sent_total 1$/m);
+    assert.match(metrics.body, /^souk_mail_failed_attempts_total [2-9]\d*$/m);
+
+    // Past MAIL_RETRY_FOR_S a mail is kept as failed; souk mail list shows it and souk mail retry sends it.
+    smtp.state.refuse = true;
+    const r = await mailSouk(smtp, { MAIL_DELAY_S: '0', MAIL_RETRY_FOR_S: '1' });
+    await r.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'one more try' });
+    await until(async () => (await outbox(r))[0]?.status === 'failed', 15_000);
+    const env = { DATABASE_URL: r.database.url };
+    const listed = await runCli(['mail', 'list', '--status', 'failed'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    const [header, line] = listed.stdout.trim().split('\n');
+    assert.equal(header, 'id\tstatus\tattempts\tcreated\tsent\tuser\tconversation\tmessages\tnote');
+    const [id, status] = line!.split('\t');
+    assert.equal(status, 'failed');
+    assert.match(line!, /\t2\t1\t1-1\t.*451/);
+    assert.match(listed.stderr, /SMTP_URL is unset/);
+    smtp.state.refuse = false;
+    const retried = await runCli(['mail', 'retry', id!], env);
+    assert.equal(retried.stdout, '1 failed mail will be sent again\n');
+    await until(() => smtp.mails.length === 2, 15_000);
+    await until(async () => (await outbox(r))[0]?.status === 'sent');
   });
 
   it('mails after a SIGKILL that came between the message and its mail', async () => {
