@@ -49,14 +49,15 @@ export interface MailOutbox {
 }
 
 /**
- * When each user was last seen (an authenticated request, a stream held), shared by every
- * instance: on a WordPress site the plugin's `online_status` user meta.
+ * Until when each user counts as online (seen in an authenticated request or holding a stream,
+ * plus ONLINE_WINDOW_S), shared by every instance: on a WordPress site the plugin's own
+ * `online_status` user meta, which holds the same (the time the user stops being online).
  */
 export interface PresenceRepository {
-  /** Records that the user was seen at `at` (epoch ms). */
-  seen(userId: number, at: number): Promise<void>;
-  /** When the user was last seen (epoch ms), if ever. */
-  lastSeen(userId: number): Promise<number | undefined>;
+  /** Records that the user is online until `until` (epoch ms); a later time already stored stays. */
+  seen(userId: number, until: number): Promise<void>;
+  /** Until when the user is online (epoch ms), if ever recorded. */
+  onlineUntil(userId: number): Promise<number | undefined>;
 }
 
 /** Each user's choice of e-mail notifications; on unless they turned it off. */

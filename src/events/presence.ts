@@ -44,7 +44,7 @@ export class Presence {
     this.written.delete(userId);
     this.written.set(userId, at);
     if (this.written.size > max) this.written.delete(this.written.keys().next().value!);
-    this.o.repo.seen(userId, at).catch((err: unknown) => {
+    this.o.repo.seen(userId, at + this.o.windowMs).catch((err: unknown) => {
       // Not written: the next request tries again.
       this.written.delete(userId);
       this.o.onError?.(err, `recording that user ${userId} is online`);
@@ -56,8 +56,8 @@ export class Presence {
     if (this.o.streaming?.(userId)) return true;
     const here = this.seenHere.get(userId);
     if (here !== undefined && now - here < this.o.windowMs) return true;
-    const stored = await this.o.repo.lastSeen(userId);
-    return stored !== undefined && now - stored < this.o.windowMs;
+    const until = await this.o.repo.onlineUntil(userId);
+    return until !== undefined && now < until;
   }
 
   /** Keeps the users holding streams here seen, for the other instances and the site. */

@@ -1,6 +1,6 @@
 /**
  * E-mail's tables (migration 021) as SQLite and PostgreSQL read them: the mail outbox and the row
- * the message transaction writes into it, when users were last seen, and their choice of mail.
+ * the message transaction writes into it, until when users are online, and their choice of mail.
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MailDelivery, MailOutbox, MailPreferenceRepository, MailStatus, PresenceRepository } from '../../domain/mail.js';
@@ -180,21 +180,21 @@ export function mailOutbox(db: Kysely<Database>, skipLocked: boolean): MailOutbo
 
 export function presenceRepository(db: Kysely<Database>): PresenceRepository {
   return {
-    async seen(userId, at) {
+    async seen(userId, until) {
       await db
         .insertInto('presence')
-        .values({ user_id: userId, seen_at: at })
+        .values({ user_id: userId, online_until: until })
         .onConflict((oc) =>
           oc
             .column('user_id')
-            .doUpdateSet({ seen_at: (eb) => eb.ref('excluded.seen_at') })
-            .where('presence.seen_at', '<', at),
+            .doUpdateSet({ online_until: (eb) => eb.ref('excluded.online_until') })
+            .where('presence.online_until', '<', until),
         )
         .execute();
     },
-    async lastSeen(userId) {
-      const row = await db.selectFrom('presence').select('seen_at').where('user_id', '=', userId).executeTakeFirst();
-      return row ? Number(row.seen_at) : undefined;
+    async onlineUntil(userId) {
+      const row = await db.selectFrom('presence').select('online_until').where('user_id', '=', userId).executeTakeFirst();
+      return row ? Number(row.online_until) : undefined;
     },
   };
 }

@@ -223,10 +223,11 @@ export interface MailOutboxTable {
   sent_at: number | null;
 }
 
-/** When a user was last seen (migration 021): written at most once per ONLINE_WINDOW_S per user. */
+/** Until when a user is online (migration 021): written at most once per ONLINE_WINDOW_S per user. */
 export interface PresenceTable {
   user_id: number;
-  seen_at: number;
+  /** Epoch ms: the last time they were seen, plus ONLINE_WINDOW_S. */
+  online_until: number;
 }
 
 /** A user's choice of mail (migration 021): a row only for those who changed it. */

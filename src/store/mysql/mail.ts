@@ -1,17 +1,22 @@
 /**
  * E-mail on a WordPress database: the mail outbox (`{prefix}souk_mail_outbox`) the message's
- * transaction writes (events.ts); when users were last seen, in the plugin's own user meta
- * `online_status` (a Unix time in seconds, as the plugin writes it on each visit of the site), so
- * that the site and Souk agree on who is online; the users' choice of mail, in the user meta
+ * transaction writes (events.ts); until when users are online, in the plugin's own user meta
+ * `online_status`, so that the site and Souk agree on who is online; the users' choice of mail, in the user meta
  * `souk_email_notifications`; and who the site's mail is from (`blogname`, `admin_email`).
  */
 import { sql } from 'kysely';
 import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import { MAIL_COLUMNS, pendingKey, toMailDelivery, type MailRow } from '../common/mail.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
+import type { SiteClock } from './site.js';
 import { attemptFailed, claimDue, newestFirst } from './outbox.js';
 
-/** The plugin's user meta: when the user was last active on the site, in Unix seconds. */
+/**
+ * The plugin's user meta: until when the user is online. The plugin writes it on each page of the
+ * site a signed-in user sees, as `current_time('timestamp') + 300`: seconds of the site's local
+ * wall time read as if it were UTC (WordPress's "local timestamp"), and counts a user online while
+ * it is ahead of that clock.
+ */
 export const ONLINE_STATUS = 'online_status';
 /** Souk's: `no` when the user turned mail off. */
 export const EMAIL_NOTIFICATIONS = 'souk_email_notifications';
@@ -127,15 +132,24 @@ async function userMeta(db: Db, ctx: MysqlContext, userId: number, key: string):
   return row?.meta_value ?? undefined;
 }
 
+/** Epoch ms as WordPress's local timestamp (current_time('timestamp')), and back. */
+function localSeconds(clock: SiteClock, ms: number): number {
+  return Date.parse(`${clock.local(ms).replace(' ', 'T')}Z`) / 1000;
+}
+function fromLocalSeconds(clock: SiteClock, seconds: number): number {
+  return clock.epoch(new Date(seconds * 1000).toISOString().slice(0, 19).replace('T', ' '));
+}
+
 export function mysqlPresence(db: Db, ctx: MysqlContext): PresenceRepository {
   return {
-    async seen(userId, at) {
-      await setUserMeta(db, ctx, userId, ONLINE_STATUS, String(Math.floor(at / 1000)));
+    async seen(userId, until) {
+      const { clock } = await ctx.site();
+      await setUserMeta(db, ctx, userId, ONLINE_STATUS, String(localSeconds(clock, until)));
     },
-    async lastSeen(userId) {
-      const value = await userMeta(db, ctx, userId, ONLINE_STATUS);
-      const seconds = Number(value);
-      return value !== undefined && /^\d+$/.test(value.trim()) && seconds > 0 ? seconds * 1000 : undefined;
+    async onlineUntil(userId) {
+      const value = (await userMeta(db, ctx, userId, ONLINE_STATUS))?.trim();
+      if (value === undefined || !/^\d{1,12}$/.test(value)) return undefined;
+      return fromLocalSeconds((await ctx.site()).clock, Number(value));
     },
   };
 }

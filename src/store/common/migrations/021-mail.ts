@@ -3,8 +3,8 @@ import type { Kysely, RawBuilder } from 'kysely';
 /**
  * E-mail when a message waits (docs/mail.md): the mail outbox, one pending row per recipient and
  * conversation (the unique `pending_key`, null once the mail is done: the later messages join the
- * pending row instead of making more mails), written in the message's transaction; when each user
- * was last seen; the users' choice of mail.
+ * pending row instead of making more mails), written in the message's transaction; until when each
+ * user is online; the users' choice of mail.
  */
 export function mailMigration(types: { serial: RawBuilder<unknown>; int64: 'bigint' | 'integer'; serialPrimaryKey: (c: any) => any }) {
   return {
@@ -31,7 +31,7 @@ export function mailMigration(types: { serial: RawBuilder<unknown>; int64: 'bigi
       await db.schema
         .createTable('presence')
         .addColumn('user_id', types.int64, (c) => c.primaryKey())
-        .addColumn('seen_at', types.int64, (c) => c.notNull())
+        .addColumn('online_until', types.int64, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable('mail_preferences')
