@@ -127,6 +127,11 @@ describe('mail when a message waits', () => {
     assert.equal(forged.json().error, 'INVALID_UNSUBSCRIBE_LINK');
     const broken = await t.app.inject({ method: 'POST', url: `${API}/mail/unsubscribe?user=2&sig=nope` });
     assert.equal(broken.statusCode, 403);
+    // Whatever the link says, a refusal, never a failure.
+    for (const query of ['', '?user=99999999999999999999&sig=x', '?user[]=2&sig[]=x', `?user=2&sig=${'A'.repeat(5000)}`, '?user=-1&sig=']) {
+      const reply = await t.app.inject({ method: 'POST', url: `${API}/mail/unsubscribe${query}` });
+      assert.equal(reply.statusCode, 403, query);
+    }
     assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.amina))).json(), { email: true });
     const once = await t.app.inject({
       method: 'POST',
