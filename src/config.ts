@@ -275,6 +275,14 @@ const host = text('HOST', '127.0.0.1', {
   meaning: 'Address the server listens on; `0.0.0.0` or `::` to accept connections from other hosts.',
 });
 
+/** `Name <address>` or a bare address; undefined when it is neither. */
+export function parseMailbox(value: string): { name: string; address: string } | undefined {
+  const named = /^\s*"?([^"<>]*?)"?\s*<([^<>\s@]+@[^<>\s@]+)>\s*$/.exec(value);
+  if (named) return { name: named[1]!.trim(), address: named[2]! };
+  const bare = /^\s*([^<>\s@"]+@[^<>\s@"]+)\s*$/.exec(value);
+  return bare ? { name: '', address: bare[1]! } : undefined;
+}
+
 function isHttpUrl(value: string): boolean {
   try {
     return ['http:', 'https:'].includes(new URL(value).protocol);
@@ -701,6 +709,51 @@ const SETTINGS = {
       shownDefault: '`900` (15 min)',
       meaning:
         'How long after Expo took a push its receipt is asked for (`getReceipts` beside `EXPO_PUSH_URL`); a device the receipt reports not registered (the app uninstalled) is dropped. 1 to 86400.',
+    }),
+  },
+  mail: {
+    smtpUrl: url('SMTP_URL', undefined, /^smtps?:\/\/[^\s]+$/i, 'an smtp:// or smtps:// address', {
+      shownDefault: '*(unset)*',
+      meaning:
+        'Where mail leaves (docs/mail.md): `smtp://user:password@host:587` (STARTTLS when the server offers it; add `?requireTLS=true` to insist) or `smtps://user:password@host:465` (TLS). Unset: no mail is sent, and the start-up log says so once. Printed with its password masked.',
+    }),
+    from: text('MAIL_FROM', '', {
+      shownDefault: '*(unset)*',
+      meaning:
+        "Who the mail is from, `Site name <address@example.com>` or an address; on a WordPress site the site's `blogname` and `admin_email` are used instead. Required with `SMTP_URL` elsewhere.",
+      check: (value) => (value === '' || parseMailbox(value) ? undefined : `must be an address or "Name <address>", got "${value}"`),
+    }),
+    delayS: integer('MAIL_DELAY_S', 120, 0, 86_400, {
+      shownDefault: '`120` (2 min)',
+      meaning:
+        'How long a new message waits before it is mailed to a recipient who is not online; read or online meanwhile, no mail. Messages that come within it go in one mail. 0 to 86400.',
+    }),
+    minIntervalS: integer('MAIL_MIN_INTERVAL_S', 900, 0, 604_800, {
+      shownDefault: '`900` (15 min)',
+      meaning: 'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800.',
+    }),
+    onlineWindowS: integer('ONLINE_WINDOW_S', 300, 1, 86_400, {
+      shownDefault: '`300` (5 min)',
+      meaning:
+        "A user counts as online for this long after an authenticated request (and while they hold an event stream): no mail then. The plugin's `online_status` window. 1 to 86400.",
+    }),
+    conversationUrl: text('MAIL_CONVERSATION_URL', '{site_url}/my-account/chat/?con_id={con_id}', {
+      meaning: "The mail's link to the conversation; `{site_url}`, `{con_id}` and `{listing_id}` are replaced.",
+      check: (value) =>
+        isHttpUrl(value.replaceAll('{site_url}', 'http://x').replaceAll(/\{(con_id|listing_id)\}/g, '1'))
+          ? undefined
+          : `must be an http(s) address template, got "${value}"`,
+    }),
+    retryForS: integer('MAIL_RETRY_FOR_S', 86_400, 1, 7 * 86_400, {
+      shownDefault: '`86400` (24 h)',
+      meaning:
+        'How long a mail the SMTP server did not take is retried, with exponential backoff, before it is kept as failed (`souk mail retry` sends it again).',
+    }),
+    retryBaseMs: integer('MAIL_RETRY_BASE_MS', 30_000, 10, 3_600_000, {
+      meaning: 'The first retry of a mail waits this long; each next one twice as long, at most an hour.',
+    }),
+    timeoutMs: integer('MAIL_TIMEOUT_MS', 30_000, 100, 600_000, {
+      meaning: 'How long the SMTP server has to connect, greet and answer each command; no answer in time is a failed attempt.',
     }),
   },
 };

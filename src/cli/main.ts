@@ -16,6 +16,7 @@ import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
 import { reportsCommands } from './commands/reports.js';
+import { mailCommands } from './commands/mail.js';
 
 /** Every command, in the order `souk --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   demoCommand,
   ...webhooksCommands,
   ...reportsCommands,
+  ...mailCommands,
 ];
 
 /** The first words of commands named by two (webhooks, api-key, ...), each with its commands. */

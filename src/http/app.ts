@@ -21,6 +21,8 @@ import { chatReportRoutes } from './routes/my/chat/report.js';
 import { listingReportRoutes } from './routes/listing/report.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
+import { notificationRoutes } from './routes/my/notifications.js';
+import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -79,6 +81,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     poolStats: () => deps.health.poolStats(),
     rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
     passwordStats: deps.passwordStats,
+    mailStats: deps.mailStats,
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
@@ -88,6 +91,15 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   await app.register(hardening, { config });
   await app.register(abuseLimits, { config });
+  const presence = deps.presence;
+  if (presence) {
+    // Once the caller is known (the routes' onRequest): they are online (events/presence.ts). A Map's
+    // update; the store's write, at most once a window, is not waited for. A stream counts from its opening.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.caller) presence.seen(request.caller.id);
+      done();
+    });
+  }
 
   await app.register(
     async (api) => {
@@ -104,6 +116,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
+      await api.register(notificationRoutes, deps);
+      await api.register(unsubscribeRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

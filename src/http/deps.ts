@@ -8,6 +8,7 @@ import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
+import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
 
@@ -42,4 +43,10 @@ export interface RouteDeps {
    * none or PUSH_NOTIFICATIONS is false.
    */
   push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
+  /** E-mail (my/notifications, mail/unsubscribe): the users' choices and the key of the unsubscribe links. */
+  mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
+  /** What the mail sender did, for the metrics (with SMTP_URL). */
+  mailStats?: () => MailStats;
+  /** Told of every authenticated request's user (who is online: events/presence.ts); absent with mail off. */
+  presence?: { seen(userId: number): void };
 }

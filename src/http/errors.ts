@@ -175,6 +175,11 @@ export const payloadTooLarge = (bodyLimit: number) =>
 /** push-notification/register: the token is another user's, registered by a session still live. */
 export const pushTokenTaken = () => shapeB(409, 'PUSH_TOKEN_TAKEN', MESSAGES.pushTokenTaken);
 
+/** PUT my/notifications (docs/mail.md). */
+export const notificationsEmailMessage = 'email is required and must be true or false.';
+/** The unsubscribe link of a mail whose user or signature does not hold (docs/mail.md). */
+export const invalidUnsubscribeLink = () => shapeB(403, 'INVALID_UNSUBSCRIBE_LINK', 'The unsubscribe link is not valid.');
+
 export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 
 export const serviceUnavailable = () =>

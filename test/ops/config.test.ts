@@ -68,7 +68,14 @@ describe('configuration', () => {
 
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
     const urls = declaredSettings().filter((s) => s.kind === 'url');
-    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'EXPO_PUSH_URL', 'REDIS_URL', 'SITE_URL', 'WEBHOOK_URLS']);
+    assert.deepEqual(urls.map((s) => s.name).sort(), [
+      'DATABASE_URL',
+      'EXPO_PUSH_URL',
+      'REDIS_URL',
+      'SITE_URL',
+      'SMTP_URL',
+      'WEBHOOK_URLS',
+    ]);
     const env: Record<string, string> = {
       DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
       REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
@@ -77,6 +84,8 @@ describe('configuration', () => {
       WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       EXPO_PUSH_URL: 'https://push:push-pass-8@push.example/send?token=push-token-9',
       EXPO_ACCESS_TOKEN: 'expo-access-token-10-abcdefgh',
+      SMTP_URL: 'smtps://mailer:smtp-pass-11@smtp.example:465',
+      MAIL_FROM: 'Souk <noreply@souk.example>',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -93,6 +102,7 @@ describe('configuration', () => {
       'push-pass-8',
       'push-token-9',
       'expo-access-token-10',
+      'smtp-pass-11',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -104,6 +114,7 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_URLS="https://hook:****@hooks.example/in?token=****,https://b.example/x"'), res.stdout);
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
+    assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
   });
 
   it('an invalid URL setting is reported without its password', () => {

@@ -46,6 +46,8 @@ const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
 const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
 const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
+const NOTIFICATIONS = '/wp-json/rtcl/v1/my/notifications';
+const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -79,6 +81,7 @@ describe('OpenAPI document', () => {
       '/api/v1/listing/report',
       '/api/v1/login',
       '/api/v1/logout',
+      '/api/v1/mail/unsubscribe',
       '/api/v1/my',
       '/api/v1/my/chat',
       '/api/v1/my/chat/check',
@@ -88,6 +91,7 @@ describe('OpenAPI document', () => {
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
+      '/api/v1/my/notifications',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
     ]);
@@ -98,6 +102,7 @@ describe('OpenAPI document', () => {
       LISTING_REPORT,
       LOGIN,
       LOGOUT,
+      UNSUBSCRIBE,
       MY,
       CHATS,
       CHECK,
@@ -107,6 +112,7 @@ describe('OpenAPI document', () => {
       EVENTS,
       TICKET,
       PATHS.toggle,
+      NOTIFICATIONS,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
     ]);
@@ -127,6 +133,8 @@ describe('OpenAPI document', () => {
       [PUSH_ADD_DEVICE, 'post'],
       [CHAT_REPORT, 'post'],
       [LISTING_REPORT, 'post'],
+      [NOTIFICATIONS, 'get'],
+      [NOTIFICATIONS, 'put'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }

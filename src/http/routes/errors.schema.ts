@@ -29,6 +29,8 @@ import {
   textTooLongMessage,
   tooManyRequests,
   type ApiError,
+  invalidUnsubscribeLink,
+  notificationsEmailMessage,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -348,6 +350,17 @@ export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: 
   };
 }
 
+/** PUT my/notifications: a member route whose `email` may be refused. */
+export function notificationsErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`email` is not true or false, or the body cannot be read (shape B, `BADREQUEST`).', [
+      badRequest(notificationsEmailMessage),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
 export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) =>
   chatRouteErrors(
     limits,
@@ -359,3 +372,10 @@ export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLen
       ...BODY_ERRORS,
     ],
   );
+/** mail/unsubscribe: no credentials, a signed link. */
+export function unsubscribeErrors(limits: { bodyLimit: number }) {
+  return {
+    403: errorResponse("The link's user and signature do not match (shape B).", [invalidUnsubscribeLink()]),
+    ...commonErrors(limits.bodyLimit),
+  };
+}

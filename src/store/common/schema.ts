@@ -229,6 +229,38 @@ export interface ReportsTable {
   closed_at: number | null;
 }
 
+/** One mail per recipient and conversation while pending (migration 021). */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  con_id: number;
+  /** `user:conversation` while pending, null once finished: unique, so a conversation has one pending mail per recipient. */
+  pending_key: string | null;
+  first_message_id: number;
+  last_message_id: number;
+  created_at: number;
+  /** pending, sent, skipped or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: number | null;
+}
+
+/** Until when a user is online (migration 021): written at most once per ONLINE_WINDOW_S per user. */
+export interface PresenceTable {
+  user_id: number;
+  /** Epoch ms: the last time they were seen, plus ONLINE_WINDOW_S. */
+  online_until: number;
+}
+
+/** A user's choice of mail (migration 021): a row only for those who changed it. */
+export interface MailPreferencesTable {
+  user_id: number;
+  /** 1: mail when a message waits; 0: never. */
+  email: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -247,6 +279,9 @@ export interface Database {
   push_outbox: PushOutboxTable;
   user_moderation: UserModerationTable;
   reports: ReportsTable;
+  mail_outbox: MailOutboxTable;
+  presence: PresenceTable;
+  mail_preferences: MailPreferencesTable;
 }
 
 /**

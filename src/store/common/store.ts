@@ -22,6 +22,7 @@ import {
   type UnitOfWork,
   type WebhookOutbox,
 } from '../../domain/ports.js';
+import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
@@ -52,6 +53,8 @@ export interface DbOptions {
   webhookUrls?: readonly string[];
   /** Push notifications on: a new message's recipient with a device gets a push outbox row. */
   push?: boolean;
+  /** Mail on (SMTP_URL set): a new message joins its recipient's pending mail, due this long after (MAIL_DELAY_S). */
+  mailDelayMs?: number;
   /** MySQL: how often an instance with streams open polls the event log for other instances' events; default 250. */
   eventPollMs?: number;
 }
@@ -87,6 +90,14 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly pushDevices?: PushDeviceRepository;
   /** The push outbox (with eventLog). */
   readonly pushOutbox?: PushOutbox;
+  /** The mail outbox (with eventLog). */
+  readonly mailOutbox?: MailOutbox;
+  /** When users were last seen (with eventLog). */
+  readonly presence?: PresenceRepository;
+  /** The users' choice of mail (with eventLog). */
+  readonly mailPreferences?: MailPreferenceRepository;
+  /** Who the site's mail is from, when the database says (a WordPress site's blogname and admin_email). */
+  mailSender?(): Promise<MailSenderIdentity | undefined>;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */

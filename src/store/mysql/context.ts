@@ -54,6 +54,8 @@ export interface Tables {
   soukModerationBarrier: string;
   /** Souk's reports (migrations/008). */
   soukReports: string;
+  /** Souk's mail outbox (migrations/011-souk-mail.ts). */
+  soukMailOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -80,6 +82,7 @@ export function tables(prefix: string): Tables {
     soukPushOutbox: `${prefix}souk_push_outbox`,
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
     soukReports: `${prefix}souk_reports`,
+    soukMailOutbox: `${prefix}souk_mail_outbox`,
   };
 }
 

@@ -29,6 +29,7 @@ import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
 import { mysqlModeration } from './moderation.js';
+import { mysqlMailOutbox, mysqlMailPreferences, mysqlMailSender, mysqlPresence } from './mail.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
@@ -96,7 +97,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
   // The request path's reads outside units of work: those of one turn go in one round trip.
   const reads = batchedReads(db, ctx);
   const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
-  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false };
+  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mailDelayMs: opts.mailDelayMs };
 
   async function readiness() {
     try {
@@ -129,6 +130,10 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     webhooks: mysqlWebhookOutbox(db, ctx),
     pushDevices: mysqlPushDevices(db, ctx),
     pushOutbox: mysqlPushOutbox(db, ctx),
+    mailOutbox: mysqlMailOutbox(db, ctx),
+    presence: mysqlPresence(db, ctx),
+    mailPreferences: mysqlMailPreferences(db, ctx),
+    mailSender: () => mysqlMailSender(db, ctx),
     async transaction(fn, writer) {
       // The users this unit of work recorded events for: told once it committed.
       const recorded = new Set<number>();

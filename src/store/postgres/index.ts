@@ -6,6 +6,7 @@
 import { Kysely, PostgresDialect } from 'kysely';
 import { eventLog, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
+import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
 import type { Database } from '../common/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
@@ -31,10 +32,15 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push)),
+    transaction: postgresTransaction(db, pool, named, (run) =>
+      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mailDelayMs),
+    ),
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),
+    mailOutbox: mailOutbox(db, true),
+    presence: presenceRepository(db),
+    mailPreferences: mailPreferenceRepository(db),
     migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     isUnavailable: isPostgresUnavailable,

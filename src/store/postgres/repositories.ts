@@ -134,6 +134,7 @@ export const postgresRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   push = false,
+  mailDelayMs?: number,
 ): Repositories =>
   repositories(
     run,
@@ -147,5 +148,6 @@ export const postgresRepositories = (
       webhookUrls,
       undefined,
       push,
+      mailDelayMs,
     ),
   );

@@ -20,6 +20,7 @@ import { soukRevocationsBySubjectMigration } from './005-souk-revocations-by-sub
 import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions.js';
 import { soukReportsMigration } from './008-souk-reports.js';
 import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
+import { soukMailMigration } from './011-souk-mail.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -31,5 +32,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '006-souk-push-device-sessions': soukPushDeviceSessionsMigration(t),
     '008-souk-reports': soukReportsMigration(t),
     '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
+    '011-souk-mail': soukMailMigration(t),
   };
 }

@@ -28,6 +28,7 @@ import { revocationsBySubjectMigration } from '../../common/migrations/015-revoc
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
+import { mailMigration } from '../../common/migrations/021-mail.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -50,4 +51,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '016-push-device-sessions': pushDeviceSessionsMigration('bigint'),
   '018-reports': reportsMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '019-user-moderation': userModerationMigration('bigint'),
+  '021-mail': mailMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

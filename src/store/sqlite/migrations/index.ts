@@ -27,6 +27,7 @@ import { revocationsBySubjectMigration } from '../../common/migrations/015-revoc
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
+import { mailMigration } from '../../common/migrations/021-mail.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -63,4 +64,7 @@ export const SQLITE_MIGRATIONS: Migrations = {
     reportsMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '019-user-moderation': atomically(userModerationMigration('integer')),
+  '021-mail': atomically(
+    mailMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
 };
