@@ -19,6 +19,8 @@ import { conversationRoutes } from './routes/my/chat/conversation.js';
 import { messageRoutes } from './routes/my/chat/message.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
+import { userBlockRoutes } from './routes/privacy/user/block.js';
+import { listingBlockRoutes } from './routes/privacy/listing/block.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -98,6 +100,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(messageRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
+      await api.register(userBlockRoutes, deps);
+      await api.register(listingBlockRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

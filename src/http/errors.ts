@@ -80,6 +80,9 @@ export const MESSAGES = {
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
+  blocked: 'You cannot send messages to this user.',
+  cannotBlockSelf: 'You cannot block yourself.',
+  cannotBlockOwnListing: 'You cannot block your own listing.',
   pushTokenTaken:
     'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
 } as const;
@@ -127,6 +130,19 @@ export const requiredIdMessage = (name: string) => `${name} is required and must
 /** N3: not a participant, left the conversation, or no such conversation: one answer for all. */
 export const conversationForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
 
+/** A block stands between the two users: the same answer whichever side blocked (docs/safety.md). */
+export const chatBlocked = () => shapeA(403, 'FORBIDDEN', MESSAGES.blocked);
+
+/** privacy/user/block and privacy/listing/block: the plugin's WP_Error replies (WordPress's REST error shape C), and Souk's own refusals. */
+export const BLOCK_ERRORS = {
+  userNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'User not found.'),
+  userNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'User not exist at blocked list.'),
+  listingNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not found.'),
+  listingNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not exist at blocked list.'),
+  self: () => badRequest(MESSAGES.cannotBlockSelf),
+  ownListing: () => badRequest(MESSAGES.cannotBlockOwnListing),
+} as const;
+
 export const otherParticipantLeft = () => shapeA(403, 'FORBIDDEN', MESSAGES.otherLeft);
 
 export function chatError(error: StartConversationError, limits: { textMaxLength: number; maxFiles: number }): ApiError {
@@ -135,6 +151,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.listingNotFound);
     case 'own_listing':
       return shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
+    case 'blocked':
+      return chatBlocked();
     case 'text_required':
       return badRequest(MESSAGES.textRequired);
     case 'text_too_long':

@@ -28,7 +28,9 @@ export type StartConversationError =
   | 'file_url_not_public'
   | 'file_text_not_plain'
   | 'listing_not_found'
-  | 'own_listing';
+  | 'own_listing'
+  /** A block stands between the two users, or the caller blocked the listing (domain/privacy/common.ts). */
+  | 'blocked';
 
 /** Counts characters as people do (code points), not UTF-16 units. */
 function characterCount(text: string): number {

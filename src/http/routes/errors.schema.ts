@@ -9,7 +9,9 @@ import type { AuthFailure } from '../../auth/failures.js';
 import {
   authError,
   badRequest,
+  BLOCK_ERRORS,
   chatError,
+  chatBlocked,
   conversationForbidden,
   forbiddenKeyMessage,
   internalError,
@@ -176,8 +178,8 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
     ]),
     403: errorResponse(
       "The REST interface is disabled (shape C, `data.status` 403), the token's user does not exist or is disabled, " +
-        'or the caller owns the listing (shape A).',
-      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
+        'the caller owns the listing, or a block stands between the caller and its owner or the caller blocked it (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), chatBlocked()],
     ),
     ...commonErrors(limits.bodyLimit),
   };
@@ -304,8 +306,33 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badRequest(MESSAGES.tempId),
       ...BODY_ERRORS,
     ],
-    [otherParticipantLeft()],
+    [otherParticipantLeft(), chatBlocked()],
   );
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** privacy/user/block and privacy/listing/block: N2's id, the plugin's 404s, Souk's own 400 (docs/safety.md). */
+export function blockRouteErrors(limits: { bodyLimit: number }, kind: 'user' | 'listing', method: 'GET' | 'POST' | 'DELETE') {
+  const member = memberRouteErrors(limits);
+  if (method === 'GET') return member;
+  const id = kind === 'user' ? 'user_id' : 'listing_id';
+  const refusal = kind === 'user' ? BLOCK_ERRORS.self() : BLOCK_ERRORS.ownListing();
+  const notFound = kind === 'user' ? BLOCK_ERRORS.userNotFound() : BLOCK_ERRORS.listingNotFound();
+  const notBlocked = kind === 'user' ? BLOCK_ERRORS.userNotBlocked() : BLOCK_ERRORS.listingNotBlocked();
+  return {
+    400: errorResponse(
+      method === 'POST'
+        ? `\`${id}\` is missing or not valid, or names the caller${kind === 'user' ? '' : "'s own listing"} (shape B, \`BADREQUEST\`).`
+        : `\`${id}\` is missing or not valid (shape B, \`BADREQUEST\`).`,
+      [badRequest(requiredIdMessage(id)), ...(method === 'POST' ? [refusal] : []), ...BODY_ERRORS],
+    ),
+    ...member,
+    404: errorResponse(
+      method === 'POST'
+        ? `No such ${kind} (shape C, as the plugin answers), or no route (shape A).`
+        : `No such ${kind}, or it is not in the caller's list (shape C, as the plugin answers), or no route (shape A).`,
+      method === 'POST' ? [notFound, noRoute()] : [notFound, notBlocked, noRoute()],
+    ),
+  };
+}

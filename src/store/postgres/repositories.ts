@@ -9,6 +9,7 @@ import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
+import type { WriterBlocks } from '../common/blocks.js';
 import {
   chatReadQueries,
   conversationInsert,
@@ -112,6 +113,11 @@ const logEvent = prepare((db, userId: number, type: string, payload: string, at:
   ),
 );
 
+/** Both users' write locks, in id order: the lock of each one's unit of work (transaction.ts). */
+const lockUsers = prepare((db, low: number, high: number) =>
+  db.selectFrom('users').select('id').where('id', 'in', [low, high]).orderBy('id').forNoKeyUpdate(),
+);
+
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
   chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
@@ -127,6 +133,7 @@ export const postgresRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   push = false,
+  writer?: WriterBlocks,
 ): Repositories =>
   repositories(
     run,
@@ -141,4 +148,10 @@ export const postgresRepositories = (
       undefined,
       push,
     ),
+    {
+      lockUsers: async (r, [low, high]) => {
+        await lockUsers(r, low, high);
+      },
+      writer,
+    },
   );

@@ -15,9 +15,14 @@ import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
 describe('the writer lock statement', () => {
-  it('is a plain BEGIN without a writer, and BEGIN plus the row lock with one', () => {
+  it('is a plain BEGIN without a writer, and BEGIN, the row lock and whether the writer is party to a block with one', () => {
     assert.equal(beginStatement(undefined), 'begin');
-    assert.equal(beginStatement(42), 'begin; select id from users where id = 42 for no key update');
+    assert.equal(
+      beginStatement(42),
+      'begin; select id from users where id = 42 for no key update; ' +
+        'select exists (select 1 from user_blocks where blocker_id = 42) or exists (select 1 from user_blocks where blocked_id = 42)' +
+        ' or exists (select 1 from listing_blocks where user_id = 42) as party',
+    );
   });
 
   it('takes only an integer into its SQL', () => {

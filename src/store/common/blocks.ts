@@ -1,0 +1,133 @@
+/**
+ * Blocks on Souk's own databases (migration 017): the BlockRepository over a query runner, and
+ * the conditions the chat list and the favourites list add to their statements, so that a list
+ * costs no statement more for them.
+ */
+import { sql, type RawBuilder, type SqlBool } from 'kysely';
+import type { BlockRepository } from '../../domain/ports.js';
+import { prepare, type QueryRunner } from './prepared.js';
+
+/**
+ * What the unit of work learnt with its writer's lock (postgres/transaction.ts): whether the writer
+ * is party to any block, read after the lock was granted. When they are not, no block stands
+ * between them and anyone, and the checks need no statement.
+ */
+export interface WriterBlocks {
+  writer: number;
+  party: boolean;
+}
+
+const eitherWay = (a: number, b: number) =>
+  sql<SqlBool>`((blocker_id = ${a} and blocked_id = ${b}) or (blocker_id = ${b} and blocked_id = ${a}))`;
+
+const q = {
+  between: prepare((db, a: number, b: number) => db.selectFrom('user_blocks').select('id').where(eitherWay(a, b)).limit(1)),
+  barsStart: prepare((db, userId: number, ownerId: number, listingId: number) =>
+    db
+      .selectFrom('user_blocks')
+      .select('id')
+      .where(eitherWay(userId, ownerId))
+      .unionAll(db.selectFrom('listing_blocks').select('id').where('user_id', '=', userId).where('listing_id', '=', listingId)),
+  ),
+  blockedUserIds: prepare((db, blockerId: number) =>
+    db.selectFrom('user_blocks').select('blocked_id').where('blocker_id', '=', blockerId).orderBy('id'),
+  ),
+  blockedListingIds: prepare((db, userId: number) =>
+    db.selectFrom('listing_blocks').select('listing_id').where('user_id', '=', userId).orderBy('id'),
+  ),
+  addUser: prepare((db, blockerId: number, blockedId: number, at: number) =>
+    db
+      .insertInto('user_blocks')
+      .values({ blocker_id: blockerId, blocked_id: blockedId, created_at: at })
+      .onConflict((oc) => oc.columns(['blocker_id', 'blocked_id']).doNothing()),
+  ),
+  removeUser: prepare((db, blockerId: number, blockedId: number) =>
+    db.deleteFrom('user_blocks').where('blocker_id', '=', blockerId).where('blocked_id', '=', blockedId),
+  ),
+  addListing: prepare((db, userId: number, listingId: number, at: number) =>
+    db
+      .insertInto('listing_blocks')
+      .values({ user_id: userId, listing_id: listingId, created_at: at })
+      .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing()),
+  ),
+  removeListing: prepare((db, userId: number, listingId: number) =>
+    db.deleteFrom('listing_blocks').where('user_id', '=', userId).where('listing_id', '=', listingId),
+  ),
+};
+
+/**
+ * Whether the user is party to any block (blocked someone or a listing, or was blocked): the
+ * statement PostgreSQL's unit of work sends with its writer's lock, in the same round trip.
+ */
+export const partyToBlocksSql = (userId: number) =>
+  `select exists (select 1 from user_blocks where blocker_id = ${userId})` +
+  ` or exists (select 1 from user_blocks where blocked_id = ${userId})` +
+  ` or exists (select 1 from listing_blocks where user_id = ${userId}) as party`;
+
+export interface BlockStoreOptions {
+  /**
+   * Takes both users' write locks, in id order (PostgreSQL: FOR NO KEY UPDATE of their rows, the
+   * writer's lock of their sends). Absent where every write transaction holds the one write lock (SQLite).
+   */
+  lockUsers?: (run: QueryRunner, ids: [number, number]) => Promise<void>;
+  /** Known with the writer's lock: see WriterBlocks. */
+  writer?: WriterBlocks;
+}
+
+const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0) > 0;
+
+export function blockRepository(run: QueryRunner, options: BlockStoreOptions = {}): BlockRepository {
+  const known = options.writer;
+  /** True when the writer is one of `ids` and party to no block: no statement needed. */
+  const clear = (...ids: number[]) => known !== undefined && !known.party && ids.includes(known.writer);
+  /** A block this unit of work writes makes its writer a party. */
+  const becameParty = () => {
+    if (known) known.party = true;
+  };
+  return {
+    async between(a, b) {
+      if (clear(a, b)) return false;
+      return (await q.between(run, a, b)).rows.length > 0;
+    },
+    async barsStart(userId, ownerId, listingId) {
+      // The caller's listing blocks are theirs: a caller party to no block has none.
+      if (clear(userId)) return false;
+      return (await q.barsStart(run, userId, ownerId, listingId)).rows.length > 0;
+    },
+    async blockedUserIds(blockerId) {
+      return (await q.blockedUserIds(run, blockerId)).rows.map((r) => Number(r.blocked_id));
+    },
+    async blockedListingIds(userId) {
+      return (await q.blockedListingIds(run, userId)).rows.map((r) => Number(r.listing_id));
+    },
+    async blockUser(blockerId, blockedId, at) {
+      const [low, high] = blockerId < blockedId ? [blockerId, blockedId] : [blockedId, blockerId];
+      await options.lockUsers?.(run, [low, high]);
+      becameParty();
+      await q.addUser(run, blockerId, blockedId, at);
+    },
+    async unblockUser(blockerId, blockedId) {
+      return affected(await q.removeUser(run, blockerId, blockedId));
+    },
+    async blockListing(userId, listingId, at) {
+      becameParty();
+      await q.addListing(run, userId, listingId, at);
+    },
+    async unblockListing(userId, listingId) {
+      return affected(await q.removeListing(run, userId, listingId));
+    },
+  };
+}
+
+/**
+ * The chat list's condition (GET my/chat): not a conversation whose other participant `userId`
+ * blocked. Conversations with a user who blocked `userId` stay in their list.
+ */
+export const otherNotBlockedBy = (userId: number): RawBuilder<SqlBool> =>
+  sql<SqlBool>`not exists (select 1 from user_blocks ub where ub.blocker_id = ${userId}
+    and ub.blocked_id = case when c.sender_id = ${userId} then c.recipient_id else c.sender_id end)`;
+
+/** The favourites list's condition (GET my/favourites): neither a listing `userId` blocked nor one of a user they blocked. */
+export const listingNotBlockedBy = (userId: number): RawBuilder<SqlBool> =>
+  sql<SqlBool>`not exists (select 1 from listing_blocks lb where lb.user_id = ${userId} and lb.listing_id = listings.id)
+    and not exists (select 1 from user_blocks ub where ub.blocker_id = ${userId} and ub.blocked_id = listings.owner_id)`;
