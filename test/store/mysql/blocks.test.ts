@@ -164,4 +164,47 @@ describe('blocks on a WordPress site', { skip }, () => {
     assert.ok((await chatIds(BOB)).includes(conId));
     assert.equal((await call(t, 'POST', `${API}/my/chat/message`, BOB, { con_id: conId, text: 'Yes' })).statusCode, 200);
   });
+
+  it('lets no message of the blocked user commit after the block has answered', async () => {
+    const site = await wordpressDatabase('wordpress-seeded.sql');
+    const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
+    const base = await t.listen();
+    const post = (as: number, path: string, body: unknown) =>
+      fetch(`${base}${API}${path}`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${t.token(as, { login: LOGINS[as] })}`,
+          'x-api-key': t.apiKey,
+          'content-type': 'application/json',
+        },
+        body: JSON.stringify(body),
+      });
+    const started = await post(ALICE, '/my/chat/conversation', { listing_id: IPHONE, text: 'Hello' });
+    assert.equal(started.status, 200);
+    const conId = Number(((await started.json()) as { con_id: number }).con_id);
+    const count = async () =>
+      Number(
+        (await site.query<{ n: number }>('select count(*) as n from wp_rtcl_conversation_messages where source_id = ?', [ALICE]))[0]!.n,
+      );
+    let sent = 0;
+    const statuses: number[] = [];
+    const worker = async () => {
+      for (;;) {
+        const res = await post(ALICE, '/my/chat/message', { con_id: conId, text: `message ${sent}` });
+        await res.arrayBuffer();
+        statuses.push(res.status);
+        if (res.status !== 200) return;
+        sent++;
+      }
+    };
+    const workers = Array.from({ length: 6 }, worker);
+    while (sent < 15) await new Promise((resolve) => setImmediate(resolve));
+    const blocked = await post(BOB, '/privacy/user/block', { user_id: ALICE });
+    assert.equal(blocked.status, 200, await blocked.text());
+    const atAnswer = await count();
+    await Promise.all(workers);
+    assert.equal(await count(), atAnswer, 'a message committed after the block answered');
+    assert.equal(statuses.filter((s) => s === 403).length, 6);
+    assert.equal(atAnswer, 1 + statuses.filter((s) => s === 200).length);
+  });
 });
