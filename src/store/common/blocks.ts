@@ -5,12 +5,13 @@
  */
 import { sql, type RawBuilder, type SqlBool } from 'kysely';
 import type { BlockRepository } from '../../domain/ports.js';
-import { prepare, type QueryRunner } from './prepared.js';
+import { prepare, rawQuery, type QueryRunner } from './prepared.js';
 
 /**
  * What the unit of work learnt with its writer's lock (postgres/transaction.ts): whether the writer
- * is party to any block, read after the lock was granted. When they are not, no block stands
- * between them and anyone, and the checks need no statement.
+ * is party to any block (`users.blocks`, migration 017, read by the locking statement itself: a
+ * block that held the lock has updated the row the lock returns). When they are not, no block
+ * stands between them and anyone, and the checks need no statement.
  */
 export interface WriterBlocks {
   writer: number;
@@ -55,14 +56,10 @@ const q = {
   ),
 };
 
-/**
- * Whether the user is party to any block (blocked someone or a listing, or was blocked): the
- * statement PostgreSQL's unit of work sends with its writer's lock, in the same round trip.
- */
-export const partyToBlocksSql = (userId: number) =>
-  `select exists (select 1 from user_blocks where blocker_id = ${userId})` +
-  ` or exists (select 1 from user_blocks where blocked_id = ${userId})` +
-  ` or exists (select 1 from listing_blocks where user_id = ${userId}) as party`;
+/** `users.blocks` of the users, moved by `by` (a block added: 1, removed: -1). */
+const countBlocks = prepare((db, low: number, high: number, by: number) =>
+  rawQuery(db, sql`update users set blocks = blocks + ${by} where id in (${low}, ${high})`),
+);
 
 export interface BlockStoreOptions {
   /**
@@ -104,17 +101,23 @@ export function blockRepository(run: QueryRunner, options: BlockStoreOptions = {
       const [low, high] = blockerId < blockedId ? [blockerId, blockedId] : [blockedId, blockerId];
       await options.lockUsers?.(run, [low, high]);
       becameParty();
-      await q.addUser(run, blockerId, blockedId, at);
+      if (affected(await q.addUser(run, blockerId, blockedId, at))) await countBlocks(run, low, high, 1);
     },
     async unblockUser(blockerId, blockedId) {
-      return affected(await q.removeUser(run, blockerId, blockedId));
+      const [low, high] = blockerId < blockedId ? [blockerId, blockedId] : [blockedId, blockerId];
+      await options.lockUsers?.(run, [low, high]);
+      if (!affected(await q.removeUser(run, blockerId, blockedId))) return false;
+      await countBlocks(run, low, high, -1);
+      return true;
     },
     async blockListing(userId, listingId, at) {
       becameParty();
-      await q.addListing(run, userId, listingId, at);
+      if (affected(await q.addListing(run, userId, listingId, at))) await countBlocks(run, userId, userId, 1);
     },
     async unblockListing(userId, listingId) {
-      return affected(await q.removeListing(run, userId, listingId));
+      if (!affected(await q.removeListing(run, userId, listingId))) return false;
+      await countBlocks(run, userId, userId, -1);
+      return true;
     },
   };
 }

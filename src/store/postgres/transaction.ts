@@ -9,7 +9,7 @@ import type { Repositories, UnitOfWork } from '../../domain/ports.js';
 import { postgresRunner } from './runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
-import { partyToBlocksSql, type WriterBlocks } from '../common/blocks.js';
+import type { WriterBlocks } from '../common/blocks.js';
 
 /**
  * The writer's lock is FOR NO KEY UPDATE on their row: it serialises the user's writes like FOR
@@ -21,18 +21,16 @@ export function beginStatement(writer: number | undefined): string {
   if (writer === undefined) return 'begin';
   // A literal, not a parameter: a query with parameters cannot hold two statements.
   if (!Number.isSafeInteger(writer)) throw new TypeError(`a writer is a user id, not ${String(writer)}`);
-  // Whether the writer is party to a block, in the same round trip (store/common/blocks.ts). A
-  // statement of its own, after the lock's: under READ COMMITTED it reads what committed by the
-  // time the lock was granted, so a block that held the lock is seen.
-  return `begin; select id from users where id = ${writer} for no key update; ${partyToBlocksSql(writer)}`;
+  // With the lock, how many blocks the writer is party to (store/common/blocks.ts): a block that
+  // held the lock has updated the row, and a lock that waited for it returns the row as updated.
+  return `begin; select id, blocks from users where id = ${writer} for no key update`;
 }
 
 /** What the begin statement's last result says of the writer's blocks. */
 function writerBlocks(writer: number | undefined, results: unknown): WriterBlocks | undefined {
   if (writer === undefined || !Array.isArray(results)) return undefined;
-  const last = results[results.length - 1] as { rows?: { party?: boolean }[] } | undefined;
-  const party = last?.rows?.[0]?.party;
-  return typeof party === 'boolean' ? { writer, party } : undefined;
+  const blocks = (results[1] as { rows?: { blocks?: unknown }[] } | undefined)?.rows?.[0]?.blocks;
+  return blocks === undefined || blocks === null ? undefined : { writer, party: Number(blocks) !== 0 };
 }
 
 /**

@@ -5,10 +5,18 @@ import type { Kysely, RawBuilder } from 'kysely';
  * blocked. The id keeps the order of blocking, which the lists follow, as the plugin's do; the
  * pair is unique (blocking twice keeps one entry). `user_blocks_by_blocked` serves the checks
  * from the blocked side (has anyone blocked this sender?).
+ *
+ * `users.blocks` counts the blocks a user is party to (blocked someone or a listing, or was
+ * blocked; store/common/blocks.ts keeps it): PostgreSQL's writer lock reads it with the lock, so a
+ * user at 0 needs no check. It is not in UsersTable: no profile read selects it.
  */
 export function blocksMigration(types: { serial: RawBuilder<unknown>; int64: 'bigint' | 'integer'; serialPrimaryKey: (c: any) => any }) {
   return {
     async up(db: Kysely<any>): Promise<void> {
+      await db.schema
+        .alterTable('users')
+        .addColumn('blocks', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
       await db.schema
         .createTable('user_blocks')
         .addColumn('id', types.serial, types.serialPrimaryKey)
@@ -32,6 +40,7 @@ export function blocksMigration(types: { serial: RawBuilder<unknown>; int64: 'bi
     async down(db: Kysely<any>): Promise<void> {
       await db.schema.dropTable('listing_blocks').ifExists().execute();
       await db.schema.dropTable('user_blocks').ifExists().execute();
+      await db.schema.alterTable('users').dropColumn('blocks').execute();
     },
   };
 }
