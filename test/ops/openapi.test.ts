@@ -43,6 +43,8 @@ const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
+const LISTING_BLOCK = '/wp-json/rtcl/v1/privacy/listing/block';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
 
 const errorCodes = (op: Operation, status: string) =>
@@ -84,6 +86,8 @@ describe('OpenAPI document', () => {
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
+      '/api/v1/privacy/listing/block',
+      '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
     ]);
@@ -101,6 +105,8 @@ describe('OpenAPI document', () => {
       EVENTS,
       TICKET,
       PATHS.toggle,
+      LISTING_BLOCK,
+      USER_BLOCK,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
     ]);
@@ -119,6 +125,12 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [USER_BLOCK, 'get'],
+      [USER_BLOCK, 'post'],
+      [USER_BLOCK, 'delete'],
+      [LISTING_BLOCK, 'get'],
+      [LISTING_BLOCK, 'post'],
+      [LISTING_BLOCK, 'delete'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
@@ -168,7 +180,9 @@ describe('OpenAPI document', () => {
         'INVALID_TOKEN',
       ],
     );
-    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN']);
+    // Not logged in, the caller's own listing, a block (docs/safety.md).
+    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
+    assert.match(start.responses['403']!.description, /- `FORBIDDEN`: You cannot send messages to this user\./);
     for (const op of [toggle, start]) {
       assert.deepEqual(errorCodes(op, '404'), ['rest_no_route']);
       assert.deepEqual(errorCodes(op, '413'), ['PAYLOAD_TOO_LARGE']);
@@ -257,6 +271,8 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       [TICKET, ''],
       [PUSH_REGISTER, push],
       [PUSH_ADD_DEVICE, push],
+      [USER_BLOCK, JSON.stringify({ user_id: USERS.sara })],
+      [LISTING_BLOCK, JSON.stringify({ listing_id: LISTINGS.table })],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
       assert.equal(res.statusCode, 200, res.body);

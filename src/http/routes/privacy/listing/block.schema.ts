@@ -8,6 +8,7 @@ const member = { security: SECURITY, headers: RequestHeaders, tags: ['privacy'] 
 
 export const BlockedListings = Type.Array(Type.Object({ id: Type.Integer(), title: Type.String() }, { additionalProperties: false }), {
   description: 'The listings the caller blocked, in the order blocked, as the plugin lists them.',
+  examples: [[{ id: 101, title: 'Road bike' }]],
 });
 
 const listingId = {

@@ -15,7 +15,10 @@ export const BlockedUsers = Type.Array(
     },
     { additionalProperties: false },
   ),
-  { description: 'The users the caller blocked, in the order blocked, as the plugin lists them.' },
+  {
+    description: 'The users the caller blocked, in the order blocked, as the plugin lists them.',
+    examples: [[{ id: 3, name: 'sara', email: 'sara@example.com' }]],
+  },
 );
 
 const userId = {
