@@ -5,7 +5,7 @@
  * keys as they were (`a:2:{i:0;i:7;i:2;i:9;}`), an empty list deletes the meta. The site and Souk
  * read and write the same lists.
  */
-import { sql } from 'kysely';
+import { sql, type CompiledQuery } from 'kysely';
 import { unserialize } from 'php-serialize';
 import type { BlockRepository } from '../../domain/ports.js';
 import { statement, T, together, type Db, type MysqlContext } from './context.js';
@@ -75,6 +75,37 @@ const deleteMeta = statement(
   (ctx, _variant, userId: number, key: string) => sql`delete from ${T(ctx.t.usermeta)} where user_id = ${userId} and meta_key = ${key}`,
 );
 
+/** A conversation's two participants' blocked users, read with the conversation (BlockPrefetch). */
+const participantMetas = statement(
+  (ctx, _variant, conId: number) =>
+    sql<MetaRow>`select m.user_id, m.meta_key, m.meta_value from ${T(ctx.t.conversations)} c
+      join ${T(ctx.t.usermeta)} m on m.user_id in (c.sender_id, c.recipient_id) and m.meta_key = ${BLOCKED_USERS_META_KEY}
+      where c.con_id = ${conId} order by m.umeta_id`,
+);
+
+/**
+ * Block metas read in the round trip of a statement the unit of work sends anyway, after the
+ * writer's lock, and kept for the check that follows it (repositories.ts): a send reads its
+ * conversation with both participants' lists; a start's check reads the open conversation its
+ * next step looks for. A user without blocks then costs the chat no round trip more.
+ */
+export interface BlockPrefetch {
+  /** A conversation's two participants' lists, read with it (findById). */
+  pair?: { a: number; b: number; values: Map<string, string | null> };
+  /** The open conversation read with a start's check, for the findOpen that follows. */
+  open?: { key: string; rows: unknown[] };
+  /** The start's next statement (findOpen's), to send with its check. */
+  openQuery?: (listingId: number, senderId: number, recipientId: number) => Promise<CompiledQuery>;
+}
+
+export const openKey = (listingId: number, senderId: number, recipientId: number) => `${listingId}:${senderId}:${recipientId}`;
+
+/** The participants' lists of the conversation, to send with its read (together). */
+export const participantMetasQuery = (ctx: MysqlContext, conId: number) => participantMetas.compiled(ctx, '', conId);
+
+/** What participantMetasQuery read, for BlockPrefetch.pair. */
+export const pairOf = (a: number, b: number, rows: unknown[]) => ({ a, b, values: firstValues(rows as MetaRow[]) });
+
 /** The first value of each (user, key), as get_user_meta(..., true) reads it. */
 function firstValues(found: MetaRow[]): Map<string, string | null> {
   const out = new Map<string, string | null>();
@@ -91,8 +122,11 @@ const valueOf = (values: Map<string, string | null>, userId: number, key: string
  * The blocks over the site's user meta. In a unit of work (`scope`), every read runs in its
  * transaction after the writer's lock: a block answered before the lock was granted is seen.
  */
-export function mysqlBlockRepository(db: Db, ctx: MysqlContext, scope?: WriteScope): BlockRepository {
+export function mysqlBlockRepository(db: Db, ctx: MysqlContext, scope?: WriteScope, prefetch: BlockPrefetch = {}): BlockRepository {
   const enter = scope ? () => scope.enter() : () => Promise.resolve();
+  const eitherWay = (values: Map<string, string | null>, a: number, b: number) =>
+    blockedIds(valueOf(values, a, BLOCKED_USERS_META_KEY)).includes(b) ||
+    blockedIds(valueOf(values, b, BLOCKED_USERS_META_KEY)).includes(a);
   const read = async (a: number, b: number, variant: '' | 'listings' | 'lock') => {
     await enter();
     return firstValues((await metaOf(db, ctx, variant, a, b)).rows);
@@ -113,14 +147,16 @@ export function mysqlBlockRepository(db: Db, ctx: MysqlContext, scope?: WriteSco
   };
   return {
     async between(a, b) {
-      const values = await read(a, b, '');
-      return (
-        blockedIds(valueOf(values, a, BLOCKED_USERS_META_KEY)).includes(b) ||
-        blockedIds(valueOf(values, b, BLOCKED_USERS_META_KEY)).includes(a)
-      );
+      const pair = prefetch.pair;
+      if (pair && ((pair.a === a && pair.b === b) || (pair.a === b && pair.b === a))) return eitherWay(pair.values, a, b);
+      return eitherWay(await read(a, b, ''), a, b);
     },
     async barsStart(userId, ownerId, listingId) {
-      const values = await read(userId, ownerId, 'listings');
+      await enter();
+      const next = prefetch.openQuery ? await prefetch.openQuery(listingId, userId, ownerId) : undefined;
+      const [metas, open] = await together(db, ctx, [metaOf.compiled(ctx, 'listings', userId, ownerId), ...(next ? [next] : [])]);
+      if (open) prefetch.open = { key: openKey(listingId, userId, ownerId), rows: open.rows };
+      const values = firstValues(metas!.rows as MetaRow[]);
       return (
         blockedIds(valueOf(values, userId, BLOCKED_LISTINGS_META_KEY)).includes(listingId) ||
         blockedIds(valueOf(values, userId, BLOCKED_USERS_META_KEY)).includes(ownerId) ||

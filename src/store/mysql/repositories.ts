@@ -23,7 +23,17 @@ import {
 import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
 import { siteAttachments, siteText } from './site-text.js';
-import { blockedUsersQuery, blockMetasQuery, blocksOfRows, mysqlBlockRepository, publishedWithAuthors } from './blocks.js';
+import {
+  blockedUsersQuery,
+  blockMetasQuery,
+  blocksOfRows,
+  mysqlBlockRepository,
+  openKey,
+  pairOf,
+  participantMetasQuery,
+  publishedWithAuthors,
+  type BlockPrefetch,
+} from './blocks.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
 
@@ -381,8 +391,16 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   };
   /** The writer's favourites rows, read under their lock by statusOf for the toggle that follows it. */
   let lockedFavourites: { userId: number; rows: FavouritesRow[] } | undefined;
+  // In a writer's unit of work, the block checks ride on the statements the chat sends anyway (blocks.ts).
+  const prefetch: BlockPrefetch =
+    scope?.writer !== undefined
+      ? {
+          openQuery: async (listingId, senderId, recipientId) =>
+            q.openConversation.compiled(ctx, await form(), listingId, senderId, recipientId),
+        }
+      : {};
   return {
-    blocks: mysqlBlockRepository(db, ctx, scope),
+    blocks: mysqlBlockRepository(db, ctx, scope, prefetch),
     users: { findById: (id) => user(id) },
     listings: {
       findById: (id) => listing(id),
@@ -424,7 +442,10 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     conversations: {
       async findOpen(listingId, senderId, recipientId) {
         await enter();
-        const [row] = (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows;
+        const read = prefetch.open?.key === openKey(listingId, senderId, recipientId) ? prefetch.open.rows : undefined;
+        prefetch.open = undefined;
+        const [row] = (read ??
+          (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows) as ConversationRow[];
         return row && toConversation(row, await clock());
       },
       async create(listingId, senderId, recipientId, at) {
@@ -449,8 +470,19 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
       },
       async findById(conId) {
         await enter();
-        const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
-        return row && toConversation(row, await clock());
+        if (scope?.writer === undefined) {
+          const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
+          return row && toConversation(row, await clock());
+        }
+        const [found, metas] = await together(db, ctx, [
+          q.conversationById.compiled(ctx, await form(), conId),
+          participantMetasQuery(ctx, conId),
+        ]);
+        const row = found!.rows[0] as ConversationRow | undefined;
+        if (!row) return undefined;
+        const conversation = toConversation(row, await clock());
+        prefetch.pair = pairOf(conversation.senderId, conversation.recipientId, metas!.rows);
+        return conversation;
       },
       async findForReader(conId, readerId) {
         // One statement; a kept listing that its post row says is unchanged costs no other.
