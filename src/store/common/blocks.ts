@@ -56,7 +56,10 @@ const q = {
   ),
 };
 
-/** `users.blocks` of the users, moved by `by` (a block added: 1, removed: -1). */
+/**
+ * `users.blocks` of the users, moved by `by` (a block added: 1, removed: -1). It may count too many
+ * (a removed listing's blocks leave without it), which costs that user the check; never too few.
+ */
 const countBlocks = prepare((db, low: number, high: number, by: number) =>
   rawQuery(db, sql`update users set blocks = blocks + ${by} where id in (${low}, ${high})`),
 );
