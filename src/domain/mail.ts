@@ -6,6 +6,7 @@
  */
 import type { Conversation, User } from './model.js';
 import type { Repositories } from './ports.js';
+import { blockedEitherWay } from './privacy/common.js';
 
 export type MailStatus = 'pending' | 'sent' | 'skipped' | 'failed';
 
@@ -83,16 +84,16 @@ export interface MailSenderIdentity {
 }
 
 /** Why a mail is not sent: the reason kept in the outbox's note. */
-export type MailRefusal = 'no e-mail address' | 'recipient disabled' | 'conversation deleted' | 'e-mail notifications off' | 'no such user';
+export type MailRefusal =
+  'no e-mail address' | 'recipient disabled' | 'conversation deleted' | 'e-mail notifications off' | 'no such user' | 'blocked';
 
 /**
- * Whether the recipient may be mailed about the sender's messages in the conversation, or why not.
- * The one place this rule lives: a user's block list and erasure plug in here (a blocked sender,
- * an erased recipient, are refusals like the others).
+ * Whether the recipient may be mailed about the sender's messages in the conversation, or why not:
+ * the one place this rule lives. An erased recipient stays disabled (domain/moderation.ts); a block
+ * between the two refuses whichever side blocked.
  */
 export async function mayMail(
-  // The repositories a block list will be read from (`repos.blocks`, once users can block).
-  _repos: Repositories,
+  repos: Repositories,
   preferences: MailPreferenceRepository,
   recipient: User | undefined,
   sender: User | undefined,
@@ -104,6 +105,8 @@ export async function mayMail(
   const recipientDeleted = conversation.senderId === recipient.id ? conversation.senderDelete : conversation.recipientDelete;
   if (recipientDeleted) return 'conversation deleted';
   if (!(await preferences.emailOn(recipient.id))) return 'e-mail notifications off';
+  // Either way: a mail would tell the blocker of the blocked user's words, or the blocked of the blocker's.
+  if (await blockedEitherWay(repos, recipient.id, sender.id)) return 'blocked';
   return null;
 }
 

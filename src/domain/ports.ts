@@ -128,6 +128,36 @@ export interface ReportAdmin {
   forgetMadeBy(reporterId: number): Promise<number>;
 }
 
+/**
+ * Blocks (docs/safety.md): who blocked whom, and which listings a user blocked. A block closes the
+ * chat between two users both ways; the checks read the database, never a cache, so that every
+ * instance sees a block as soon as it is answered.
+ */
+export interface BlockRepository {
+  /**
+   * Whether either user has blocked the other. In a unit of work with a writer, a block answered
+   * before the writer's lock was taken is seen (the block locks both users' rows).
+   */
+  between(a: number, b: number): Promise<boolean>;
+  /** Whether `userId` may not start a conversation about the listing: they blocked it, or a block stands between them and its owner. */
+  barsStart(userId: number, ownerId: number, listingId: number): Promise<boolean>;
+  /** The users `blockerId` blocked, in the order blocked. */
+  blockedUserIds(blockerId: number): Promise<number[]>;
+  /** The listings `userId` blocked, in the order blocked. */
+  blockedListingIds(userId: number): Promise<number[]>;
+  /**
+   * Adds the block unless it is there. Takes both users' write locks first (in id order), as their
+   * sends do: a message of either that has not committed by then waits, and one after sees the block.
+   */
+  blockUser(blockerId: number, blockedId: number, at: number): Promise<void>;
+  /** Removes the block; false when there was none. */
+  unblockUser(blockerId: number, blockedId: number): Promise<boolean>;
+  /** Adds the listing to the user's blocked listings unless it is there. */
+  blockListing(userId: number, listingId: number, at: number): Promise<void>;
+  /** Removes it; false when it was not there. */
+  unblockListing(userId: number, listingId: number): Promise<boolean>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
@@ -135,6 +165,7 @@ export interface Repositories {
   conversations: ConversationRepository;
   messages: MessageRepository;
   reports: ReportRepository;
+  blocks: BlockRepository;
   /** Present in a unit of work's repositories (absent outside one): the use cases then record nothing. */
   events?: EventRecorder;
   /** Moderation's writes and locks (domain/moderation.ts), in a unit of work's repositories. */

@@ -23,6 +23,8 @@ import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
 import { notificationRoutes } from './routes/my/notifications.js';
 import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
+import { userBlockRoutes } from './routes/privacy/user/block.js';
+import { listingBlockRoutes } from './routes/privacy/listing/block.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -118,6 +120,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(pushNotificationRoutes, deps);
       await api.register(notificationRoutes, deps);
       await api.register(unsubscribeRoutes, deps);
+      await api.register(userBlockRoutes, deps);
+      await api.register(listingBlockRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

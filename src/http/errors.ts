@@ -83,6 +83,9 @@ export const MESSAGES = {
   reportMessage: 'message must be a string.',
   reportReason: 'reason is required: say why the conversation or message is reported.',
   messageNotInConversation: 'message_id is not a message of this conversation.',
+  blocked: 'You cannot send messages to this user.',
+  cannotBlockSelf: 'You cannot block yourself.',
+  cannotBlockOwnListing: 'You cannot block your own listing.',
   pushTokenTaken:
     'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
 } as const;
@@ -130,8 +133,21 @@ export const requiredIdMessage = (name: string) => `${name} is required and must
 /** N3: not a participant, left the conversation, or no such conversation: one answer for all. */
 export const conversationForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
 
-/** The other participant (or the caller) is disabled or erased: the answer a block gives too. */
-export const cannotMessageUser = () => shapeA(403, 'FORBIDDEN', 'You cannot send messages to this user.');
+/**
+ * A block stands between the two users, or one of them is disabled or erased: one answer whichever
+ * side it is, so the other learns only that the chat is closed (docs/safety.md).
+ */
+export const cannotMessageUser = () => shapeA(403, 'FORBIDDEN', MESSAGES.blocked);
+
+/** privacy/user/block and privacy/listing/block: the plugin's WP_Error replies (WordPress's REST error shape C), and Souk's own refusals. */
+export const BLOCK_ERRORS = {
+  userNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'User not found.'),
+  userNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'User not exist at blocked list.'),
+  listingNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not found.'),
+  listingNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not exist at blocked list.'),
+  self: () => badRequest(MESSAGES.cannotBlockSelf),
+  ownListing: () => badRequest(MESSAGES.cannotBlockOwnListing),
+} as const;
 
 export const otherParticipantLeft = () => shapeA(403, 'FORBIDDEN', MESSAGES.otherLeft);
 
@@ -141,6 +157,9 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.listingNotFound);
     case 'own_listing':
       return shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
+    case 'blocked':
+    case 'user_closed':
+      return cannotMessageUser();
     case 'text_required':
       return badRequest(MESSAGES.textRequired);
     case 'text_too_long':
@@ -155,8 +174,6 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.fileUrlNotPublic);
     case 'file_text_not_plain':
       return badRequest(MESSAGES.fileTextNotPlain);
-    case 'user_closed':
-      return cannotMessageUser();
   }
 }
 

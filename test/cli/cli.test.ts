@@ -145,6 +145,8 @@ describe('souk import', PARALLEL, () => {
         latitude: '',
         longitude: '',
         locations: '[]',
+        // The blocks the user is party to (migration 017): none yet.
+        blocks: 0,
       },
     ]);
     assert.deepEqual(query(db, 'select disabled from users where id = 4'), [{ disabled: 1 }]);

@@ -45,6 +45,8 @@ const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
 const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
 const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
+const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
+const LISTING_BLOCK = '/wp-json/rtcl/v1/privacy/listing/block';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
 const NOTIFICATIONS = '/wp-json/rtcl/v1/my/notifications';
 const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
@@ -92,6 +94,8 @@ describe('OpenAPI document', () => {
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
       '/api/v1/my/notifications',
+      '/api/v1/privacy/listing/block',
+      '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
     ]);
@@ -113,6 +117,8 @@ describe('OpenAPI document', () => {
       TICKET,
       PATHS.toggle,
       NOTIFICATIONS,
+      LISTING_BLOCK,
+      USER_BLOCK,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
     ]);
@@ -135,6 +141,12 @@ describe('OpenAPI document', () => {
       [LISTING_REPORT, 'post'],
       [NOTIFICATIONS, 'get'],
       [NOTIFICATIONS, 'put'],
+      [USER_BLOCK, 'get'],
+      [USER_BLOCK, 'post'],
+      [USER_BLOCK, 'delete'],
+      [LISTING_BLOCK, 'get'],
+      [LISTING_BLOCK, 'post'],
+      [LISTING_BLOCK, 'delete'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
@@ -186,8 +198,9 @@ describe('OpenAPI document', () => {
         'INVALID_TOKEN',
       ],
     );
-    // Not logged in, own listing, the caller disabled (docs/safety-moderation.md).
+    // Not logged in, the caller's own listing, a block or the caller disabled (docs/safety.md).
     assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
+    assert.match(start.responses['403']!.description, /- `FORBIDDEN`: You cannot send messages to this user\./);
     for (const op of [toggle, start]) {
       assert.deepEqual(errorCodes(op, '404'), ['rest_no_route']);
       assert.deepEqual(errorCodes(op, '413'), ['PAYLOAD_TOO_LARGE']);
@@ -279,6 +292,8 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       [PUSH_ADD_DEVICE, push],
       [CHAT_REPORT, JSON.stringify({ con_id: conId, reason: 'spam' })],
       [LISTING_REPORT, JSON.stringify({ listing_id: LISTINGS.bike, message: 'scam' })],
+      [USER_BLOCK, JSON.stringify({ user_id: USERS.sara })],
+      [LISTING_BLOCK, JSON.stringify({ listing_id: LISTINGS.table })],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
       assert.equal(res.statusCode, 200, res.body);

@@ -1,7 +1,8 @@
 /**
  * souk demo : imports the demo marketplace and prints ready-to-paste commands for a whole exchange:
  * the buyer signs in, saves a listing, lists her favourites, starts a conversation; the seller lists
- * his chats, reads the conversation and answers; the buyer reads the answer and marks it read.
+ * his chats, reads the conversation and answers; the buyer reads the answer and marks it read; the
+ * seller blocks her (her next message is refused) and unblocks her.
  *
  * What it prints that a server would keep to itself, because the person running it asked for it
  * (docs/hardening.md, "The CLI prints a secret only when asked for that one value"): the API key
@@ -108,13 +109,22 @@ export async function demo(ctx: CliContext): Promise<void> {
   out('');
   out('# 9. She marks it read (the reply is 1: a message changed; 0 once it is read):');
   out(`${curl} -X PUT "${base}/my/chat/message?con_id=$CON_ID&message_id=$MESSAGE_ID" ${buyer}`);
+  out('');
+  out(`# 10. ${DEMO_SELLER.login} blocks her (the reply is his list of blocked users):`);
+  out(`${curl} -X POST '${base}/privacy/user/block' ${seller} ${json} -d '{"user_id":${DEMO_BUYER.id}}'`);
+  out('');
+  out('# 11. Her next message is refused (403): the conversation is closed both ways:');
+  out(`${curl} -X POST '${base}/my/chat/message' ${buyer} ${json} -d "{\\"con_id\\":$CON_ID,\\"text\\":\\"Hello?\\"}"`);
+  out('');
+  out('# 12. He unblocks her (the reply is his list, now empty):');
+  out(`${curl} -X DELETE '${base}/privacy/user/block?user_id=${DEMO_BUYER.id}' ${seller}`);
 }
 
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'import a demo marketplace and print curl commands',
   about:
-    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
+    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat, a block. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
   examples: ['souk demo'],
   run: () => withStore(demo),
 };

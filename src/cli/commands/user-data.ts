@@ -2,7 +2,7 @@
  * souk users export ID and souk users erase ID: a user's data (docs/safety-moderation.md, GDPR
  * articles 15, 17 and 20).
  */
-import { eraseUser, exportUserData, NO_SAFETY_RECORDS, type SafetyRecords, type UserDataDeps } from '../../domain/user-data.js';
+import { eraseUser, exportUserData, type SafetyRecords, type UserDataDeps } from '../../domain/user-data.js';
 import type { Report } from '../../domain/reports.js';
 import type { Store } from '../../store/index.js';
 import type { Command } from '../command.js';
@@ -28,7 +28,18 @@ const exportedReport = (r: Report) => ({
 
 /** The store's block lists and reports (domain/user-data.ts). */
 const safetyRecords = (store: Store): SafetyRecords => ({
-  ...NO_SAFETY_RECORDS,
+  blocksOf: async (userId) => ({
+    users: await store.repos.blocks.blockedUserIds(userId),
+    listings: await store.repos.blocks.blockedListingIds(userId),
+  }),
+  // Through the routes' own unblocking, so that each database keeps its lists and locks as a block does.
+  forgetBlocksOf: (userId) =>
+    store.transaction(async (repos) => {
+      let forgotten = 0;
+      for (const id of await repos.blocks.blockedUserIds(userId)) if (await repos.blocks.unblockUser(userId, id)) forgotten++;
+      for (const id of await repos.blocks.blockedListingIds(userId)) if (await repos.blocks.unblockListing(userId, id)) forgotten++;
+      return forgotten;
+    }, userId),
   reportsBy: async (userId) => (await store.reports.madeBy(userId)).map(exportedReport),
   forgetReportsBy: (userId) => store.reports.forgetMadeBy(userId),
 });

@@ -30,7 +30,9 @@ export type StartConversationError =
   | 'listing_not_found'
   | 'own_listing'
   /** The caller, or the other participant, is disabled or erased (domain/moderation.ts). */
-  | 'user_closed';
+  | 'user_closed'
+  /** A block stands between the two users, or the caller blocked the listing (domain/privacy/common.ts). */
+  | 'blocked';
 
 /** Counts characters as people do (code points), not UTF-16 units. */
 function characterCount(text: string): number {

@@ -9,6 +9,7 @@ import type { AuthFailure } from '../../auth/failures.js';
 import {
   authError,
   badRequest,
+  BLOCK_ERRORS,
   chatError,
   conversationForbidden,
   forbiddenKeyMessage,
@@ -182,8 +183,9 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
     ]),
     403: errorResponse(
       "The REST interface is disabled (shape C, `data.status` 403), the token's user does not exist or is disabled, " +
-        'the caller owns the listing, or the caller was disabled a moment ago (shape A).',
-      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), chatError('user_closed', limits)],
+        'the caller owns the listing, a block stands between the caller and its owner or the caller blocked it, ' +
+        'or the caller was disabled a moment ago (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), cannotMessageUser()],
     ),
     ...abuseLimitErrors(['conversations', 'messages']),
     ...commonErrors(limits.bodyLimit),
@@ -312,7 +314,7 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badWordsError(),
       ...BODY_ERRORS,
     ],
-    // The other participant (or the caller) disabled or erased (docs/safety-moderation.md).
+    // A block between the two, or the other participant (or the caller) disabled or erased (docs/safety.md).
     [otherParticipantLeft(), cannotMessageUser()],
   );
   return { ...errors, ...abuseLimitErrors(['messages']) };
@@ -377,5 +379,29 @@ export function unsubscribeErrors(limits: { bodyLimit: number }) {
   return {
     403: errorResponse("The link's user and signature do not match (shape B).", [invalidUnsubscribeLink()]),
     ...commonErrors(limits.bodyLimit),
+  };
+}
+/** privacy/user/block and privacy/listing/block: N2's id, the plugin's 404s, Souk's own 400 (docs/safety.md). */
+export function blockRouteErrors(limits: { bodyLimit: number }, kind: 'user' | 'listing', method: 'GET' | 'POST' | 'DELETE') {
+  const member = memberRouteErrors(limits);
+  if (method === 'GET') return member;
+  const id = kind === 'user' ? 'user_id' : 'listing_id';
+  const refusal = kind === 'user' ? BLOCK_ERRORS.self() : BLOCK_ERRORS.ownListing();
+  const notFound = kind === 'user' ? BLOCK_ERRORS.userNotFound() : BLOCK_ERRORS.listingNotFound();
+  const notBlocked = kind === 'user' ? BLOCK_ERRORS.userNotBlocked() : BLOCK_ERRORS.listingNotBlocked();
+  return {
+    400: errorResponse(
+      method === 'POST'
+        ? `\`${id}\` is missing or not valid, or names the caller${kind === 'user' ? '' : "'s own listing"} (shape B, \`BADREQUEST\`).`
+        : `\`${id}\` is missing or not valid (shape B, \`BADREQUEST\`).`,
+      [badRequest(requiredIdMessage(id)), ...(method === 'POST' ? [refusal] : []), ...BODY_ERRORS],
+    ),
+    ...member,
+    404: errorResponse(
+      method === 'POST'
+        ? `No such ${kind} (shape C, as the plugin answers), or no route (shape A).`
+        : `No such ${kind}, or it is not in the caller's list (shape C, as the plugin answers), or no route (shape A).`,
+      method === 'POST' ? [notFound, noRoute()] : [notFound, notBlocked, noRoute()],
+    ),
   };
 }

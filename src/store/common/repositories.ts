@@ -20,6 +20,7 @@ import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { reportRepository } from './reports.js';
+import { blockRepository, otherNotBlockedBy, type BlockStoreOptions } from './blocks.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
@@ -72,7 +73,7 @@ export function insertedId(result: QueryResult<InsertResult | { id: number | nul
   return Number(id);
 }
 
-/** The conversations `userId` takes part in and has not left. */
+/** The conversations `userId` takes part in and has not left, but those with a user they blocked. */
 function conversationsOf(db: Db, userId: number, listedOnly: boolean) {
   const query = db
     .selectFrom('conversations as c')
@@ -81,7 +82,8 @@ function conversationsOf(db: Db, userId: number, listedOnly: boolean) {
         eb.and([eb('c.sender_id', '=', userId), eb('c.sender_delete', '=', sql.lit(0))]),
         eb.and([eb('c.recipient_id', '=', userId), eb('c.recipient_delete', '=', sql.lit(0))]),
       ]),
-    );
+    )
+    .where(otherNotBlockedBy(userId));
   return listedOnly
     ? query.where((eb) => eb.exists(eb.selectFrom('listings as l').select('l.id').whereRef('l.id', '=', 'c.listing_id')))
     : query;
@@ -284,10 +286,17 @@ export async function favouriteIds(run: QueryRunner, userId: number): Promise<nu
 }
 
 /** Every port's repository over `run`: a plain connection, or a transaction's. */
-export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements, events?: EventRecorder): Repositories {
+export function repositories(
+  run: QueryRunner,
+  cache: ListingCache,
+  own: DatabaseStatements,
+  events?: EventRecorder,
+  blocks?: BlockStoreOptions,
+): Repositories {
   return {
     ...(events ? { events } : {}),
     moderation: moderationRepository(run, own.rowLocks ?? false),
+    blocks: blockRepository(run, blocks),
     users: {
       async findById(id) {
         const row = (await q.userById(run, id)).rows[0];

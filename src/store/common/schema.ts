@@ -104,6 +104,22 @@ export interface FavouritesTable {
   added_at: number;
 }
 
+/** Who blocked whom (migration 017); the id is the order of blocking. */
+export interface UserBlocksTable {
+  id: Generated<number>;
+  blocker_id: number;
+  blocked_id: number;
+  created_at: number;
+}
+
+/** The listings a user blocked (migration 017). */
+export interface ListingBlocksTable {
+  id: Generated<number>;
+  user_id: number;
+  listing_id: number;
+  created_at: number;
+}
+
 export interface ConversationsTable {
   id: Generated<number>;
   listing_id: number;
@@ -282,6 +298,8 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   presence: PresenceTable;
   mail_preferences: MailPreferencesTable;
+  user_blocks: UserBlocksTable;
+  listing_blocks: ListingBlocksTable;
 }
 
 /**

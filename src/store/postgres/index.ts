@@ -32,8 +32,8 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, named, (run) =>
-      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mailDelayMs),
+    transaction: postgresTransaction(db, pool, named, (run, writer) =>
+      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mailDelayMs, writer),
     ),
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),

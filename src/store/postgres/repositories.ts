@@ -9,6 +9,7 @@ import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
+import type { WriterBlocks } from '../common/blocks.js';
 import {
   chatReadQueries,
   conversationInsert,
@@ -114,6 +115,10 @@ const logEvent = prepare((db, userId: number, type: string, payload: string, at:
 
 // NO KEY: favourites and conversations that reference the listing are not held up.
 const lockListing = prepare((db, id: number) => db.selectFrom('listings').select('id').where('id', '=', id).forNoKeyUpdate());
+/** Both users' write locks, in id order: the lock of each one's unit of work (transaction.ts). */
+const lockUsers = prepare((db, low: number, high: number) =>
+  db.selectFrom('users').select('id').where('id', 'in', [low, high]).orderBy('id').forNoKeyUpdate(),
+);
 
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
@@ -135,6 +140,7 @@ export const postgresRepositories = (
   webhookUrls: readonly string[] = [],
   push = false,
   mailDelayMs?: number,
+  writer?: WriterBlocks,
 ): Repositories =>
   repositories(
     run,
@@ -150,4 +156,10 @@ export const postgresRepositories = (
       push,
       mailDelayMs,
     ),
+    {
+      lockUsers: async (r, [low, high]) => {
+        await lockUsers(r, low, high);
+      },
+      writer,
+    },
   );

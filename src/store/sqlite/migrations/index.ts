@@ -25,6 +25,7 @@ import { pushMigration } from '../../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../../common/migrations/014-messages-by-conversation.js';
 import { revocationsBySubjectMigration } from '../../common/migrations/015-revocations-by-subject.js';
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
+import { blocksMigration } from '../../common/migrations/017-blocks.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
@@ -60,6 +61,9 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '014-messages-by-conversation': messagesByConversationMigration,
   '015-revocations-by-subject': atomically(revocationsBySubjectMigration('integer')),
   '016-push-device-sessions': atomically(pushDeviceSessionsMigration('integer')),
+  '017-blocks': atomically(
+    blocksMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
   '018-reports': atomically(
     reportsMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
