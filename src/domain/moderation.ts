@@ -1,5 +1,5 @@
 /**
- * The operator's moderation (docs/safety-moderation.md): disabling and enabling a user, removing a
+ * The operator's moderation (docs/safety.md): disabling and enabling a user, removing a
  * message as the plugin's admin does, and the check every send makes in its transaction that
  * neither participant is closed (disabled or erased). The erasure and the export are in
  * user-data.ts, the retention of inactive conversations in retention.ts.

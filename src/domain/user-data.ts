@@ -1,5 +1,5 @@
 /**
- * A user's data (docs/safety-moderation.md, GDPR articles 15, 17 and 20): the export, one JSON
+ * A user's data (docs/safety.md, GDPR articles 15, 17 and 20): the export, one JSON
  * document of everything Souk keeps of and for the user, and the erasure.
  */
 import type { ErasureCounts, ModerationResult } from './moderation.js';

@@ -14,6 +14,7 @@ import { ok, scratch, souk, startServer } from '../helpers/cli.js';
 
 const CLOSED = { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' };
 const BIKE = 101; // youssef's
+const TABLE = 103;
 const PASSWORD = 'correct horse battery staple';
 const LOGINS: Record<number, string> = { [USERS.amina]: 'amina', [USERS.youssef]: 'youssef' };
 
@@ -123,6 +124,10 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     assert.deepEqual({ message: after.at(-1)!.message, type: after.at(-1)!.type }, { message: '', type: 'text' });
     assert.equal((await souk(db, ['messages', 'delete', '999999'], { env })).stderr, 'souk: no message with id 999999\n');
 
+    // Her block of a listing and her report of the conversation, made through the routes.
+    assert.equal((await m.call('POST', '/privacy/listing/block', USERS.amina, { listing_id: TABLE })).status, 200);
+    assert.equal((await m.call('POST', '/my/chat/report', USERS.amina, { con_id: conId, reason: 'rude' })).status, 200);
+
     // The export: one JSON document; of the other side, only id and name.
     const exported = JSON.parse(await ok(db, ['users', 'export', String(USERS.amina)], { env }));
     assert.equal(exported.user.login, 'amina');
@@ -130,8 +135,11 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
       exported.favourites.map((f: { listing_id: number }) => f.listing_id),
       [BIKE],
     );
-    assert.deepEqual(exported.blocks, { users: [], listings: [] });
-    assert.deepEqual(exported.reports, []);
+    assert.deepEqual(exported.blocks, { users: [], listings: [TABLE] });
+    assert.deepEqual(
+      exported.reports.map((r: { kind: string; con_id: number; reason: string }) => [r.kind, r.con_id, r.reason]),
+      [['conversation', conId, 'rude']],
+    );
     assert.equal(exported.conversations.length, 1);
     const conversation = exported.conversations[0];
     assert.deepEqual(Object.keys(conversation.other_user), ['id', 'name']);
@@ -153,7 +161,7 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     for (const a of answers) assert.ok(a.status === 200 || a.status === 403, JSON.stringify(a.json));
     assert.match(
       erased,
-      /^user 1 erased: 1 messages emptied .*1 favourites.*tokens revoked, sign-in refused\nprofile: "Deleted user", without e-mail, phone or picture\n$/,
+      /^user 1 erased: 1 messages emptied .*1 favourites.* 1 blocks, 1 reports removed; tokens revoked, sign-in refused\nprofile: "Deleted user", without e-mail, phone or picture\n$/,
     );
     assert.ok(!erased.includes('WordPress'));
 
@@ -174,9 +182,19 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
         email: profile.user.email,
         phone: profile.user.phone,
         favourites: profile.favourites,
+        blocks: profile.blocks,
+        reports: profile.reports,
         conversations: profile.conversations,
       },
-      { name: 'Deleted user', email: '', phone: '', favourites: [], conversations: profile.conversations },
+      {
+        name: 'Deleted user',
+        email: '',
+        phone: '',
+        favourites: [],
+        blocks: { users: [], listings: [] },
+        reports: [],
+        conversations: profile.conversations,
+      },
     );
 
     // Idempotent; an erased user stays disabled.

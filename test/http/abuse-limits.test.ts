@@ -1,5 +1,5 @@
 /**
- * The abuse limits (docs/safety-reports.md): MESSAGES_PER_MINUTE and NEW_CONVERSATIONS_PER_HOUR
+ * The abuse limits (docs/safety.md): MESSAGES_PER_MINUTE and NEW_CONVERSATIONS_PER_HOUR
  * per sender, 429 shape B with Retry-After; a retried temp_id, a refused or failed request count
  * nothing; at the limit of new conversations a start may still write in an open one; instances
  * count together through Redis. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.

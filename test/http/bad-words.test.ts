@@ -1,5 +1,5 @@
 /**
- * The `bad_words` setting (docs/safety-reports.md): whole words, whatever their case or width
+ * The `bad_words` setting (docs/safety.md): whole words, whatever their case or width
  * (NFKC), refused 400 with the plugin's message by default, masked with `bad_words_action mask`,
  * on the start and on a message; changed while the server runs. On SQLite, and on PostgreSQL with
  * TEST_DATABASE_URL.

@@ -1,5 +1,5 @@
 /**
- * Reports (docs/safety-reports.md): POST listing/report as the plugin (the report count, the
+ * Reports (docs/safety.md): POST listing/report as the plugin (the report count, the
  * owner refused, an unknown listing), POST my/chat/report for a conversation or one message (a
  * participant only, N3; a copy of the messages that later changes do not touch), each stored and
  * sent as a `report.created` webhook. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.

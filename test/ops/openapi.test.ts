@@ -168,7 +168,7 @@ describe('OpenAPI document', () => {
         ['header:x-request-id'],
         path,
       );
-      // The start's 429: the abuse limits (docs/safety-reports.md).
+      // The start's 429: the abuse limits (docs/safety.md).
       const limited = path === PATHS.start ? ['429'] : [];
       assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', ...limited, '500', '503'], path);
       for (const [status, response] of Object.entries(op.responses)) {

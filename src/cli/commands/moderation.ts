@@ -1,6 +1,6 @@
 /**
  * souk users disable ID, souk users enable ID, souk messages delete ID: the operator's moderation
- * (docs/safety-moderation.md), on every database.
+ * (docs/safety.md), on every database.
  */
 import { randomUUID } from 'node:crypto';
 import { revokeEveryToken } from '../../auth/revoked-tokens.js';

@@ -1,5 +1,5 @@
 /**
- * souk users export ID and souk users erase ID: a user's data (docs/safety-moderation.md, GDPR
+ * souk users export ID and souk users erase ID: a user's data (docs/safety.md, GDPR
  * articles 15, 17 and 20).
  */
 import { eraseUser, exportUserData, type SafetyRecords, type UserDataDeps } from '../../domain/user-data.js';

@@ -1,4 +1,4 @@
-/** listing/report: a member reports a listing, as the plugin's ListingApi does (docs/safety-reports.md). */
+/** listing/report: a member reports a listing, as the plugin's ListingApi does (docs/safety.md). */
 import type { UnitOfWork } from '../ports.js';
 
 export interface ReportListingInput {

@@ -1,5 +1,5 @@
 /**
- * Abuse limits per sender (docs/safety-reports.md): NEW_CONVERSATIONS_PER_HOUR conversations
+ * Abuse limits per sender (docs/safety.md): NEW_CONVERSATIONS_PER_HOUR conversations
  * started and MESSAGES_PER_MINUTE messages stored (starts' first messages included), over either
  * 429 shape B TOO_MANY_REQUESTS with Retry-After. Counted by the rate limits' counters
  * (auth/counters.ts, fixed windows): in this process, or with REDIS_URL in Redis, shared by every

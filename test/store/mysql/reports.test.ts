@@ -1,5 +1,5 @@
 /**
- * Reports and bad words on a WordPress database (docs/safety-reports.md): listing/report counts
+ * Reports and bad words on a WordPress database (docs/safety.md): listing/report counts
  * in the plugin's post meta `_abuse_report_by_visitor` (from the value the site has, as PHP's
  * absint reads it; reports at once each count), every report in `souk_reports`; the bad words are
  * the plugin's own `bad_words` in the serialised `rtcl_chat_settings`, which `souk settings set`

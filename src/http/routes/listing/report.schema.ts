@@ -1,4 +1,4 @@
-/** Schema of POST listing/report (docs/safety-reports.md). */
+/** Schema of POST listing/report (docs/safety.md). */
 import { Type } from '@sinclair/typebox';
 import { IdBodyField, IdQueryField } from '../../body.js';
 import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../common.schema.js';

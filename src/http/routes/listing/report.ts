@@ -1,4 +1,4 @@
-/** POST listing/report: a member reports a listing, as the plugin does (docs/safety-reports.md). */
+/** POST listing/report: a member reports a listing, as the plugin does (docs/safety.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { reportListing } from '../../../domain/listing/report.js';
 import { requestParameters, requiredId, tooLong } from '../../body.js';

@@ -1,4 +1,4 @@
-/** POST my/chat/report: a participant reports a conversation or one of its messages (docs/safety-reports.md). */
+/** POST my/chat/report: a participant reports a conversation or one of its messages (docs/safety.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { reportConversation } from '../../../../domain/chat/report.js';
 import { optionalId, requestParameters, requiredId, tooLong } from '../../../body.js';
