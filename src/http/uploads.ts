@@ -18,7 +18,7 @@ import type { FileReferences } from '../domain/files/references.js';
 import type { FileStorage } from '../domain/files/storage.js';
 import { cleanFileName, forgetUploads, storeUploads, type ReceivedFile, type UploadLimits } from '../domain/files/upload.js';
 import type { UploadedAttachment } from '../domain/model.js';
-import { badRequest, shapeB } from './errors.js';
+import { ApiError, badRequest, shapeB } from './errors.js';
 
 export interface FileDeps {
   storage: FileStorage;
@@ -50,8 +50,9 @@ function refused(error: unknown, limits: UploadLimits, current: string | undefin
   if (code === 'FST_FILES_LIMIT') return badRequest(`Too many files: at most ${limits.maxCount} per message.`);
   if (code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT') return badRequest('The form has too many fields.');
   if (code === 'FST_PROTO_VIOLATION') return badRequest('The form names a forbidden field.');
-  if (typeof code === 'string' && code.startsWith('FST_')) return badRequest('The form could not be read.');
-  return error as Error;
+  // The system's own failures (a full disk: ENOSPC) stay errors; anything else is the form's fault.
+  if (error instanceof ApiError || (typeof code === 'string' && /^E[A-Z]+$/.test(code))) return error as Error;
+  return badRequest('The form could not be read.');
 }
 
 /** Reads the form: its fields become the request's body, its files temporary files. */
