@@ -25,10 +25,11 @@ export function mysqlFileReferences(db: Db, ctx: MysqlContext): FileReferences {
       for (let after = 0; ;) {
         const page = await rows(
           db,
-          sql<{ id: number; attachments: string }>`select message_id as id, attachments from ${table}
+          sql<{ id: number; attachments: unknown }>`select message_id as id, attachments from ${table}
             where attachments is not null and attachments <> '' and message_id > ${after} order by message_id limit ${PAGE}`,
         );
-        for (const row of page) yield String(row.attachments);
+        // Parsed already where MariaDB marks the column JSON (repositories.ts, toMessage).
+        for (const row of page) yield typeof row.attachments === 'string' ? row.attachments : JSON.stringify(row.attachments);
         if (page.length < PAGE) return;
         after = Number(page[page.length - 1]!.id);
       }
