@@ -90,7 +90,10 @@ describe('SIGKILL in the middle of uploads', () => {
     await new Promise((resolve) => setTimeout(resolve, 30));
     await server.stop('SIGKILL');
     await Promise.all([...stalled, ...answered]);
-    assert.ok((await filesUnder(dir)).some((f) => f.startsWith('.uploads/')), 'the stalled uploads left their temporary files');
+    assert.ok(
+      (await filesUnder(dir)).some((f) => f.startsWith('.uploads/')),
+      'the stalled uploads left their temporary files',
+    );
 
     // After the restart the sweep runs at once and spares nothing older than a second.
     const restarted = await startServerProcess({ ...env, FILES_SWEEP_INTERVAL_S: '1', FILES_SWEEP_GRACE_S: '1' });
