@@ -68,7 +68,7 @@ const HELLO = 'Hello, is the bike still available?';
 const ANSWER = 'Yes, it is. You can try it on Saturday.';
 
 /**
- * Checks a fresh demo's whole exchange: the lines are the helper, the seller's token, then the nine
+ * Checks a fresh demo's whole exchange: the lines are the helper, the seller's token, then the ten
  * calls in the issue's order, and each reply has the status and content it should.
  */
 export function checkExchange({ steps, vars }: DemoExchange, base: string): void {
@@ -86,6 +86,7 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     ['POST', `'${base}/my/chat/message'`],
     ['GET', `"${base}/my/chat/conversation?con_id=$CON_ID"`],
     ['PUT', `"${base}/my/chat/message?con_id=$CON_ID&message_id=$MESSAGE_ID"`],
+    ['POST', `'${base}/my/chat/message'`],
   ];
   assert.equal(calls.length, expected.length, calls.map((c) => c.command).join('\n'));
   calls.forEach((call, i) => {
@@ -94,7 +95,8 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     assert.equal(/ -X (\w+) /.exec(call.command)?.[1] ?? 'GET', method, call.command);
     assert.deepEqual(call.statuses, [200], `step ${i + 1}: ${call.command}\n${call.reply}`);
   });
-  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead] = calls.map((c) => c.reply) as [
+  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead, photo] = calls.map((c) => c.reply) as [
+    string,
     string,
     string,
     string,
@@ -161,4 +163,8 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
   );
   // 9. She marks it read: one message changed.
   assert.equal(markRead, '1');
+  // 10. The seller sends a photo: stored, an image, a message of type attachment.
+  const withPhoto = JSON.parse(photo);
+  assert.equal(withPhoto.type, 'attachment', photo);
+  assert.deepEqual([withPhoto.attachments[0].type, withPhoto.attachments[0].mimeType], ['image', 'image/jpeg']);
 }
