@@ -9,6 +9,9 @@ import sharp from 'sharp';
 
 // libvips's operation cache would keep decoded images after their request: memory stays per request.
 sharp.cache(false);
+// One libvips thread per image: FILES_IMAGE_CONCURRENCY images at once use that many cores, and each
+// thread's buffers count in the process's memory.
+sharp.concurrency(1);
 
 export interface ImageLimits {
   maxPx: number;
@@ -49,9 +52,9 @@ const turns = new Map<number, Turns>();
 type Image = ReturnType<typeof sharp>;
 
 function encode(image: Image, format: ImageFormat): Image {
-  if (format === 'png') return image.png({ compressionLevel: 9 });
+  if (format === 'png') return image.png({ compressionLevel: 6 });
   if (format === 'webp') return image.webp({ quality: 85 });
-  return image.jpeg({ quality: 85, mozjpeg: true });
+  return image.jpeg({ quality: 85 });
 }
 
 /** Re-encodes the image at `path`; throws when it cannot be read as one within the limits. */
@@ -59,7 +62,8 @@ export async function reencodeImage(path: string, format: ImageFormat, limits: I
   let queue = turns.get(limits.concurrency);
   if (!queue) turns.set(limits.concurrency, (queue = new Turns(limits.concurrency)));
   return queue.run(async () => {
-    const open = () => sharp(path, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false });
+    // Sequential: the decoder streams rows through the resize instead of holding the whole picture.
+    const open = () => sharp(path, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true });
     const { data, info } = await encode(
       open()
         .rotate()

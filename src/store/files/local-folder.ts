@@ -5,7 +5,7 @@
  * leaves only a `.tmp-` leftover that the orphan sweep removes.
  */
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdir, opendir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { chmod, mkdir, opendir, rename, rm, stat, utimes } from 'node:fs/promises';
 import { randomBytes } from 'node:crypto';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
@@ -41,9 +41,13 @@ export class LocalFolderStorage implements FileStorage {
   async put(key: string, body: Readable | Buffer, _contentType: string): Promise<void> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
+    // Readable by all, whatever Souk's umask (bin/souk: 077): the files are public by their address,
+    // and a WordPress site's web server, another user, serves its uploads folder.
+    for (let dir = dirname(path); dir.length > this.root.length && dir.startsWith(this.root); dir = dirname(dir)) await chmod(dir, 0o755);
     const temporary = join(dirname(path), `.tmp-${randomBytes(8).toString('hex')}`);
     try {
       await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: 0o644 }));
+      await chmod(temporary, 0o644);
       await rename(temporary, path);
     } catch (err) {
       await rm(temporary, { force: true });

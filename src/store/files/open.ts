@@ -1,5 +1,5 @@
 /** The FileStorage the settings name: the folder FILES_DIR, served at FILES_URL. */
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import type { FileStorage } from '../../domain/files/storage.js';
 import { LocalFolderStorage } from './local-folder.js';
 
@@ -9,6 +9,10 @@ export interface FileStorageSettings {
 }
 
 export function openFileStorage(settings: FileStorageSettings): FileStorage {
-  mkdirSync(settings.dir, { recursive: true, mode: 0o755 });
+  if (!existsSync(settings.dir)) {
+    mkdirSync(settings.dir, { recursive: true });
+    // Served to anyone with an address (and, on a WordPress site, by its web server): not the umask's 700.
+    chmodSync(settings.dir, 0o755);
+  }
   return new LocalFolderStorage(settings.dir, settings.url);
 }
