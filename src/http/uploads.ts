@@ -97,24 +97,6 @@ async function receive(request: Tracked, deps: FileDeps, fieldSize: number): Pro
   return fields;
 }
 
-/** The preValidation hook of the two routes: a multipart body is read, checked and its files stored. */
-export function uploadHook(deps: FileDeps, fieldSize: number) {
-  return async (request: FastifyRequest): Promise<void> => {
-    if (!request.isMultipart()) return;
-    const tracked = request as Tracked;
-    const fields = await receive(tracked, deps, fieldSize);
-    const files = tracked[kReceived] ?? [];
-    const stored = await storeUploads(deps.storage, files, deps.limits);
-    if (!stored.ok) {
-      const { file, reason, tooLarge: large } = stored.error;
-      throw large ? tooLarge(file, deps.limits.maxBytes) : badRequest(`File "${file}" refused: ${reason}.`);
-    }
-    tracked[kStored] = stored.value.keys;
-    request.body = fields;
-    request.uploads = stored.value.attachments;
-  };
-}
-
 /**
  * Once the reply is sent: the temporary files go, and the stored files of a message that was
  * refused after all (not the caller's conversation, text too long) unless another message names them.
@@ -129,18 +111,46 @@ async function cleanUp(deps: FileDeps, request: Tracked, reply: FastifyReply): P
 }
 
 /**
- * Registers the multipart parser in the calling route plugin's scope (these routes only) and the
- * clean-up; does nothing where uploads are not set up.
+ * Registers the multipart parser in the calling route plugin's scope (the two sending routes' files)
+ * and returns the hooks of the routes that take the form; none where uploads are not set up.
  */
-export async function acceptUploads(app: FastifyInstance, deps: FileDeps | undefined): Promise<void> {
-  if (!deps) return;
+export async function acceptUploads(app: FastifyInstance, deps: FileDeps | undefined, fieldSize: number) {
+  if (!deps) return {};
   await app.register(multipart, { throwFileSizeLimit: false });
-  const done = async (request: FastifyRequest, reply: FastifyReply) => {
-    await cleanUp(deps, request as Tracked, reply).catch((err: unknown) => request.log.warn({ err }, 'upload clean-up failed'));
+  const receiveForm = uploadHook(deps, fieldSize);
+  // Callback hooks that return at once for a JSON or form body: its path allocates nothing more.
+  // On these routes only: the other routes of the scope (the conversation's read) pay for nothing.
+  return {
+    preValidation: (request: FastifyRequest, _reply: FastifyReply, done: (err?: Error) => void) => {
+      if (!request.isMultipart()) return done();
+      receiveForm(request).then(() => done(), done);
+    },
+    onResponse: (request: FastifyRequest, reply: FastifyReply, done: () => void) => {
+      if (!(request as Tracked)[kReceived]) return done();
+      cleanUp(deps, request as Tracked, reply)
+        .catch((err: unknown) => request.log.warn({ err }, 'upload clean-up failed'))
+        .finally(done);
+    },
+    onRequestAbort: async (request: FastifyRequest) => {
+      const received = (request as Tracked)[kReceived];
+      if (received) await Promise.all(received.map((file) => rm(file.path, { force: true })));
+    },
   };
-  app.addHook('onResponse', done);
-  app.addHook('onRequestAbort', async (request) => {
-    const received = (request as Tracked)[kReceived];
-    if (received) await Promise.all(received.map((file) => rm(file.path, { force: true })));
-  });
+}
+
+/** A multipart body read, checked and its files stored, before validation (the form's fields become the body). */
+function uploadHook(deps: FileDeps, fieldSize: number) {
+  return async (request: FastifyRequest): Promise<void> => {
+    const tracked = request as Tracked;
+    const fields = await receive(tracked, deps, fieldSize);
+    const files = tracked[kReceived] ?? [];
+    const stored = await storeUploads(deps.storage, files, deps.limits);
+    if (!stored.ok) {
+      const { file, reason, tooLarge: large } = stored.error;
+      throw large ? tooLarge(file, deps.limits.maxBytes) : badRequest(`File "${file}" refused: ${reason}.`);
+    }
+    tracked[kStored] = stored.value.keys;
+    request.body = fields;
+    request.uploads = stored.value.attachments;
+  };
 }

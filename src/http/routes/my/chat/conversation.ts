@@ -8,13 +8,12 @@ import { requireCaller } from '../../../auth-hook.js';
 import type { RouteDeps } from '../../../deps.js';
 import { messagePaging, sendJson } from '../chat.js';
 import { leaveConversationSchema, readConversationSchema, startConversationSchema } from './conversation.schema.js';
-import { acceptUploads, uploadHook } from '../../../uploads.js';
+import { acceptUploads } from '../../../uploads.js';
 
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
   const classic = deps.presentation.replyFormat === 'classic';
-  await acceptUploads(app, deps.files);
-  const uploads = deps.files ? { preValidation: uploadHook(deps.files, deps.bodyLimit) } : {};
+  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
 
   app.post(
     '/my/chat/conversation',

@@ -7,7 +7,7 @@ import { chatError, conversationForbidden, otherParticipantLeft, type ApiError }
 import { requireCaller } from '../../../auth-hook.js';
 import type { RouteDeps } from '../../../deps.js';
 import { markReadSchema, sendMessageSchema } from './message.schema.js';
-import { acceptUploads, uploadHook } from '../../../uploads.js';
+import { acceptUploads } from '../../../uploads.js';
 
 function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
   if (error === 'forbidden') return conversationForbidden();
@@ -17,8 +17,7 @@ function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']):
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
-  await acceptUploads(app, deps.files);
-  const uploads = deps.files ? { preValidation: uploadHook(deps.files, deps.bodyLimit) } : {};
+  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
 
   app.post(
     '/my/chat/message',
