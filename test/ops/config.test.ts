@@ -68,7 +68,14 @@ describe('configuration', () => {
 
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
     const urls = declaredSettings().filter((s) => s.kind === 'url');
-    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'EXPO_PUSH_URL', 'FILES_URL', 'REDIS_URL', 'SITE_URL', 'WEBHOOK_URLS']);
+    assert.deepEqual(urls.map((s) => s.name).sort(), [
+      'DATABASE_URL',
+      'EXPO_PUSH_URL',
+      'FILES_URL',
+      'REDIS_URL',
+      'SITE_URL',
+      'WEBHOOK_URLS',
+    ]);
     const env: Record<string, string> = {
       DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
       REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
