@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, readdir, stat, utimes, writeFile, mkdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { crc32, deflateSync } from 'node:zlib';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { sql } from 'kysely';
@@ -66,6 +67,24 @@ function pdf(size: number): Buffer {
   const body = Buffer.alloc(size - head.length);
   for (let i = 0; i < body.length; i++) body[i] = (i * 31 + 7) % 251;
   return Buffer.concat([head, body]);
+}
+
+/** A PNG whose header claims width x height pixels, with almost no data: what a decompression bomb shows first. */
+function pngBomb(width: number, height: number): Buffer {
+  const chunk = (type: string, data: Buffer) => {
+    const body = Buffer.concat([Buffer.from(type, 'latin1'), data]);
+    const out = Buffer.alloc(12 + data.length);
+    out.writeUInt32BE(data.length, 0);
+    body.copy(out, 4);
+    out.writeUInt32BE(crc32(body), 8 + data.length);
+    return out;
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr.set([8, 2, 0, 0, 0], 8);
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk('IHDR', ihdr), chunk('IDAT', deflateSync(Buffer.alloc(1024))), chunk('IEND', Buffer.alloc(0))]);
 }
 
 /** The GPS IFD pointer tag (0x8825), in either byte order. */
@@ -163,6 +182,16 @@ describe('files in the chat', () => {
     assert.match(body.error_message, /"photo\.jpg"/);
     assert.equal(await messageCount(), count);
     assert.deepEqual(await storedFiles(), stored);
+  });
+
+  it('refuses a decompression bomb from its header, without decoding it', async () => {
+    const res = await send(
+      amina,
+      'my/chat/message',
+      form({ con_id: String(conId), text: 'bomb' }, [{ name: 'bomb.png', bytes: pngBomb(50_000, 50_000) }]),
+    );
+    assert.equal(res.status, 400);
+    assert.match(((await res.json()) as any).error_message, /"bomb\.png" refused: the image has more pixels than accepted/);
   });
 
   it('refuses a 6 MB file with 413 and stores nothing', async () => {
