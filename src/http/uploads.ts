@@ -150,6 +150,8 @@ function uploadHook(deps: FileDeps, fieldSize: number) {
       throw large ? tooLarge(file, deps.limits.maxBytes) : badRequest(`File "${file}" refused: ${reason}.`);
     }
     tracked[kStored] = stored.value.keys;
+    // A photo alone may come without a text field at all: its text is empty (D6 allows it with files).
+    if (fields.text === undefined && files.length > 0) fields.text = '';
     request.body = fields;
     request.uploads = stored.value.attachments;
   };
