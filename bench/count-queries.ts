@@ -204,7 +204,16 @@ export async function countQueries(
     const { users, listings, conversations } = opts.sizes;
     log(`building the data set (${users} users, ${listings} listings, ${conversations} conversations) ...`);
     const data = await buildDataset({ url: db.url, sizes: opts.sizes });
-    const souk = await createSouk(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SITE_URL, SETTINGS_REFRESH_MS: '60000' }));
+    const souk = await createSouk(
+      loadConfig({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'silent',
+        SITE_URL,
+        SETTINGS_REFRESH_MS: '60000',
+        MESSAGES_PER_MINUTE: '0',
+        NEW_CONVERSATIONS_PER_HOUR: '0',
+      }),
+    );
     const tokens = signTokens(data);
     const results: QueryCount[] = [];
     try {

@@ -108,7 +108,16 @@ async function main(): Promise<void> {
   const log = (line: string) => process.stdout.write(`${line}\n`);
   try {
     const data = await buildDataset({ url: db.url, sizes: opts.sizes });
-    const souk = await createSouk(loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent', SITE_URL, SETTINGS_REFRESH_MS: '60000' }));
+    const souk = await createSouk(
+      loadConfig({
+        DATABASE_URL: db.url,
+        LOG_LEVEL: 'silent',
+        SITE_URL,
+        SETTINGS_REFRESH_MS: '60000',
+        MESSAGES_PER_MINUTE: '0',
+        NEW_CONVERSATIONS_PER_HOUR: '0',
+      }),
+    );
     const tokens = signTokens(data);
     const c = await createConnection({ uri: db.url, charset: 'utf8mb4', dateStrings: true, supportBigNumbers: true });
     try {

@@ -49,7 +49,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --warmup SECONDS     warm-up seconds before each row (default 5; 1 with --quick)
   --connections N      concurrent connections of the load generator (default 50)
   --instances N        N Souk processes (and N bare servers) on one database; needs DATABASE_URL=postgres://... or mysql://...
-  --only ROWS          comma-separated subset of: bare,floor-toggle,floor-start-new,floor-chat-poll,floor-chat-list,
+  --only ROWS          comma-separated subset of: bare,pgbench (postgres:// only),floor-toggle,floor-start-new,floor-chat-poll,floor-chat-list,
                        floor-favourites,floor-mysql-toggle,floor-mysql-start-new,floor-mysql-chat-poll (mysql:// only),
                        toggle,toggle-streams,start-new,start-existing,message-send,chat-poll,chat-list,favourites,login,
                        toggle-under-logins,streams

@@ -30,7 +30,15 @@ export function startSouk(name: string, opts: SoukProcessOptions): Promise<Serve
   const profile = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
   return startProcess(name, {
     args: [...npmStartFlags(), ...(opts.nodeFlags ?? []), ...profile, SOUK_BIN, 'serve'],
-    env: { DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'warn', SITE_URL: 'https://souk.example', ...opts.env },
+    env: {
+      DATABASE_URL: opts.databaseUrl,
+      LOG_LEVEL: 'warn',
+      SITE_URL: 'https://souk.example',
+      // The bench's users send far more than a person would: the abuse limits would measure themselves.
+      MESSAGES_PER_MINUTE: '0',
+      NEW_CONVERSATIONS_PER_HOUR: '0',
+      ...opts.env,
+    },
     ready: SOUK_READY,
     ...(opts.prefix ? { prefix: opts.prefix } : {}),
     startupMs: startupMs(opts.prefix),

@@ -8,6 +8,7 @@ export const RESULTS_DIR = fileURLToPath(new URL('./results/', import.meta.url))
 
 export const LABELS: Record<RowName, string> = {
   bare: 'bare node:http ceiling',
+  pgbench: 'PostgreSQL ceiling (pgbench -N, tx/s)',
   'floor-toggle': 'floor: toggle favourite',
   'floor-start-new': 'floor: start conversation: new',
   'floor-chat-poll': 'floor: conversation read',
@@ -76,6 +77,8 @@ export interface Row {
   peakRssMb: number;
   /** Souk rows: throughput as a percentage of the bare row's. */
   pctOfBare: number | null;
+  /** Souk's rows on PostgreSQL, when the pgbench row ran: throughput as a percentage of its transactions a second. */
+  pctOfPgbench?: number | null;
   /** Souk's rows that have a floor row (scenarios.ts FLOOR_OF): throughput as a percentage of it in the same run. */
   pctOfFloor: number | null;
   /**
@@ -96,7 +99,9 @@ export interface Row {
   streams?: StreamFigures;
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
+/** A figure for the table; '-' for one the row has not (pgbench reports no percentiles). */
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '-';
 
 export function formatTable(rows: Row[]): string {
   const header = [
@@ -127,6 +132,18 @@ export function formatTable(rows: Row[]): string {
   const line = (cells: string[]) => `| ${cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(' | ')} |`;
   const rule = `|${widths.map((w, i) => (i === 0 ? '-'.repeat(w + 2) : `${'-'.repeat(w + 1)}:`)).join('|')}|`;
   return [line(header), rule, ...body.map(line)].join('\n');
+}
+
+/** Each Souk row as a share of PostgreSQL's own write ceiling in the same run. */
+export function formatPgbenchShares(rows: Row[]): string | undefined {
+  const reference = rows.find((r) => r.name === 'pgbench');
+  const shares = rows.filter((r) => typeof r.pctOfPgbench === 'number');
+  if (!reference || shares.length === 0) return undefined;
+  const lines = [
+    `% of pgbench -N: each Souk row against PostgreSQL's ${fmt(reference.rps)} transactions a second in this run (bench/pgbench.ts):`,
+  ];
+  for (const r of shares) lines.push(`  ${r.label}: ${fmt(r.pctOfPgbench!, 1)} %`);
+  return lines.join('\n');
 }
 
 export function formatCpuPerRequest(rows: Row[]): string {

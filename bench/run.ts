@@ -31,6 +31,7 @@ import { formatSummary, summarise } from './profile-summary.js';
 import {
   formatCpuPerRequest,
   formatInstructions,
+  formatPgbenchShares,
   formatStreams,
   formatTable,
   LABELS,
@@ -46,6 +47,7 @@ import {
   isFloorReadRow,
   isFloorRow,
   isMysqlFloorRow,
+  isReferenceRow,
   LOGIN_BURST_CONNECTIONS,
   MYSQL_FLOOR_OF,
   loginScenario,
@@ -57,6 +59,7 @@ import {
 } from './scenarios.js';
 import { firstDifference, FLOOR_SCRIPT, primeFavourites, startFloor, startFloorReads, writeFloorData, type FloorData } from './floor.js';
 import { sqlitePath } from '../src/store/sqlite/connection.js';
+import { PGBENCH, runPgbench } from './pgbench.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const log = (line: string) => process.stdout.write(`${line}\n`);
@@ -414,8 +417,49 @@ async function holdStreams(
   };
 }
 
+/** The pgbench row: PostgreSQL's own clients, so no server of the bench's and no latency percentiles. */
+async function runPgbenchRow(ctx: RowContext): Promise<Row> {
+  const loadStart = loadavg()[0]!;
+  const r = await runPgbench(ctx.db.adminUrl!, ctx.opts.duration);
+  const load: LoadResult = {
+    seconds: r.seconds,
+    requests: r.transactions,
+    ok: r.transactions - r.failed,
+    non2xx: 0,
+    transportErrors: 0,
+    badReplies: 0,
+    errors: r.failed,
+    statusCounts: {},
+    problems: [],
+    latencyMs: { p50: NaN, p90: NaN, p99: NaN, max: NaN, mean: r.latencyAverageMs },
+    counters: { ...PGBENCH, latencyAverageMs: r.latencyAverageMs },
+  };
+  const busy = r.machineBusySeconds === null ? null : (100 * r.machineBusySeconds) / r.seconds;
+  return {
+    name: 'pgbench',
+    label: LABELS.pgbench,
+    rps: r.tps,
+    p50Ms: NaN,
+    p99Ms: NaN,
+    maxMs: NaN,
+    errors: r.failed,
+    peakRssMb: NaN,
+    peakRssPerProcessMb: [],
+    pctOfBare: null,
+    pctOfFloor: null,
+    cpuPctOfFloor: null,
+    // pgbench, the backends and whatever else ran: the machine's whole busy time, in the database's column.
+    cpu: { servers: 0, database: busy, generator: 0, others: null },
+    cpuMsPerRequest: { servers: 0, database: busy === null ? null : (10 * busy * r.seconds) / r.transactions, generator: 0 },
+    instructionsPerRequest: null,
+    loadAverage: [loadStart, loadavg()[0]!],
+    load,
+  };
+}
+
 async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   const { opts, data, tokens } = ctx;
+  if (name === 'pgbench') return runPgbenchRow(ctx);
   const settled = settleWrites();
   if (settled > 1) log(`  (${settled.toFixed(1)} s writing the page cache's dirty pages to disk first)`);
   const servers = await startServers(name, ctx);
@@ -591,6 +635,10 @@ async function main(): Promise<void> {
     log("skipping the read floor rows: the read floor reads Souk's SQLite file, and this run is not on SQLite");
     rows = rows.filter((r) => !isFloorReadRow(r));
   }
+  if (rows.includes('pgbench') && (!/^postgres(ql)?:/.test(opts.databaseUrl ?? '') || opts.instructions)) {
+    if (opts.only) log('skipping the pgbench row: it measures PostgreSQL, and this run is not on PostgreSQL (or counts instructions)');
+    rows = rows.filter((r) => r !== 'pgbench');
+  }
   // 10,000 streams under valgrind would take hours.
   if (rows.some(holdsStreams) && opts.instructions) {
     log('skipping the stream rows: not counted under --instructions');
@@ -676,7 +724,9 @@ async function main(): Promise<void> {
     }
     const bareRps = results.filter((r) => r.name === 'bare').map((r) => r.rps);
     const ceiling = bareRps.length > 0 ? sum(bareRps) / bareRps.length : undefined;
-    for (const r of results) if (ceiling !== undefined && r.name !== 'bare') r.pctOfBare = (100 * r.rps) / ceiling;
+    for (const r of results) if (ceiling !== undefined && r.name !== 'bare' && r.name !== 'pgbench') r.pctOfBare = (100 * r.rps) / ceiling;
+    const pgbenchTps = results.find((r) => r.name === 'pgbench')?.rps;
+    for (const r of results) if (pgbenchTps && !isReferenceRow(r.name)) r.pctOfPgbench = (100 * r.rps) / pgbenchTps;
     const floorOf = (r: Row) => results.find((f) => f.name === MYSQL_FLOOR_OF[r.name]) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
     for (const r of results) {
       const floorRow = floorOf(r);
@@ -698,6 +748,8 @@ async function main(): Promise<void> {
     log(
       `CPU: % of one core used during the measured window by the server process(es), the database's backends serving them (PostgreSQL's processes, MariaDB's connection threads), the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
     );
+    const pgbenchShares = formatPgbenchShares(results);
+    if (pgbenchShares) log(pgbenchShares);
     log(formatCpuPerRequest(results));
     const streamsSummary = formatStreams(results);
     if (streamsSummary) log(streamsSummary);

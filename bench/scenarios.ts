@@ -8,6 +8,7 @@
  *   message-send    POST my/chat/message in the data set's conversations, by their caller or owner in turn;
  *   message-photo   the same, as the upload form with one 1 MB photo (bench/photo.ts);
  *   bare            the toggle's request shape, sent to the bare server;
+ *   pgbench         no request of Souk's: PostgreSQL's own `pgbench -N` on the same server (bench/pgbench.ts);
  *   chat-poll       GET my/chat/conversation of a reader's conversation (the latest 50 of its 60 messages);
  *   chat-list       GET my/chat by a reader (the first 20 of its 25 conversations);
  *   favourites      GET my/favourites by a reader (the latest 20 of its 30);
@@ -40,6 +41,7 @@ import { PHOTO_CONTENT_TYPE, photoForm } from './photo.js';
 
 export type RowName =
   | 'bare'
+  | 'pgbench'
   | 'floor-toggle'
   | 'floor-start-new'
   | 'floor-chat-poll'
@@ -62,6 +64,7 @@ export type RowName =
   | 'streams';
 export const ROWS: RowName[] = [
   'bare',
+  'pgbench',
   'floor-toggle',
   'floor-start-new',
   'floor-chat-poll',
@@ -86,6 +89,8 @@ export const ROWS: RowName[] = [
 /** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
 export const holdsStreams = (name: RowName) => name === 'streams' || name === 'toggle-streams';
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
+/** Rows that are references, not Souk: the bare server, the floors, PostgreSQL's pgbench. */
+export const isReferenceRow = (name: RowName) => name === 'bare' || name === 'pgbench' || isFloorRow(name);
 /** The floor rows of bench/floor-reads.mjs, which reads Souk's own SQLite file; the others are bench/floor-toggle.mjs's. */
 export const isFloorReadRow = (name: RowName) => name === 'floor-chat-poll' || name === 'floor-chat-list' || name === 'floor-favourites';
 /** The floor rows of bench/floor-mysql.mjs, on the bench's own WordPress database (DATABASE_URL=mysql://... only). */
@@ -629,5 +634,7 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return toggleScenario(data, name);
     case 'streams':
       throw new Error('the streams row has no autocannon scenario (bench/streams.ts)');
+    case 'pgbench':
+      throw new Error('the pgbench row has no autocannon scenario (bench/pgbench.ts)');
   }
 }

@@ -61,7 +61,7 @@ const CLASSES = {
     'test/store/',
   ],
   sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/', 'test/cli/cli.test.ts'],
-  postgres: ['test/store/postgres/', 'test/store/multi-instance.test.ts', 'test/http/events-instances.test.ts'],
+  postgres: ['test/store/postgres/', 'test/bench/pgbench.test.ts', 'test/store/multi-instance.test.ts', 'test/http/events-instances.test.ts'],
   mysql: ['test/store/mysql/'],
 };
 

@@ -298,6 +298,14 @@ const host = text('HOST', '127.0.0.1', {
   meaning: 'Address the server listens on; `0.0.0.0` or `::` to accept connections from other hosts.',
 });
 
+/** `Name <address>` or a bare address; undefined when it is neither. */
+export function parseMailbox(value: string): { name: string; address: string } | undefined {
+  const named = /^\s*"?([^"<>]*?)"?\s*<([^<>\s@]+@[^<>\s@]+)>\s*$/.exec(value);
+  if (named) return { name: named[1]!.trim(), address: named[2]! };
+  const bare = /^\s*([^<>\s@"]+@[^<>\s@"]+)\s*$/.exec(value);
+  return bare ? { name: '', address: bare[1]! } : undefined;
+}
+
 function isHttpUrl(value: string): boolean {
   try {
     return ['http:', 'https:'].includes(new URL(value).protocol);
@@ -437,6 +445,24 @@ const SETTINGS = {
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
   }),
+  chatRetentionDays: setting(
+    'CHAT_RETENTION_DAYS',
+    undefined,
+    (_raw, env) => {
+      const value = given(env, 'CHAT_RETENTION_DAYS');
+      if (value === undefined) return undefined;
+      if (!/^\d+$/.test(value.trim()) || Number(value) < 1 || Number(value) > 36_500) {
+        throw new ConfigError(`CHAT_RETENTION_DAYS must be an integer from 1 to 36500, got "${value}"`);
+      }
+      return Number(value);
+    },
+    {
+      shownDefault: '*(unset: kept for ever)*',
+      meaning:
+        "Conversations with no message for this many days are deleted with their messages, as the plugin's daily clean-up (`remove_inactive_conversation_duration`) does: by every server at start and then daily, in batches, one server at a time. 1 to 36500.",
+      print: (value) => (value === undefined ? '' : String(value)),
+    },
+  ),
   price: {
     currencySymbol: text('CURRENCY_SYMBOL', '&#36;', { meaning: 'Currency symbol in the price HTML (`amount`).' }),
     position: oneOf('CURRENCY_POSITION', 'left', POSITIONS, {
@@ -533,6 +559,16 @@ const SETTINGS = {
   shutdownTimeoutMs: integer('SHUTDOWN_TIMEOUT_MS', 10_000, 0, 3_600_000, {
     meaning: 'On SIGTERM/SIGINT: time in-flight requests get to finish before they are cut and the process exits 1.',
   }),
+  abuse: {
+    conversationsPerHour: integer('NEW_CONVERSATIONS_PER_HOUR', 20, 0, 1_000_000, {
+      meaning:
+        'Conversations one user may start per hour (fixed windows); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`, unless the start writes in a conversation of theirs already open. Counted as the rate limits are (in the process, or in Redis with `REDIS_URL`). 0 turns it off.',
+    }),
+    messagesPerMinute: integer('MESSAGES_PER_MINUTE', 30, 0, 1_000_000, {
+      meaning:
+        "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
+    }),
+  },
   rateLimit: {
     perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {
       shownDefault: '`0` (off)',
@@ -616,7 +652,7 @@ const SETTINGS = {
     urls: setting('WEBHOOK_URLS', undefined, (_raw, env) => webhookUrls(given(env, 'WEBHOOK_URLS') ?? ''), {
       shownDefault: '*(empty: no webhooks)*',
       meaning:
-        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
+        'Comma-separated http(s) addresses that get every event (and `favourite.added` / `favourite.removed`, `report.created`) POSTed as JSON, signed per Standard Webhooks, at least once (docs/events.md, "Webhooks"). Needs `WEBHOOK_SECRET`.',
       kind: 'url',
       print: (value) => value.map(maskUrlSecrets).join(','),
     }),
@@ -768,6 +804,51 @@ const SETTINGS = {
     }),
     sweepIntervalS: integer('FILES_SWEEP_INTERVAL_S', 3600, 0, 604_800, {
       meaning: 'How often the orphan sweep runs, in seconds; 0: never in this process (another instance sweeps the shared folder).',
+    }),
+  },
+  mail: {
+    smtpUrl: url('SMTP_URL', undefined, /^smtps?:\/\/[^\s]+$/i, 'an smtp:// or smtps:// address', {
+      shownDefault: '*(unset)*',
+      meaning:
+        'Where mail leaves (docs/mail.md): `smtp://user:password@host:587` (STARTTLS when the server offers it; add `?requireTLS=true` to insist) or `smtps://user:password@host:465` (TLS). Unset: no mail is sent, and the start-up log says so once. Printed with its password masked.',
+    }),
+    from: text('MAIL_FROM', '', {
+      shownDefault: '*(unset)*',
+      meaning:
+        "Who the mail is from, `Site name <address@example.com>` or an address; on a WordPress site the site's `blogname` and `admin_email` are used instead. Required with `SMTP_URL` elsewhere.",
+      check: (value) => (value === '' || parseMailbox(value) ? undefined : `must be an address or "Name <address>", got "${value}"`),
+    }),
+    delayS: integer('MAIL_DELAY_S', 120, 0, 86_400, {
+      shownDefault: '`120` (2 min)',
+      meaning:
+        'How long a new message waits before it is mailed to a recipient who is not online; read or online meanwhile, no mail. Messages that come within it go in one mail. 0 to 86400.',
+    }),
+    minIntervalS: integer('MAIL_MIN_INTERVAL_S', 900, 0, 604_800, {
+      shownDefault: '`900` (15 min)',
+      meaning: 'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800.',
+    }),
+    onlineWindowS: integer('ONLINE_WINDOW_S', 300, 1, 86_400, {
+      shownDefault: '`300` (5 min)',
+      meaning:
+        "A user counts as online for this long after an authenticated request (and while they hold an event stream): no mail then. The plugin's `online_status` window. 1 to 86400.",
+    }),
+    conversationUrl: text('MAIL_CONVERSATION_URL', '{site_url}/my-account/chat/?con_id={con_id}', {
+      meaning: "The mail's link to the conversation; `{site_url}`, `{con_id}` and `{listing_id}` are replaced.",
+      check: (value) =>
+        isHttpUrl(value.replaceAll('{site_url}', 'http://x').replaceAll(/\{(con_id|listing_id)\}/g, '1'))
+          ? undefined
+          : `must be an http(s) address template, got "${value}"`,
+    }),
+    retryForS: integer('MAIL_RETRY_FOR_S', 86_400, 1, 7 * 86_400, {
+      shownDefault: '`86400` (24 h)',
+      meaning:
+        'How long a mail the SMTP server did not take is retried, with exponential backoff, before it is kept as failed (`souk mail retry` sends it again).',
+    }),
+    retryBaseMs: integer('MAIL_RETRY_BASE_MS', 30_000, 10, 3_600_000, {
+      meaning: 'The first retry of a mail waits this long; each next one twice as long, at most an hour.',
+    }),
+    timeoutMs: integer('MAIL_TIMEOUT_MS', 30_000, 100, 600_000, {
+      meaning: 'How long the SMTP server has to connect, greet and answer each command; no answer in time is a failed attempt.',
     }),
   },
 };

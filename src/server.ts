@@ -1,6 +1,11 @@
 /** Starts Souk: opens the store, migrates, loads the shared settings and serves the interface. */
 import type { FastifyInstance } from 'fastify';
-import { apiBase, databaseTarget, type Config } from './config.js';
+import { apiBase, ConfigError, databaseTarget, parseMailbox, type Config } from './config.js';
+import { mailUnsubscribeKey, unsubscribeSignature } from './auth/mail-unsubscribe.js';
+import { MailSender } from './events/mail.js';
+import { smtpTransport } from './events/mail-transport.js';
+import { Presence } from './events/presence.js';
+import { listingUrl } from './present/listing.js';
 import { CLASSIFIED_LISTING_SECRET, isWordpressToken } from './auth/authenticate.js';
 import { TokenVerifier } from './auth/jwt.js';
 import { defaultPasswordConcurrency, passwordHasher } from './auth/passwords.js';
@@ -10,6 +15,7 @@ import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
 import { LiveSettings } from './auth/settings.js';
+import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
 import { cachedLoginLookup, cachedUserLookup } from './auth/user-cache.js';
@@ -23,6 +29,7 @@ import { openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
+import { RetentionJob } from './domain/retention.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -34,6 +41,8 @@ export interface Souk {
   streams: StreamHub | undefined;
   /** The push notifications' sender; absent where the store keeps no push outbox or PUSH_NOTIFICATIONS is false. */
   push: PushSender | undefined;
+  /** The mail sender; absent without SMTP_URL or where the store keeps no mail outbox. */
+  mail: MailSender | undefined;
   close(): Promise<void>;
 }
 
@@ -66,6 +75,7 @@ function routeDeps(
     },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
     presentation: {
@@ -183,6 +193,73 @@ function fileUploads(config: Config, store: Store): FileDeps {
   };
 }
 
+/** The retention of inactive conversations, when CHAT_RETENTION_DAYS is set (domain/retention.ts). */
+function retentionJob(config: Config, store: Store, log: () => FastifyInstance['log'] | undefined): RetentionJob | undefined {
+  if (config.chatRetentionDays === undefined) return undefined;
+  return new RetentionJob({
+    uow: store,
+    days: config.chatRetentionDays,
+    onPass: ({ deleted }) => {
+      if (deleted > 0) log()?.info({ deleted }, `chat retention: deleted ${deleted} inactive conversations`);
+    },
+    onError: (err) => log()?.error({ err }, 'chat retention failed'),
+  });
+}
+
+/**
+ * E-mail when a message waits (docs/mail.md): the routes' deps (the users' choices, the unsubscribe
+ * links' key) wherever the store keeps them; with SMTP_URL, who is online and the mail sender.
+ */
+async function mailNotifications(
+  config: Config,
+  store: Store,
+  deps: RouteDeps,
+  streams: StreamHub | undefined,
+  onError: (err: unknown, what: string) => void,
+): Promise<{ sender: MailSender; presence: Presence } | undefined> {
+  if (!store.mailOutbox || !store.mailPreferences || !store.presence) return undefined;
+  const unsubscribeKey = await mailUnsubscribeKey(store.settings);
+  deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
+  const { smtpUrl } = config.mail;
+  if (smtpUrl === undefined) return undefined;
+  const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
+  if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
+  const presence = new Presence({
+    repo: store.presence,
+    windowMs: config.mail.onlineWindowS * 1000,
+    streaming: (userId) => streams?.isStreaming(userId) ?? false,
+    streamers: () => streams?.streamingUsers() ?? [],
+    onError,
+  });
+  deps.presence = presence;
+  const { presentation } = deps;
+  const base = `${presentation.siteUrl.replace(/\/+$/, '')}${apiBase(config)}/mail/unsubscribe`;
+  const sender = new MailSender({
+    outbox: store.mailOutbox,
+    repos: store.repos,
+    preferences: store.mailPreferences,
+    isOnline: (userId, now) => presence.isOnline(userId, now),
+    transport: smtpTransport(smtpUrl, config.mail.timeoutMs),
+    from,
+    siteTitle: from.name || new URL(presentation.siteUrl).host,
+    listingUrl: (listing) => listingUrl(listing, presentation),
+    conversationUrl: (c) =>
+      config.mail.conversationUrl
+        .replaceAll('{site_url}', presentation.siteUrl.replace(/\/+$/, ''))
+        .replaceAll('{con_id}', String(c.id))
+        .replaceAll('{listing_id}', String(c.listingId)),
+    unsubscribeUrl: (userId) => `${base}?user=${userId}&sig=${unsubscribeSignature(userId, unsubscribeKey)}`,
+    delayMs: config.mail.delayS * 1000,
+    minIntervalMs: config.mail.minIntervalS * 1000,
+    retryBaseMs: config.mail.retryBaseMs,
+    retryForMs: config.mail.retryForS * 1000,
+    timeoutMs: config.mail.timeoutMs,
+    onError,
+  });
+  deps.mailStats = () => sender.stats;
+  return { sender, presence };
+}
+
 export interface SoukOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logDestination?: LogDestination;
@@ -220,7 +297,15 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
   const { url, shown, createSqliteFolder } = databaseTarget(config);
   const store = await openMigratedStore(
     url,
-    { ...config.db, createSqliteFolder, webhookUrls: config.webhooks.urls, push: config.push.enabled, eventPollMs: config.events.pollMs },
+    {
+      ...config.db,
+      createSqliteFolder,
+      webhookUrls: config.webhooks.urls,
+      push: config.push.enabled,
+      eventPollMs: config.events.pollMs,
+      // Mail on: each new message joins its recipient's pending mail (docs/mail.md).
+      mailDelayMs: config.mail.smtpUrl === undefined ? undefined : config.mail.delayS * 1000,
+    },
     shown,
   );
   try {
@@ -248,12 +333,18 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
             log?.error({ err }, 'file sweep failed'),
           )
         : undefined;
+    const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
+    if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');
     streams?.start();
     const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
     webhooks?.start();
     push?.start();
+    const retention = retentionJob(config, store, () => log);
+    retention?.start();
+    mail?.presence.start();
+    mail?.sender.start();
     warnOfLoosePermissions(app.log, store);
     warnOfPublicSecret(app.log, settings.current().jwtSecret, config.acceptWordpressTokens);
     return {
@@ -264,6 +355,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       revoked,
       streams,
       push,
+      mail: mail?.sender,
       async close() {
         settings.stop();
         revoked.stop();
@@ -273,6 +365,9 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await app.close();
         await webhooks?.stop();
         await push?.stop();
+        await retention?.stop();
+        mail?.presence.stop();
+        await mail?.sender.stop();
         await store.close();
       },
     };

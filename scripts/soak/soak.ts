@@ -170,6 +170,9 @@ async function ownServer(opts: Options): Promise<Target> {
     SITE_URL: 'https://soak.example',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_AUTH_FAILURES: '0',
+    // The soak's users write far faster than people: the abuse limits would refuse them.
+    MESSAGES_PER_MINUTE: '0',
+    NEW_CONVERSATIONS_PER_HOUR: '0',
     ...secrets,
   };
   const souk = await createSouk(loadConfig({ ...env, LOG_LEVEL: 'silent' }));

@@ -139,3 +139,19 @@ export class RevokedTokens {
     for (const [digest, t] of user.tokens) if (t.issuedAt <= issuedAt) user.tokens.delete(digest);
   }
 }
+
+/**
+ * Revokes every token of the user issued up to now (a disabled or erased user's), as a mark in the
+ * database: every instance refuses them from its next poll, within SETTINGS_REFRESH_MS.
+ */
+export async function revokeEveryToken(repo: RevocationRepository, userId: number, maxTtlS: number, now = Date.now()): Promise<void> {
+  const issuedAt = Math.floor(now / 1000);
+  await repo.revoke({
+    subject: String(userId),
+    digest: markDigest(issuedAt),
+    issuedAt,
+    expiresAt: (issuedAt + maxTtlS) * 1000,
+    revokedAt: now,
+  });
+  await repo.forgetCovered(String(userId), issuedAt, markDigest(issuedAt));
+}

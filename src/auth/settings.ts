@@ -80,11 +80,12 @@ export class LiveSettings {
     private readonly overrides: SecretOverrides,
     private value: AuthSettings,
     private catalog: string,
+    private all: Record<string, string>,
   ) {}
 
   static async load(repo: SettingsRepository, overrides: SecretOverrides): Promise<LiveSettings> {
     const all = await ensureSettings(repo);
-    return new LiveSettings(repo, overrides, toAuthSettings(all, overrides), all[CATALOG_VERSION] ?? '');
+    return new LiveSettings(repo, overrides, toAuthSettings(all, overrides), all[CATALOG_VERSION] ?? '', all);
   }
 
   current = (): AuthSettings => this.value;
@@ -92,8 +93,12 @@ export class LiveSettings {
   /** Changes whenever users or listings were imported or removed (as last polled). */
   catalogVersion = (): string => this.catalog;
 
+  /** Every stored setting as last read (the chat's bad words among them). */
+  stored = (): Record<string, string> => this.all;
+
   async refresh(): Promise<void> {
     const all = await this.repo.all();
+    this.all = all;
     this.value = toAuthSettings(all, this.overrides);
     this.catalog = all[CATALOG_VERSION] ?? '';
   }

@@ -18,13 +18,16 @@ export interface Argument {
   repeats?: boolean;
 }
 
-/** Every option takes a value: a flag that takes none would be a new kind, added here when one is needed. */
+/** An option takes a value, unless it is a flag (`--open`), which takes none and reads as "true" when given. */
 export interface Option {
-  /** The value's placeholder in the usage line: SECONDS, T. */
+  /** The value's placeholder in the usage line: SECONDS, T; '' for a flag. */
   value: string;
   help: string;
   required?: boolean;
+  flag?: boolean;
 }
+
+const optionShown = (name: string, o: Option) => (o.flag ? `--${name}` : `--${name} ${o.value}`);
 
 export interface Parsed {
   args: string[];
@@ -52,7 +55,7 @@ function argumentShown(a: Argument): string {
 
 export function usageLine(command: Command): string {
   const options = Object.entries(command.options ?? {}).map(([name, o]) =>
-    o.required ? `--${name} ${o.value}` : `[--${name} ${o.value}]`,
+    o.required ? optionShown(name, o) : `[${optionShown(name, o)}]`,
   );
   return ['souk', command.name, ...(command.args ?? []).map(argumentShown), ...options].join(' ');
 }
@@ -79,7 +82,7 @@ function wrapped(text: string, width = 100): string[] {
 export function helpText(command: Command, subcommands: Command[] = []): string {
   const lines = [`usage: ${usageLine(command)}`, '', ...wrapped(command.about)];
   if (command.args?.length) lines.push('', 'arguments:', ...columns(command.args.map((a) => [a.name, a.help])));
-  const options: Array<[string, string]> = Object.entries(command.options ?? {}).map(([name, o]) => [`--${name} ${o.value}`, o.help]);
+  const options: Array<[string, string]> = Object.entries(command.options ?? {}).map(([name, o]) => [optionShown(name, o), o.help]);
   lines.push('', 'options:', ...columns([...options, ['-h, --help', 'print this help']]));
   if (subcommands.length) {
     lines.push('', 'commands:', ...columns(subcommands.map((c) => [c.name, c.summary])));
@@ -109,7 +112,9 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
     strict: false,
     allowPositionals: true,
     tokens: true,
-    options: Object.fromEntries(Object.keys(declared).map((name) => [name, { type: 'string' as const }])),
+    options: Object.fromEntries(
+      Object.entries(declared).map(([name, o]) => [name, { type: o.flag ? ('boolean' as const) : ('string' as const) }]),
+    ),
   });
   const args: string[] = [];
   const options: Parsed['options'] = {};
@@ -118,6 +123,11 @@ export function parseCommandLine(command: Command, argv: string[]): Parsed {
     if (token.kind !== 'option') continue;
     const option = Object.hasOwn(declared, token.name) ? declared[token.name] : undefined;
     if (!option || token.rawName !== `--${token.name}`) throw usageError(command.name, `unknown option ${token.rawName}`);
+    if (option.flag) {
+      if (token.value !== undefined) throw usageError(command.name, `${token.rawName} takes no value`);
+      options[token.name] = 'true';
+      continue;
+    }
     if (token.value === undefined || token.value === '') throw usageError(command.name, `${token.rawName} needs a value (${option.value})`);
     options[token.name] = token.value;
   }

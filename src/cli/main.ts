@@ -8,11 +8,15 @@ import { importCommand } from './commands/import.js';
 import { jwtSecretCommand } from './commands/jwt-secret.js';
 import { listingsDeleteCommand } from './commands/listings.js';
 import { migrateCommand } from './commands/migrate.js';
+import { messagesDeleteCommand, usersDisableCommand, usersEnableCommand } from './commands/moderation.js';
 import { serveCommand } from './commands/serve.js';
 import { settingsCommands } from './commands/settings.js';
 import { tokenCommand } from './commands/token.js';
+import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
+import { reportsCommands } from './commands/reports.js';
+import { mailCommands } from './commands/mail.js';
 
 /** Every command, in the order `souk --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -25,8 +29,15 @@ export const COMMANDS: readonly Command[] = [
   jwtSecretCommand,
   listingsDeleteCommand,
   usersSetPasswordCommand,
+  usersDisableCommand,
+  usersEnableCommand,
+  usersExportCommand,
+  usersEraseCommand,
+  messagesDeleteCommand,
   demoCommand,
   ...webhooksCommands,
+  ...reportsCommands,
+  ...mailCommands,
 ];
 
 /** The first words of commands named by two (webhooks, api-key, ...), each with its commands. */

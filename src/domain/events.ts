@@ -5,8 +5,9 @@
  */
 import type { StartedConversation } from './chat/conversation.js';
 import type { Message } from './model.js';
+import type { Report } from './reports.js';
 
-/** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites' webhook events. */
+/** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites' and reports' webhook events. */
 export type DomainEvent =
   /** A conversation was started with its first message; for its recipient (the listing's owner). */
   | { type: 'conversation.new'; started: StartedConversation }
@@ -19,11 +20,13 @@ export type DomainEvent =
   /** The other participant left the conversation (Souk's own: the plugin sends nothing). */
   | { type: 'conversation.left'; conversationId: number; userId: number }
   /** The user added a listing to their favourites, or removed it (webhooks only). */
-  | { type: 'favourite.added' | 'favourite.removed'; userId: number; listingId: number };
+  | { type: 'favourite.added' | 'favourite.removed'; userId: number; listingId: number }
+  /** The user reported a listing, a conversation or a message (webhooks only; the reporter's event). */
+  | { type: 'report.created'; report: Report };
 
 export type EventType = DomainEvent['type'];
 
-/** The events a user's stream carries; the favourites' two go to webhooks only. */
+/** The events a user's stream carries; the favourites' two and `report.created` go to webhooks only. */
 export const STREAMED_EVENTS: readonly EventType[] = [
   'conversation.new',
   'message.new',

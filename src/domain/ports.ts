@@ -13,6 +13,8 @@ import type {
   User,
   UserRecord,
 } from './model.js';
+import type { ModerationRepository } from './moderation.js';
+import type { NewReport, Report } from './reports.js';
 
 export interface UserRepository {
   findById(id: number): Promise<User | undefined>;
@@ -103,14 +105,71 @@ export interface EventRecorder {
   record(userId: number, event: DomainEvent, at: number): Promise<void>;
 }
 
+/** Reports (listing/report, my/chat/report), written in the unit of work with their webhook event. */
+export interface ReportRepository {
+  add(report: NewReport): Promise<Report>;
+  /**
+   * Counts one more report of the listing and returns how many it has, this one included: on a
+   * WordPress site the post meta `_abuse_report_by_visitor` the plugin keeps, elsewhere the
+   * listing's stored reports. Two reports at once count two.
+   */
+  listingReported(listingId: number): Promise<number>;
+}
+
+/** The operator's view of the reports (`souk reports`). */
+export interface ReportAdmin {
+  /** Newest first; only those not closed with `open`. */
+  list(filter: { open: boolean; limit: number }): Promise<Report[]>;
+  /** Closes an open report; what it found. */
+  close(id: number, at: number): Promise<'closed' | 'already_closed' | 'not_found'>;
+  /** The reports a user made, oldest first (their export). */
+  madeBy(reporterId: number): Promise<Report[]>;
+  /** Deletes the reports a user made (their erasure); how many. */
+  forgetMadeBy(reporterId: number): Promise<number>;
+}
+
+/**
+ * Blocks (docs/safety.md): who blocked whom, and which listings a user blocked. A block closes the
+ * chat between two users both ways; the checks read the database, never a cache, so that every
+ * instance sees a block as soon as it is answered.
+ */
+export interface BlockRepository {
+  /**
+   * Whether either user has blocked the other. In a unit of work with a writer, a block answered
+   * before the writer's lock was taken is seen (the block locks both users' rows).
+   */
+  between(a: number, b: number): Promise<boolean>;
+  /** Whether `userId` may not start a conversation about the listing: they blocked it, or a block stands between them and its owner. */
+  barsStart(userId: number, ownerId: number, listingId: number): Promise<boolean>;
+  /** The users `blockerId` blocked, in the order blocked. */
+  blockedUserIds(blockerId: number): Promise<number[]>;
+  /** The listings `userId` blocked, in the order blocked. */
+  blockedListingIds(userId: number): Promise<number[]>;
+  /**
+   * Adds the block unless it is there. Takes both users' write locks first (in id order), as their
+   * sends do: a message of either that has not committed by then waits, and one after sees the block.
+   */
+  blockUser(blockerId: number, blockedId: number, at: number): Promise<void>;
+  /** Removes the block; false when there was none. */
+  unblockUser(blockerId: number, blockedId: number): Promise<boolean>;
+  /** Adds the listing to the user's blocked listings unless it is there. */
+  blockListing(userId: number, listingId: number, at: number): Promise<void>;
+  /** Removes it; false when it was not there. */
+  unblockListing(userId: number, listingId: number): Promise<boolean>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
   favourites: FavouriteRepository;
   conversations: ConversationRepository;
   messages: MessageRepository;
+  reports: ReportRepository;
+  blocks: BlockRepository;
   /** Present in a unit of work's repositories (absent outside one): the use cases then record nothing. */
   events?: EventRecorder;
+  /** Moderation's writes and locks (domain/moderation.ts), in a unit of work's repositories. */
+  moderation?: ModerationRepository;
 }
 
 /** The users' event logs, read by the streams (src/events/). */

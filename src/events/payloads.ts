@@ -3,12 +3,14 @@
  * `conversation.new` `{conversation}` (the conversation start's reply, with `newMessage`),
  * `message.new` and `message.update` `{message}` (the message object of POST my/chat/message),
  * `conversation.unread` `{user_id, count, conversation_id}`, `conversation.left`
- * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`.
+ * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`,
+ * `report.created` `{report}` (present/report.ts).
  */
 import type { DomainEvent } from '../domain/events.js';
 import { conversationReplyJson } from '../present/chat/conversation.js';
 import { chatMessage } from '../present/chat/message.js';
 import type { Presentation } from '../present/presentation.js';
+import { reportObject } from '../present/report.js';
 
 /** The event's payload as JSON text (one line: JSON.stringify escapes every line break). */
 export function payloadJson(event: DomainEvent, p: Presentation): string {
@@ -25,6 +27,8 @@ export function payloadJson(event: DomainEvent, p: Presentation): string {
     case 'favourite.added':
     case 'favourite.removed':
       return JSON.stringify({ user_id: event.userId, listing_id: event.listingId });
+    case 'report.created':
+      return JSON.stringify({ report: reportObject(event.report, p.formatTime) });
   }
 }
 

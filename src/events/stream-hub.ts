@@ -94,6 +94,11 @@ export class StreamHub implements EventStreams {
     return this.byUser.has(userId);
   }
 
+  /** The users with a stream open in this process (presence keeps them online: events/presence.ts). */
+  streamingUsers(): Iterable<number> {
+    return this.byUser.keys();
+  }
+
   /** Listens to the store's signals and starts the heartbeats, token checks and pruning. */
   start(): void {
     if (this.unsubscribe) return;

@@ -18,8 +18,14 @@ import { chatRoutes } from './routes/my/chat.js';
 import { chatCheckRoutes } from './routes/my/chat/check.js';
 import { conversationRoutes } from './routes/my/chat/conversation.js';
 import { messageRoutes } from './routes/my/chat/message.js';
+import { chatReportRoutes } from './routes/my/chat/report.js';
+import { listingReportRoutes } from './routes/listing/report.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
+import { notificationRoutes } from './routes/my/notifications.js';
+import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
+import { userBlockRoutes } from './routes/privacy/user/block.js';
+import { listingBlockRoutes } from './routes/privacy/listing/block.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
@@ -28,6 +34,7 @@ import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogD
 import { metrics } from './plugins/metrics.js';
 import { openapi } from './plugins/openapi.js';
 import { hardening, serverOptions } from './plugins/hardening.js';
+import { abuseLimits } from './plugins/abuse-limits.js';
 
 export interface AppOptions {
   config: Config;
@@ -77,6 +84,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     poolStats: () => deps.health.poolStats(),
     rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
     passwordStats: deps.passwordStats,
+    mailStats: deps.mailStats,
   });
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
@@ -85,6 +93,16 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
+  await app.register(abuseLimits, { config });
+  const presence = deps.presence;
+  if (presence) {
+    // Once the caller is known (the routes' onRequest): they are online (events/presence.ts). A Map's
+    // update; the store's write, at most once a window, is not waited for. A stream counts from its opening.
+    app.addHook('preHandler', (request, _reply, done) => {
+      if (request.caller) presence.seen(request.caller.id);
+      done();
+    });
+  }
 
   if (deps.files) await app.register(fileRoutes(deps.files.storage));
 
@@ -99,8 +117,14 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(chatRoutes, deps);
       await api.register(chatCheckRoutes, deps);
       await api.register(messageRoutes, deps);
+      await api.register(chatReportRoutes, deps);
+      await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
+      await api.register(notificationRoutes, deps);
+      await api.register(unsubscribeRoutes, deps);
+      await api.register(userBlockRoutes, deps);
+      await api.register(listingBlockRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

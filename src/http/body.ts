@@ -96,3 +96,6 @@ export function pageParameters(params: { page?: unknown; per_page?: unknown }, p
   if (perPage > MAX_PER_PAGE) throw badRequest(MESSAGES.perPageRange);
   return { page, perPage };
 }
+
+/** Longer than `max` characters (code points, as people count them). */
+export const tooLong = (text: string, max: number) => text.length > max && [...text].length > max;

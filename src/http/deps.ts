@@ -6,7 +6,9 @@ import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
+import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
+import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
 import type { FileDeps } from './uploads.js';
@@ -21,6 +23,8 @@ export interface RouteDeps {
   /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
+  /** The `bad_words` setting in force, for the text of a start and a message. */
+  wordScreen: () => WordScreen;
   /** Largest accepted request body in bytes (documented in the 413 response). */
   bodyLimit: number;
   presentation: Presentation;
@@ -42,4 +46,10 @@ export interface RouteDeps {
   push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
   /** Files uploaded with messages (http/uploads.ts); absent in tests that build deps by hand: multipart is then refused. */
   files?: FileDeps;
+  /** E-mail (my/notifications, mail/unsubscribe): the users' choices and the key of the unsubscribe links. */
+  mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
+  /** What the mail sender did, for the metrics (with SMTP_URL). */
+  mailStats?: () => MailStats;
+  /** Told of every authenticated request's user (who is online: events/presence.ts); absent with mail off. */
+  presence?: { seen(userId: number): void };
 }

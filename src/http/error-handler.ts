@@ -26,6 +26,9 @@ const FIELD_MESSAGES: Record<string, (keyword: string) => string> = {
   per_page: () => MESSAGES.perPage,
   push_token: () => MESSAGES.pushToken,
   events: () => MESSAGES.pushEvents,
+  // listing/report and my/chat/report (their lengths: below).
+  message: () => MESSAGES.reportMessage,
+  reason: () => MESSAGES.reportReason,
 };
 
 interface ValidationIssue {
@@ -41,7 +44,8 @@ function validationMessage(issues: ValidationIssue[], maxTextLength: number): st
   const field =
     first.instancePath === '' && first.keyword === 'required' ? String(first.params.missingProperty) : first.instancePath.split('/')[1];
   if (field === undefined || field === '') return MESSAGES.notAnObject;
-  if (field === 'text' && first.keyword === 'maxLength') return textTooLongMessage(maxTextLength);
+  if ((field === 'text' || field === 'message' || field === 'reason') && first.keyword === 'maxLength')
+    return textTooLongMessage(maxTextLength, field);
   return FIELD_MESSAGES[field]?.(first.keyword) ?? `${field} is invalid.`;
 }
 

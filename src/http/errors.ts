@@ -80,6 +80,12 @@ export const MESSAGES = {
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
+  reportMessage: 'message must be a string.',
+  reportReason: 'reason is required: say why the conversation or message is reported.',
+  messageNotInConversation: 'message_id is not a message of this conversation.',
+  blocked: 'You cannot send messages to this user.',
+  cannotBlockSelf: 'You cannot block yourself.',
+  cannotBlockOwnListing: 'You cannot block your own listing.',
   pushTokenTaken:
     'This push token is registered to another account, whose session on the device has not ended; it can be registered once that account signs out there.',
 } as const;
@@ -127,6 +133,22 @@ export const requiredIdMessage = (name: string) => `${name} is required and must
 /** N3: not a participant, left the conversation, or no such conversation: one answer for all. */
 export const conversationForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
 
+/**
+ * A block stands between the two users, or one of them is disabled or erased: one answer whichever
+ * side it is, so the other learns only that the chat is closed (docs/safety.md).
+ */
+export const cannotMessageUser = () => shapeA(403, 'FORBIDDEN', MESSAGES.blocked);
+
+/** privacy/user/block and privacy/listing/block: the plugin's WP_Error replies (WordPress's REST error shape C), and Souk's own refusals. */
+export const BLOCK_ERRORS = {
+  userNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'User not found.'),
+  userNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'User not exist at blocked list.'),
+  listingNotFound: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not found.'),
+  listingNotBlocked: () => shapeC(404, 'rtcl_rest_validation_error', 'Listing not exist at blocked list.'),
+  self: () => badRequest(MESSAGES.cannotBlockSelf),
+  ownListing: () => badRequest(MESSAGES.cannotBlockOwnListing),
+} as const;
+
 export const otherParticipantLeft = () => shapeA(403, 'FORBIDDEN', MESSAGES.otherLeft);
 
 export function chatError(error: StartConversationError, limits: { textMaxLength: number; maxFiles: number }): ApiError {
@@ -135,6 +157,9 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(MESSAGES.listingNotFound);
     case 'own_listing':
       return shapeA(403, 'FORBIDDEN', MESSAGES.noPermission);
+    case 'blocked':
+    case 'user_closed':
+      return cannotMessageUser();
     case 'text_required':
       return badRequest(MESSAGES.textRequired);
     case 'text_too_long':
@@ -152,13 +177,25 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
   }
 }
 
-export const textTooLongMessage = (textMaxLength: number) => `text must be at most ${textMaxLength} characters.`;
+export const textTooLongMessage = (textMaxLength: number, field = 'text') => `${field} must be at most ${textMaxLength} characters.`;
+
+/** listing/report by the listing's owner: the plugin's answer. */
+export const notPermittedToReport = () => badRequest('You are not permitted to report.');
+
+/** A message with words of the `bad_words` setting, refused as the plugin refuses it. */
+export const inappropriateWords = (words: readonly string[]) =>
+  badRequest(`Your message contains inappropriate words (${words.join(', ')}).`);
 
 export const payloadTooLarge = (bodyLimit: number) =>
   shapeB(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than the limit of ${bodyLimit} bytes.`);
 
 /** push-notification/register: the token is another user's, registered by a session still live. */
 export const pushTokenTaken = () => shapeB(409, 'PUSH_TOKEN_TAKEN', MESSAGES.pushTokenTaken);
+
+/** PUT my/notifications (docs/mail.md). */
+export const notificationsEmailMessage = 'email is required and must be true or false.';
+/** The unsubscribe link of a mail whose user or signature does not hold (docs/mail.md). */
+export const invalidUnsubscribeLink = () => shapeB(403, 'INVALID_UNSUBSCRIBE_LINK', 'The unsubscribe link is not valid.');
 
 export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 
@@ -176,6 +213,8 @@ export const RATE_LIMIT_MESSAGES = {
   user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
   address: 'Too many failed authentication attempts from this address. Retry after the number of seconds in the Retry-After header.',
   signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
+  conversations: 'Too many new conversations in the last hour. Retry after the number of seconds in the Retry-After header.',
+  messages: 'Too many messages in the last minute. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>

@@ -145,6 +145,8 @@ describe('souk import', PARALLEL, () => {
         latitude: '',
         longitude: '',
         locations: '[]',
+        // The blocks the user is party to (migration 017): none yet.
+        blocks: 0,
       },
     ]);
     assert.deepEqual(query(db, 'select disabled from users where id = 4'), [{ disabled: 1 }]);
@@ -391,7 +393,7 @@ describe('souk settings and api-key', PARALLEL, () => {
     await fails(
       db,
       ['settings', 'set', 'api_key', 'mine'],
-      'souk: settings set: only rest_api is set this way, got "api_key"; see souk settings set --help\n',
+      'souk: settings set: only rest_api, bad_words, bad_words_action are set this way, got "api_key"; see souk settings set --help\n',
     );
     await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api, token_mac_key\n');
     assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
@@ -532,7 +534,8 @@ describe('the CLI explains itself', PARALLEL, () => {
       assert.ok(command.about.length > 40, `${name} says what it does`);
       assert.ok(run.stdout.includes(command.about.split(' ').slice(0, 6).join(' ')), run.stdout);
       for (const arg of command.args ?? []) assert.match(run.stdout, new RegExp(`^  ${arg.name.replace(/[|]/g, '\\|')} +\\S`, 'm'));
-      for (const option of Object.keys(command.options ?? {})) assert.match(run.stdout, new RegExp(`^  --${option} \\S+ +\\S`, 'm'));
+      for (const [option, o] of Object.entries(command.options ?? {}))
+        assert.match(run.stdout, new RegExp(o.flag ? `^  --${option} +\\S` : `^  --${option} \\S+ +\\S`, 'm'));
       assert.match(run.stdout, new RegExp(`^examples?:\\n  .*souk ${name}`, 'm'));
       assert.ok(command.examples.length > 0 && command.examples.every((e) => e.includes(`souk ${name}`)), 'every example runs the command');
     });

@@ -12,8 +12,15 @@ export interface ServerProcess extends Process {
 }
 
 /** Starts `souk serve` and waits for its "serving" line; killed after the test. */
+/** Tests send many messages at once; the abuse limits have tests of their own (test/http/abuse-limits.test.ts). */
+export const NO_ABUSE_LIMITS = { MESSAGES_PER_MINUTE: '0', NEW_CONVERSATIONS_PER_HOUR: '0' };
+
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
-  const server = await startProcess('souk serve', { args: [SOUK_BIN, 'serve'], env: { LOG_LEVEL: 'warn', ...env }, ready: SOUK_READY });
+  const server = await startProcess('souk serve', {
+    args: [SOUK_BIN, 'serve'],
+    env: { LOG_LEVEL: 'warn', ...NO_ABUSE_LIMITS, ...env },
+    ready: SOUK_READY,
+  });
   after(() => server.stop('SIGKILL'));
   return { ...server, base: server.url };
 }

@@ -56,6 +56,9 @@ export async function startTestSouk(
     SETTINGS_REFRESH_MS: '200',
     LOG_LEVEL: 'silent',
     PASSWORD_NICE: '0',
+    // Tests send many messages at once; the abuse limits have tests of their own.
+    MESSAGES_PER_MINUTE: '0',
+    NEW_CONVERSATIONS_PER_HOUR: '0',
     ...env,
   });
   const souk = await createSouk(config, options);

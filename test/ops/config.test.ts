@@ -74,6 +74,7 @@ describe('configuration', () => {
       'FILES_URL',
       'REDIS_URL',
       'SITE_URL',
+      'SMTP_URL',
       'WEBHOOK_URLS',
     ]);
     const env: Record<string, string> = {
@@ -84,6 +85,8 @@ describe('configuration', () => {
       WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       EXPO_PUSH_URL: 'https://push:push-pass-8@push.example/send?token=push-token-9',
       EXPO_ACCESS_TOKEN: 'expo-access-token-10-abcdefgh',
+      SMTP_URL: 'smtps://mailer:smtp-pass-11@smtp.example:465',
+      MAIL_FROM: 'Souk <noreply@souk.example>',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -100,6 +103,7 @@ describe('configuration', () => {
       'push-pass-8',
       'push-token-9',
       'expo-access-token-10',
+      'smtp-pass-11',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -111,6 +115,7 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_URLS="https://hook:****@hooks.example/in?token=****,https://b.example/x"'), res.stdout);
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
+    assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
   });
 
   it('an invalid URL setting is reported without its password', () => {

@@ -43,7 +43,13 @@ const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
+const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
+const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
+const LISTING_BLOCK = '/wp-json/rtcl/v1/privacy/listing/block';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
+const NOTIFICATIONS = '/wp-json/rtcl/v1/my/notifications';
+const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -74,16 +80,22 @@ describe('OpenAPI document', () => {
     const t = await startTestSouk({ API_PREFIX: '/api' });
     const res = await t.app.inject({ url: '/api/v1/openapi.json' });
     assert.deepEqual(Object.keys(res.json().paths).sort(), [
+      '/api/v1/listing/report',
       '/api/v1/login',
       '/api/v1/logout',
+      '/api/v1/mail/unsubscribe',
       '/api/v1/my',
       '/api/v1/my/chat',
       '/api/v1/my/chat/check',
       '/api/v1/my/chat/conversation',
       '/api/v1/my/chat/message',
+      '/api/v1/my/chat/report',
       '/api/v1/my/events',
       '/api/v1/my/events/ticket',
       '/api/v1/my/favourites',
+      '/api/v1/my/notifications',
+      '/api/v1/privacy/listing/block',
+      '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
     ]);
@@ -91,16 +103,22 @@ describe('OpenAPI document', () => {
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      LISTING_REPORT,
       LOGIN,
       LOGOUT,
+      UNSUBSCRIBE,
       MY,
       CHATS,
       CHECK,
       PATHS.start,
       MESSAGE,
+      CHAT_REPORT,
       EVENTS,
       TICKET,
       PATHS.toggle,
+      NOTIFICATIONS,
+      LISTING_BLOCK,
+      USER_BLOCK,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
     ]);
@@ -119,6 +137,16 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [CHAT_REPORT, 'post'],
+      [LISTING_REPORT, 'post'],
+      [NOTIFICATIONS, 'get'],
+      [NOTIFICATIONS, 'put'],
+      [USER_BLOCK, 'get'],
+      [USER_BLOCK, 'post'],
+      [USER_BLOCK, 'delete'],
+      [LISTING_BLOCK, 'get'],
+      [LISTING_BLOCK, 'post'],
+      [LISTING_BLOCK, 'delete'],
     ] as const) {
       assert.deepEqual(doc.paths[path]![method]!.security, [{ bearerAuth: [], apiKey: [] }], path);
     }
@@ -142,7 +170,9 @@ describe('OpenAPI document', () => {
         ['header:x-request-id'],
         path,
       );
-      assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', '500', '503'], path);
+      // The start's 429: the abuse limits (docs/safety-reports.md).
+      const limited = path === PATHS.start ? ['429'] : [];
+      assert.deepEqual(Object.keys(op.responses), ['200', '400', '401', '403', '404', '413', ...limited, '500', '503'], path);
       for (const [status, response] of Object.entries(op.responses)) {
         assert.ok(response.headers?.['x-request-id'], `${path} ${status} documents X-Request-Id`);
       }
@@ -170,7 +200,9 @@ describe('OpenAPI document', () => {
         'INVALID_TOKEN',
       ],
     );
-    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN']);
+    // Not logged in, the caller's own listing, a block or the caller disabled (docs/safety.md).
+    assert.deepEqual(errorCodes(start, '403'), ['DENIED_REST_API', 'FORBIDDEN', 'FORBIDDEN', 'FORBIDDEN']);
+    assert.match(start.responses['403']!.description, /- `FORBIDDEN`: You cannot send messages to this user\./);
     for (const op of [toggle, start]) {
       assert.deepEqual(errorCodes(op, '404'), ['rest_no_route']);
       assert.deepEqual(errorCodes(op, '413'), ['PAYLOAD_TOO_LARGE']);
@@ -255,10 +287,15 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
     const t = await startTestSouk();
     const headers = { ...t.auth(USERS.amina), 'content-type': 'application/json' };
     const push = JSON.stringify({ push_token: 'ExponentPushToken[abcdefghij]', events: ['message'] });
+    const conId = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hi' })).json().con_id;
     for (const [path, payload] of [
       [TICKET, ''],
       [PUSH_REGISTER, push],
       [PUSH_ADD_DEVICE, push],
+      [CHAT_REPORT, JSON.stringify({ con_id: conId, reason: 'spam' })],
+      [LISTING_REPORT, JSON.stringify({ listing_id: LISTINGS.bike, message: 'scam' })],
+      [USER_BLOCK, JSON.stringify({ user_id: USERS.sara })],
+      [LISTING_BLOCK, JSON.stringify({ listing_id: LISTINGS.table })],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
       assert.equal(res.statusCode, 200, res.body);

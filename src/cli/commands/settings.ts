@@ -2,11 +2,30 @@
 import { newSecret, SETTING } from '../../auth/settings.js';
 import { ensureSettings } from '../../auth/settings.js';
 import { CATALOG_VERSION } from '../../domain/ports.js';
+import { BAD_WORDS_ACTION_SETTING, BAD_WORDS_ACTIONS, BAD_WORDS_SETTING, parseBadWords } from '../../domain/safety/words.js';
 import { usageError, type Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 
 /** Settings printed as they are; every other one is a secret (a new setting is masked until listed here). */
-const PLAIN_KEYS: string[] = [SETTING.restApi];
+const PLAIN_KEYS: string[] = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING];
+
+/** The settings `souk settings set` changes; the secrets have their own rotate commands. */
+const SETTABLE = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING];
+
+/** The value to store, or why not. */
+function checkedValue(key: string, value: string): string {
+  if (key === SETTING.restApi) {
+    if (value !== 'true' && value !== 'false') throw new CliError(`rest_api must be true or false, got "${value}"`);
+    return value;
+  }
+  if (key === BAD_WORDS_ACTION_SETTING) {
+    if (!(BAD_WORDS_ACTIONS as readonly string[]).includes(value))
+      throw new CliError(`bad_words_action must be ${BAD_WORDS_ACTIONS.join(' or ')}, got "${value}"`);
+    return value;
+  }
+  // bad_words: the list as the plugin keeps it, comma-separated; blanks and repeats dropped.
+  return [...new Set(value.split(',').map((w) => w.trim()))].filter((w) => w !== '' && parseBadWords(w).length > 0).join(',');
+}
 
 /** A secret is never listed, not even in part: only whether it is set. */
 function shown(key: string, value: string): string {
@@ -35,11 +54,12 @@ export async function getSetting(ctx: CliContext, key: string): Promise<void> {
 }
 
 export async function setSetting(ctx: CliContext, key: string, value: string): Promise<void> {
-  if (key !== SETTING.restApi) throw usageError('settings set', `only ${SETTING.restApi} is set this way, got "${key}"`);
-  if (value !== 'true' && value !== 'false') throw new CliError(`rest_api must be true or false, got "${value}"`);
+  if (!SETTABLE.includes(key as (typeof SETTABLE)[number]))
+    throw usageError('settings set', `only ${SETTABLE.join(', ')} are set this way, got "${key}"`);
+  const stored = checkedValue(key, value);
   await ensureSettings(ctx.store.settings);
-  await ctx.store.settings.set(key, value);
-  ctx.out(`${key}=${value}`);
+  await ctx.store.settings.set(key, stored);
+  ctx.out(`${key}=${stored}`);
 }
 
 export async function rotateApiKey(ctx: CliContext): Promise<void> {
@@ -69,14 +89,21 @@ export const settingsCommands: Command[] = [
   },
   {
     name: 'settings set',
-    summary: 'switch the REST interface on or off',
+    summary: 'switch the REST interface on or off, or set the chat bad words',
     about:
-      'Stores rest_api: false answers every call 403 DENIED_REST_API until it is true again. Running servers apply it within SETTINGS_REFRESH_MS.',
+      'Stores rest_api (false answers every call 403 DENIED_REST_API until it is true again), bad_words (a comma-separated list of ' +
+      'words a chat message may not hold, matched as whole words whatever their case or width; "" for none; on a WordPress site ' +
+      "the plugin's own chat setting) or bad_words_action (reject: 400 naming the words, the default; mask: each match stored as " +
+      '*). Running servers apply it within SETTINGS_REFRESH_MS.',
     args: [
-      { name: 'KEY', help: 'rest_api (the one setting set this way; api-key rotate and jwt-secret rotate replace the secrets)' },
-      { name: 'VALUE', help: 'true or false' },
+      { name: 'KEY', help: 'rest_api, bad_words or bad_words_action (api-key rotate and jwt-secret rotate replace the secrets)' },
+      { name: 'VALUE', help: 'rest_api: true or false; bad_words: "word1,word2"; bad_words_action: reject or mask' },
     ],
-    examples: ['souk settings set rest_api false'],
+    examples: [
+      'souk settings set rest_api false',
+      'souk settings set bad_words "scam,western union"',
+      'souk settings set bad_words_action mask',
+    ],
     run: ({ args: [key, value] }) => withStore((ctx) => setSetting(ctx, key!, value!)),
   },
   {

@@ -31,7 +31,11 @@ export type StartConversationError =
   | 'file_url_not_public'
   | 'file_text_not_plain'
   | 'listing_not_found'
-  | 'own_listing';
+  | 'own_listing'
+  /** The caller, or the other participant, is disabled or erased (domain/moderation.ts). */
+  | 'user_closed'
+  /** A block stands between the two users, or the caller blocked the listing (domain/privacy/common.ts). */
+  | 'blocked';
 
 /** Counts characters as people do (code points), not UTF-16 units. */
 function characterCount(text: string): number {

@@ -20,7 +20,9 @@ import {
   type StartConversationError,
   type StartConversationInput,
 } from './common.js';
+import { closedParticipant } from '../moderation.js';
 import { recordNewMessage } from './events.js';
+import { blockedEitherWay, startBlocked } from '../privacy/common.js';
 
 /** Where a start reads and writes. */
 export interface ChatStore {
@@ -86,6 +88,9 @@ export async function startConversation(
     // so nothing is written for them and their contact data never leaves in a reply.
     const recipient = await findUser(listing.ownerId, (id) => repos.users.findById(id));
     if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;
+    const closed = await closedParticipant(repos, caller.id, recipient.id);
+    if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' } as const;
+    if (await startBlocked(repos, caller.id, listing)) return { ok: false, error: 'blocked' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
     const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);
@@ -164,9 +169,9 @@ export async function leaveConversation(uow: UnitOfWork, userId: number, conId: 
     const open = await openFor(repos, conId, userId);
     if (!open) return { ok: false, error: 'forbidden' };
     await repos.conversations.leave(conId, open.side);
-    // The other participant, unless they left first: they can no longer answer.
-    if (!otherLeft(open.conversation, open.side)) {
-      const other = otherParticipant(open.conversation, userId);
+    // The other participant, unless they left first (they can no longer answer) or a block stands between them.
+    const other = otherParticipant(open.conversation, userId);
+    if (!otherLeft(open.conversation, open.side) && !(await blockedEitherWay(repos, userId, other))) {
       await repos.events?.record(other, { type: 'conversation.left', conversationId: conId, userId }, now);
     }
     return { ok: true };

@@ -10,7 +10,9 @@ import {
   type ChatLimits,
   type StartConversationError,
 } from './common.js';
+import { closedParticipant } from '../moderation.js';
 import { recordNewMessage, recordUnread } from './events.js';
+import { blockedEitherWay } from '../privacy/common.js';
 
 export interface SendMessageInput {
   conId: number;
@@ -42,6 +44,8 @@ export async function sendMessage(
     if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
     // Its reader can no longer see it: storing it would lose it silently.
     if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
+    if (await closedParticipant(repos, senderId, otherParticipant(open.conversation, senderId))) return { ok: false, error: 'user_closed' };
+    if (await blockedEitherWay(repos, senderId, otherParticipant(open.conversation, senderId))) return { ok: false, error: 'blocked' };
     if (input.tempId !== null) {
       const stored = await repos.messages.findByTempId(input.conId, senderId, input.tempId);
       if (stored) return { ok: true, value: stored };
@@ -74,8 +78,12 @@ export async function markRead(
     const changed = (await repos.messages.markRead(conId, other, messageId)) > 0;
     if (changed && repos.events) {
       const events = repos.events;
+      // A read receipt is the reader's doing: it does not reach a user across a block.
+      const toOther = !(await blockedEitherWay(repos, readerId, other));
       // The read receipt names the message marked: every earlier one of its sender is read too.
-      const receipt = () => events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
+      const receipt = async () => {
+        if (toOther) await events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
+      };
       const unread = () => recordUnread(repos, readerId, conId, other, now);
       // Two users' logs, written in ascending user id: when both participants mark read at once,
       // their transactions take the logs' locks in one order and cannot deadlock.

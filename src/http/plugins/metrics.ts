@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PasswordStats } from '../../auth/passwords.js';
+import type { MailStats } from '../../domain/mail.js';
 import type { PoolStats } from '../../domain/ports.js';
 import { routeLabel } from './logging.js';
 import { authorised, close, listen, metricsServer, UNAUTHORISED, type MetricsText } from './metrics-server.js';
@@ -24,6 +25,8 @@ export interface MetricsOptions {
   rateLimitStoreUp?: (() => boolean | undefined) | undefined;
   /** What the password threads did (sign-in's verifications). */
   passwordStats?: (() => PasswordStats) | undefined;
+  /** What the mail sender did (with SMTP_URL). */
+  mailStats?: (() => MailStats) | undefined;
 }
 
 // Process metrics describe the process, not one app: collected once, shared by every app in it (tests build many).
@@ -86,6 +89,7 @@ export const metrics = fp(
     }
 
     if (opts.passwordStats) passwordMetrics(registry, opts.passwordStats);
+    if (opts.mailStats) mailMetrics(registry, opts.mailStats);
 
     // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
     // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
@@ -139,6 +143,28 @@ function passwordMetrics(registry: Registry, stats: () => PasswordStats): void {
       for (const [form, count] of Object.entries(stats().verifications)) this.inc({ form }, count);
     },
   });
+}
+
+/** The mail sender's counters, read at each scrape (docs/operations.md, docs/mail.md). */
+function mailMetrics(registry: Registry, stats: () => MailStats): void {
+  const counter = (name: string, help: string, pick: (s: MailStats) => number) =>
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(pick(stats()));
+      },
+    });
+  counter('souk_mail_sent_total', 'Mails about waiting messages the SMTP server took', (s) => s.sent);
+  counter('souk_mail_skipped_total', 'Mails not sent: read, recipient online, not to be mailed', (s) => s.skipped);
+  counter(
+    'souk_mail_failed_attempts_total',
+    'Attempts to send a mail that failed (refused, no server, timeout); retried',
+    (s) => s.failedAttempts,
+  );
+  counter('souk_mail_failed_total', 'Mails kept as failed once their retries ran out (souk mail retry)', (s) => s.failed);
 }
 
 function serveOnApiPort(app: FastifyInstance, token: string, render: () => Promise<MetricsText>): void {

@@ -94,6 +94,7 @@ export const openapi = fp(
         tags: [
           { name: 'account', description: 'Sign-in, sign-out and the signed-in user' },
           { name: 'favourites', description: "The caller's favourite listings" },
+          { name: 'listings', description: 'Listings: reporting one to the operator' },
           { name: 'chat', description: 'Conversations between a user and a listing owner' },
           { name: 'events', description: "The caller's events as they happen: a Server-Sent Events stream" },
           { name: 'push', description: "Push notifications to the caller's devices, through Expo" },

@@ -9,15 +9,19 @@ import type { AuthFailure } from '../../auth/failures.js';
 import {
   authError,
   badRequest,
+  BLOCK_ERRORS,
   chatError,
   conversationForbidden,
   forbiddenKeyMessage,
   internalError,
   invalidCredentials,
   invalidTicket,
+  inappropriateWords,
   MESSAGES,
   noRoute,
+  notPermittedToReport,
   otherParticipantLeft,
+  cannotMessageUser,
   payloadTooLarge,
   pushTokenTaken,
   requiredIdMessage,
@@ -26,6 +30,8 @@ import {
   textTooLongMessage,
   tooManyRequests,
   type ApiError,
+  invalidUnsubscribeLink,
+  notificationsEmailMessage,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -168,6 +174,7 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ]),
     401: errorResponse('The API key, the Authorization header or the bearer token was refused (shape B; `code` is "401").', [
@@ -176,9 +183,11 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
     ]),
     403: errorResponse(
       "The REST interface is disabled (shape C, `data.status` 403), the token's user does not exist or is disabled, " +
-        'or the caller owns the listing (shape A).',
-      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits)],
+        'the caller owns the listing, a block stands between the caller and its owner or the caller blocked it, ' +
+        'or the caller was disabled a moment ago (shape A).',
+      [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), cannotMessageUser()],
     ),
+    ...abuseLimitErrors(['conversations', 'messages']),
     ...commonErrors(limits.bodyLimit),
   };
 }
@@ -288,7 +297,7 @@ export const conversationCheckErrors = (limits: { bodyLimit: number }) =>
   chatRouteErrors(limits, ['listing_id'], [...pageErrors(), badRequest(MESSAGES.limit), badRequest(MESSAGES.afterId)]);
 
 export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
-  return chatRouteErrors(
+  const errors = chatRouteErrors(
     limits,
     ['con_id', 'listing_id'],
     [
@@ -302,10 +311,97 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
       badRequest(MESSAGES.fileUrlNotPublic),
       badRequest(MESSAGES.fileTextNotPlain),
       badRequest(MESSAGES.tempId),
+      badWordsError(),
       ...BODY_ERRORS,
     ],
-    [otherParticipantLeft()],
+    // A block between the two, or the other participant (or the caller) disabled or erased (docs/safety.md).
+    [otherParticipantLeft(), cannotMessageUser()],
   );
+  return { ...errors, ...abuseLimitErrors(['messages']) };
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** The abuse limits of a conversation's start and a message (http/plugins/abuse-limits.ts). */
+export function abuseLimitErrors(kinds: Array<'conversations' | 'messages'>) {
+  return {
+    429: errorResponse(
+      'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
+      [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
+      { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } },
+    ),
+  };
+}
+
+/** A message refused for the words of the `bad_words` setting. */
+export function badWordsError() {
+  return inappropriateWords(['scam']);
+}
+
+export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: number }) {
+  return {
+    400: errorResponse('The body is not valid, the listing does not exist, or the caller owns it (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.listingId),
+      badRequest(MESSAGES.listingNotFound),
+      notPermittedToReport(),
+      badRequest(MESSAGES.reportMessage),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'message')),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+/** PUT my/notifications: a member route whose `email` may be refused. */
+export function notificationsErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`email` is not true or false, or the body cannot be read (shape B, `BADREQUEST`).', [
+      badRequest(notificationsEmailMessage),
+      ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) =>
+  chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [
+      badRequest(MESSAGES.reportReason),
+      badRequest(textTooLongMessage(limits.textMaxLength, 'reason')),
+      badRequest(MESSAGES.messageNotInConversation),
+      ...BODY_ERRORS,
+    ],
+  );
+/** mail/unsubscribe: no credentials, a signed link. */
+export function unsubscribeErrors(limits: { bodyLimit: number }) {
+  return {
+    403: errorResponse("The link's user and signature do not match (shape B).", [invalidUnsubscribeLink()]),
+    ...commonErrors(limits.bodyLimit),
+  };
+}
+/** privacy/user/block and privacy/listing/block: N2's id, the plugin's 404s, Souk's own 400 (docs/safety.md). */
+export function blockRouteErrors(limits: { bodyLimit: number }, kind: 'user' | 'listing', method: 'GET' | 'POST' | 'DELETE') {
+  const member = memberRouteErrors(limits);
+  if (method === 'GET') return member;
+  const id = kind === 'user' ? 'user_id' : 'listing_id';
+  const refusal = kind === 'user' ? BLOCK_ERRORS.self() : BLOCK_ERRORS.ownListing();
+  const notFound = kind === 'user' ? BLOCK_ERRORS.userNotFound() : BLOCK_ERRORS.listingNotFound();
+  const notBlocked = kind === 'user' ? BLOCK_ERRORS.userNotBlocked() : BLOCK_ERRORS.listingNotBlocked();
+  return {
+    400: errorResponse(
+      method === 'POST'
+        ? `\`${id}\` is missing or not valid, or names the caller${kind === 'user' ? '' : "'s own listing"} (shape B, \`BADREQUEST\`).`
+        : `\`${id}\` is missing or not valid (shape B, \`BADREQUEST\`).`,
+      [badRequest(requiredIdMessage(id)), ...(method === 'POST' ? [refusal] : []), ...BODY_ERRORS],
+    ),
+    ...member,
+    404: errorResponse(
+      method === 'POST'
+        ? `No such ${kind} (shape C, as the plugin answers), or no route (shape A).`
+        : `No such ${kind}, or it is not in the caller's list (shape C, as the plugin answers), or no route (shape A).`,
+      method === 'POST' ? [notFound, noRoute()] : [notFound, notBlocked, noRoute()],
+    ),
+  };
+}

@@ -1,5 +1,5 @@
 /** Admin writes to users and listings: the import and listing removal. */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { ListingDetailsRecord } from '../../domain/model.js';
 import type { CatalogRepository } from '../../domain/ports.js';
 import type { Database } from './schema.js';
@@ -29,10 +29,18 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
         longitude: u.longitude,
         locations: termsJson(u.locations),
       };
+      // A user the operator disabled stays disabled, and an erased one stays erased (migration 019).
+      const moderated = (erasedOnly: boolean) =>
+        sql`exists (select 1 from user_moderation m where m.user_id = users.id ${erasedOnly ? sql`and m.erased_at is not null` : sql``})`;
       await db
         .insertInto('users')
         .values({ id: u.id, ...row })
-        .onConflict((oc) => oc.column('id').doUpdateSet(row))
+        .onConflict((oc) =>
+          oc
+            .column('id')
+            .doUpdateSet({ ...row, disabled: sql<number>`case when ${moderated(false)} then 1 else ${row.disabled} end` })
+            .where(sql<boolean>`not ${moderated(true)}`),
+        )
         .execute();
       if (u.passwordHash !== undefined) await setPasswordHash(db, u.id, u.passwordHash);
     },

@@ -15,7 +15,9 @@ import type {
   WebhookOutbox,
   WebhookStatus,
 } from '../../domain/ports.js';
+import { claimDue } from './outbox.js';
 import { prepare, type QueryRunner } from './prepared.js';
+import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
 import type { Database } from './schema.js';
 
@@ -79,19 +81,22 @@ export interface EventWrites {
   queueWebhooks(messageId: string, urls: readonly string[], userId: number, type: EventType, payload: string, at: number): Promise<void>;
   /** The push of the new message `messageId` for its recipient, when they have a device. */
   queuePush(userId: number, messageId: number, payload: string, at: number): Promise<void>;
+  /** The new message in its recipient's pending mail about the conversation, due at `dueAt` when new (mail.ts). */
+  queueMail(userId: number, conId: number, messageId: number, at: number, dueAt: number): Promise<void>;
 }
 
 /**
  * The use cases' EventRecorder over a database's writes: the user's log for the streamed
  * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
  * for a new message's recipient. `recorded` is told of each user an event was logged for, before
- * the commit.
+ * the commit. With `mailDelayMs` (mail on), a new message also joins its recipient's pending mail.
  */
 export function recordEvents(
   writes: EventWrites,
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
   push = false,
+  mailDelayMs?: number,
 ): EventRecorder {
   return {
     async record(userId: number, event: DomainEvent, at: number) {
@@ -104,6 +109,8 @@ export function recordEvents(
       await writes.logEvent(userId, event.type, payload, at);
       recorded?.(userId);
       if (push && event.type === 'message.new') await writes.queuePush(userId, event.message.id, payload, at);
+      if (mailDelayMs !== undefined && event.type === 'message.new')
+        await writes.queueMail(userId, event.message.conId, event.message.id, at, at + mailDelayMs);
     },
   };
 }
@@ -115,13 +122,15 @@ export function eventRecorder(
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
   push = false,
+  mailDelayMs?: number,
 ): EventRecorder {
   const writes: EventWrites = {
     logEvent: (userId, type, payload, at) => logEvent(run, userId, type, payload, at),
     queueWebhooks: (messageId, urls, userId, type, payload, at) => queueWebhooks(run, messageId, urls, userId, type, payload, at),
     queuePush: (userId, messageId, payload, at) => queuePush(run, userId, messageId, payload, at),
+    queueMail: (userId, conId, messageId, at, dueAt) => queueMail(run, userId, conId, messageId, at, dueAt),
   };
-  return recordEvents(writes, webhookUrls, recorded, push);
+  return recordEvents(writes, webhookUrls, recorded, push, mailDelayMs);
 }
 
 /** An event log row as the port gives it; numbers may come as text (bigint columns). */
@@ -282,27 +291,8 @@ async function queueWebhooks(
  */
 export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): WebhookOutbox {
   return {
-    async claimDue(now, leaseUntil, limit) {
-      return db.transaction().execute(async (trx) => {
-        let due = trx
-          .selectFrom('webhook_outbox')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .orderBy('id')
-          .limit(limit);
-        if (skipLocked) due = due.forUpdate().skipLocked();
-        const ids = (await due.execute()).map((r) => Number(r.id));
-        if (ids.length === 0) return [];
-        const rows = await trx
-          .updateTable('webhook_outbox')
-          .set({ next_attempt_at: leaseUntil })
-          .where('id', 'in', ids)
-          .returning(WEBHOOK_COLUMNS)
-          .execute();
-        return rows.map(toWebhookDelivery).sort((a, b) => a.id - b.id);
-      });
-    },
+    claimDue: async (now, leaseUntil, limit) =>
+      (await claimDue<WebhookRow>(db, 'webhook_outbox', WEBHOOK_COLUMNS, skipLocked, now, leaseUntil, limit)).map(toWebhookDelivery),
     async delivered(id, now) {
       await db
         .updateTable('webhook_outbox')

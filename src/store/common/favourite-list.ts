@@ -3,6 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { DEFAULT_LISTING_DETAILS, type ListingStore, type PricingType, type ShownListing } from '../../domain/model.js';
 import type { FavouriteListRepository } from '../../domain/ports.js';
 import { listingDetailsRow } from './catalog.js';
+import { listingNotBlockedBy } from './blocks.js';
 import { kyselyRunner, prepare } from './prepared.js';
 import { toListing } from './rows.js';
 import { LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, type Database, type ListingDetailsTable, type ListingsTable } from './schema.js';
@@ -18,13 +19,14 @@ const NO_DETAILS = listingDetailsRow(DEFAULT_LISTING_DETAILS);
 
 type Db = Kysely<Database>;
 
-/** The favourites the list shows: the user's, whose listing is published. */
+/** The favourites the list shows: the user's, whose listing is published and not blocked by them (docs/safety.md). */
 const shown = (db: Db, userId: number) =>
   db
     .selectFrom('favourites')
     .innerJoin('listings', 'listings.id', 'favourites.listing_id')
     .where('favourites.user_id', '=', userId)
-    .where('listings.status', '=', 'publish');
+    .where('listings.status', '=', 'publish')
+    .where(listingNotBlockedBy(userId));
 
 const q = {
   // The page is sorted and cut on the favourites' keys, then its listings are read: sorting the

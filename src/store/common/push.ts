@@ -4,6 +4,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PushDelivery, PushDeviceRepository, PushOutbox, PushStatus } from '../../domain/push.js';
+import { claimDue } from './outbox.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -138,27 +139,8 @@ export function toPushDelivery(r: PushRow): PushDelivery {
 /** `skipLocked`: PostgreSQL's claim skips the rows another instance is claiming, as the webhook outbox's. */
 export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbox {
   return {
-    async claimDue(now, leaseUntil, limit) {
-      return db.transaction().execute(async (trx) => {
-        let due = trx
-          .selectFrom('push_outbox')
-          .select('id')
-          .where('status', '=', 'pending')
-          .where('next_attempt_at', '<=', now)
-          .orderBy('id')
-          .limit(limit);
-        if (skipLocked) due = due.forUpdate().skipLocked();
-        const ids = (await due.execute()).map((r) => Number(r.id));
-        if (ids.length === 0) return [];
-        const rows = await trx
-          .updateTable('push_outbox')
-          .set({ next_attempt_at: leaseUntil })
-          .where('id', 'in', ids)
-          .returning(PUSH_COLUMNS)
-          .execute();
-        return rows.map(toPushDelivery).sort((a, b) => a.id - b.id);
-      });
-    },
+    claimDue: async (now, leaseUntil, limit) =>
+      (await claimDue<PushRow>(db, 'push_outbox', PUSH_COLUMNS, skipLocked, now, leaseUntil, limit)).map(toPushDelivery),
     async finished(id, status, note) {
       await db.updateTable('push_outbox').set({ status, last_error: note }).where('id', '=', id).execute();
     },

@@ -16,8 +16,11 @@ import {
 import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
+import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type QueryRunner } from './prepared.js';
+import { reportRepository } from './reports.js';
+import { blockRepository, otherNotBlockedBy, type BlockStoreOptions } from './blocks.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
 type Db = QueryRunner['db'];
@@ -70,7 +73,7 @@ export function insertedId(result: QueryResult<InsertResult | { id: number | nul
   return Number(id);
 }
 
-/** The conversations `userId` takes part in and has not left. */
+/** The conversations `userId` takes part in and has not left, but those with a user they blocked. */
 function conversationsOf(db: Db, userId: number, listedOnly: boolean) {
   const query = db
     .selectFrom('conversations as c')
@@ -79,7 +82,8 @@ function conversationsOf(db: Db, userId: number, listedOnly: boolean) {
         eb.and([eb('c.sender_id', '=', userId), eb('c.sender_delete', '=', sql.lit(0))]),
         eb.and([eb('c.recipient_id', '=', userId), eb('c.recipient_delete', '=', sql.lit(0))]),
       ]),
-    );
+    )
+    .where(otherNotBlockedBy(userId));
   return listedOnly
     ? query.where((eb) => eb.exists(eb.selectFrom('listings as l').select('l.id').whereRef('l.id', '=', 'c.listing_id')))
     : query;
@@ -235,6 +239,13 @@ export interface DatabaseStatements {
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+  /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
+  rowLocks?: boolean;
+  /**
+   * Holds the listing's row until the transaction ends, so that its reports are counted one
+   * after the other; absent where write transactions already run one at a time (SQLite).
+   */
+  lockListing?(run: QueryRunner, listingId: number): Promise<void>;
 }
 
 /** The listing read from the database, offered to the cache. */
@@ -275,9 +286,17 @@ export async function favouriteIds(run: QueryRunner, userId: number): Promise<nu
 }
 
 /** Every port's repository over `run`: a plain connection, or a transaction's. */
-export function repositories(run: QueryRunner, cache: ListingCache, own: DatabaseStatements, events?: EventRecorder): Repositories {
+export function repositories(
+  run: QueryRunner,
+  cache: ListingCache,
+  own: DatabaseStatements,
+  events?: EventRecorder,
+  blocks?: BlockStoreOptions,
+): Repositories {
   return {
     ...(events ? { events } : {}),
+    moderation: moderationRepository(run, own.rowLocks ?? false),
+    blocks: blockRepository(run, blocks),
     users: {
       async findById(id) {
         const row = (await q.userById(run, id)).rows[0];
@@ -349,5 +368,6 @@ export function repositories(run: QueryRunner, cache: ListingCache, own: Databas
         return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);
       },
     },
+    reports: reportRepository(run, own.lockListing),
   };
 }

@@ -86,6 +86,9 @@ const [ID, CON_ID, SOURCE_ID, TEXT, TYPE, ATTACHMENTS, IS_READ, TEMP_ID, CREATED
   AT.created_at,
 ];
 
+/** The plugin's `system` type (a message an admin removed) reads as text: the interface knows text and attachment. */
+const messageType = (stored: unknown): MessageType => (stored === 'attachment' ? 'attachment' : 'text');
+
 /** A message from its row read as an array of MESSAGE_FIELDS' values (a page of messages is read so). */
 export function toMessageFromValues(values: readonly unknown[]): Message {
   const attachments = values[ATTACHMENTS] as MessageRow['attachments'];
@@ -94,7 +97,7 @@ export function toMessageFromValues(values: readonly unknown[]): Message {
     conId: values[CON_ID] as MessageRow['con_id'],
     sourceId: values[SOURCE_ID] as MessageRow['source_id'],
     text: values[TEXT] as MessageRow['message'],
-    type: values[TYPE] as MessageType,
+    type: messageType(values[TYPE]),
     attachments: attachments === null ? null : JSON.parse(attachments),
     isRead: values[IS_READ] !== 0,
     tempId: values[TEMP_ID] as MessageRow['temp_id'],
@@ -108,7 +111,7 @@ export function toMessage(row: MessageRow): Message {
     conId: row.con_id,
     sourceId: row.source_id,
     text: row.message,
-    type: row.type as MessageType,
+    type: messageType(row.type),
     attachments: row.attachments === null ? null : JSON.parse(row.attachments),
     isRead: row.is_read !== 0,
     tempId: row.temp_id,

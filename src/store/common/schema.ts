@@ -104,6 +104,22 @@ export interface FavouritesTable {
   added_at: number;
 }
 
+/** Who blocked whom (migration 017); the id is the order of blocking. */
+export interface UserBlocksTable {
+  id: Generated<number>;
+  blocker_id: number;
+  blocked_id: number;
+  created_at: number;
+}
+
+/** The listings a user blocked (migration 017). */
+export interface ListingBlocksTable {
+  id: Generated<number>;
+  user_id: number;
+  listing_id: number;
+  created_at: number;
+}
+
 export interface ConversationsTable {
   id: Generated<number>;
   listing_id: number;
@@ -205,6 +221,62 @@ export interface PushOutboxTable {
   last_error: string | null;
 }
 
+/** Moderation's marks on a user (migration 019): why `users.disabled` is set. */
+export interface UserModerationTable {
+  user_id: number;
+  /** When the operator disabled the user (epoch ms); null once enabled. */
+  disabled_at: number | null;
+  /** When the user was erased (epoch ms): for good. */
+  erased_at: number | null;
+}
+
+/** A report (migration 018); `messages` the JSON text of the reported messages as they were. */
+export interface ReportsTable {
+  id: Generated<number>;
+  reporter_id: number;
+  kind: string;
+  listing_id: number | null;
+  con_id: number | null;
+  message_id: number | null;
+  reported_user_id: number | null;
+  reason: string;
+  messages: string;
+  created_at: number;
+  closed_at: number | null;
+}
+
+/** One mail per recipient and conversation while pending (migration 021). */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  con_id: number;
+  /** `user:conversation` while pending, null once finished: unique, so a conversation has one pending mail per recipient. */
+  pending_key: string | null;
+  first_message_id: number;
+  last_message_id: number;
+  created_at: number;
+  /** pending, sent, skipped or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: number | null;
+}
+
+/** Until when a user is online (migration 021): written at most once per ONLINE_WINDOW_S per user. */
+export interface PresenceTable {
+  user_id: number;
+  /** Epoch ms: the last time they were seen, plus ONLINE_WINDOW_S. */
+  online_until: number;
+}
+
+/** A user's choice of mail (migration 021): a row only for those who changed it. */
+export interface MailPreferencesTable {
+  user_id: number;
+  /** 1: mail when a message waits; 0: never. */
+  email: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -221,6 +293,13 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   push_devices: PushDevicesTable;
   push_outbox: PushOutboxTable;
+  user_moderation: UserModerationTable;
+  reports: ReportsTable;
+  mail_outbox: MailOutboxTable;
+  presence: PresenceTable;
+  mail_preferences: MailPreferencesTable;
+  user_blocks: UserBlocksTable;
+  listing_blocks: ListingBlocksTable;
 }
 
 /**

@@ -13,6 +13,7 @@ import {
   type EventSignals,
   type EventTicketRepository,
   type FavouriteListRepository,
+  type ReportAdmin,
   type Repositories,
   type RevocationRepository,
   type SettingsRepository,
@@ -21,12 +22,14 @@ import {
   type UnitOfWork,
   type WebhookOutbox,
 } from '../../domain/ports.js';
+import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
 import type { FileReferences } from '../../domain/files/references.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
 import { favouriteListRepository } from './favourite-list.js';
+import { reportAdmin } from './reports.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
@@ -51,6 +54,8 @@ export interface DbOptions {
   webhookUrls?: readonly string[];
   /** Push notifications on: a new message's recipient with a device gets a push outbox row. */
   push?: boolean;
+  /** Mail on (SMTP_URL set): a new message joins its recipient's pending mail, due this long after (MAIL_DELAY_S). */
+  mailDelayMs?: number;
   /** MySQL: how often an instance with streams open polls the event log for other instances' events; default 250. */
   eventPollMs?: number;
 }
@@ -72,6 +77,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly revocations: RevocationRepository;
   /** The favourites list's reads. */
   readonly favouriteLists: FavouriteListRepository;
+  /** The reports, for the operator (`souk reports`). */
+  readonly reports: ReportAdmin;
   /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
@@ -86,6 +93,14 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly pushOutbox?: PushOutbox;
   /** Which stored files messages name (domain/files/references.ts). */
   readonly fileReferences: FileReferences;
+  /** The mail outbox (with eventLog). */
+  readonly mailOutbox?: MailOutbox;
+  /** When users were last seen (with eventLog). */
+  readonly presence?: PresenceRepository;
+  /** The users' choice of mail (with eventLog). */
+  readonly mailPreferences?: MailPreferenceRepository;
+  /** Who the site's mail is from, when the database says (a WordPress site's blogname and admin_email). */
+  mailSender?(): Promise<MailSenderIdentity | undefined>;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */
@@ -136,6 +151,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     accounts: accountRepository(db),
     revocations: revocationRepository(db),
     favouriteLists: favouriteListRepository(db),
+    reports: reportAdmin(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,

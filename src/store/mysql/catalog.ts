@@ -12,6 +12,10 @@ import { CATALOG_PERIOD_MS, rows, statement, T, together, type Db, type MysqlCon
 import { hierarchical, imageObject, termObject, type AttachmentRow, type TermRow } from './media.js';
 import { phpObject, type SiteOptions } from './site.js';
 
+/** The user meta that marks a user disabled by the operator, or erased, on a WordPress site (epoch ms). */
+export const SOUK_DISABLED_META = 'souk_disabled';
+export const SOUK_ERASED_META = 'souk_erased';
+
 /** `MAX(CASE WHEN m.meta_key = 'k' THEN m.meta_value END) AS alias`, one per meta key: a row's metas as columns. */
 function pivot(keys: Record<string, string>) {
   return sql.join(
@@ -32,6 +36,9 @@ const USER_META = {
   address: '_rtcl_address',
   latitude: '_rtcl_latitude',
   longitude: '_rtcl_longitude',
+  // Souk's own marks (mysql/moderation.ts): the site's profile stays as it is.
+  souk_disabled: SOUK_DISABLED_META,
+  souk_erased: SOUK_ERASED_META,
 };
 
 interface UserRow {
@@ -54,6 +61,8 @@ interface UserRow {
   address: string | null;
   latitude: string | null;
   longitude: string | null;
+  souk_disabled: string | null;
+  souk_erased: string | null;
 }
 
 /** Term ids from a meta value: one id, or a PHP-serialised list of them. */
@@ -136,7 +145,7 @@ async function toUser(db: Db, ctx: MysqlContext, row: UserPictureRow, site: Site
     whatsapp: row.whatsapp ?? '',
     website: row.website ?? '',
     profilePicture,
-    disabled: Number(row.user_status) !== 0,
+    disabled: Number(row.user_status) !== 0 || row.souk_disabled !== null || row.souk_erased !== null,
     firstName: row.first_name ?? '',
     lastName: row.last_name ?? '',
     description: row.description ?? '',
@@ -151,8 +160,8 @@ async function toUser(db: Db, ctx: MysqlContext, row: UserPictureRow, site: Site
 
 /**
  * A user's row and password hash. Disabled: WordPress has no such flag; a user whose legacy
- * `user_status` is not 0 (multisite's "spam" mark, which WordPress refuses at sign-in) counts as
- * disabled. Admin: the site's `{prefix}capabilities` holds `administrator`.
+ * `user_status` is not 0 (multisite's "spam" mark, which WordPress refuses at sign-in), or whom
+ * Souk's operator disabled or erased (SOUK_DISABLED_META, SOUK_ERASED_META), counts as disabled. Admin: the site's `{prefix}capabilities` holds `administrator`.
  */
 export async function loadUser(
   db: Db,

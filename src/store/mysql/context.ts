@@ -50,6 +50,12 @@ export interface Tables {
   soukWebhookOutbox: string;
   soukPushDevices: string;
   soukPushOutbox: string;
+  /** Moderation's barrier row (migrations/009). */
+  soukModerationBarrier: string;
+  /** Souk's reports (migrations/008). */
+  soukReports: string;
+  /** Souk's mail outbox (migrations/011-souk-mail.ts). */
+  soukMailOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -74,6 +80,9 @@ export function tables(prefix: string): Tables {
     soukWebhookOutbox: `${prefix}souk_webhook_outbox`,
     soukPushDevices: `${prefix}souk_push_devices`,
     soukPushOutbox: `${prefix}souk_push_outbox`,
+    soukModerationBarrier: `${prefix}souk_moderation_barrier`,
+    soukReports: `${prefix}souk_reports`,
+    soukMailOutbox: `${prefix}souk_mail_outbox`,
   };
 }
 

@@ -8,6 +8,7 @@ import { sql } from 'kysely';
 import type { EventLog, EventRecorder, EventTicketRepository } from '../../domain/ports.js';
 import { recordEvents, toEventTicket, toLoggedEvent, type EventTicketRow, type EventWrites } from '../common/events.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
+import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
 import { queueWebhook } from './webhooks.js';
 
@@ -45,7 +46,7 @@ export function mysqlEventRecorder(
   db: Db,
   ctx: MysqlContext,
   enter: () => Promise<void>,
-  o: { webhookUrls: readonly string[]; push: boolean; recorded: (userId: number) => void },
+  o: { webhookUrls: readonly string[]; push: boolean; mailDelayMs?: number | undefined; recorded: (userId: number) => void },
 ): EventRecorder {
   const writes: EventWrites = {
     async logEvent(userId, type, payload, at) {
@@ -61,8 +62,12 @@ export function mysqlEventRecorder(
       await enter();
       await queuePush(db, ctx, userId, messageId, payload, at);
     },
+    async queueMail(userId, conId, messageId, at, dueAt) {
+      await enter();
+      await queueMail(db, ctx, userId, conId, messageId, at, dueAt);
+    },
   };
-  return recordEvents(writes, o.webhookUrls, o.recorded, o.push);
+  return recordEvents(writes, o.webhookUrls, o.recorded, o.push, o.mailDelayMs);
 }
 
 export function mysqlEventLog(db: Db, ctx: MysqlContext): EventLog {

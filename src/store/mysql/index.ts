@@ -29,8 +29,11 @@ import { isMysqlUnavailable } from './errors.js';
 import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
+import { mysqlModeration } from './moderation.js';
+import { mysqlMailOutbox, mysqlMailPreferences, mysqlMailSender, mysqlPresence } from './mail.js';
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
+import { mysqlReportAdmin } from './reports.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 import { unitOfWork, writesLater } from './unit-of-work.js';
@@ -95,7 +98,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
   // The request path's reads outside units of work: those of one turn go in one round trip.
   const reads = batchedReads(db, ctx);
   const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
-  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false };
+  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mailDelayMs: opts.mailDelayMs };
 
   async function readiness() {
     try {
@@ -118,6 +121,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     dialect: 'mysql',
     repos: mysqlRepositories(reads, ctx),
     favouriteLists: mysqlFavouriteLists(reads, ctx),
+    reports: mysqlReportAdmin(db, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),
@@ -128,6 +132,10 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     pushDevices: mysqlPushDevices(db, ctx),
     pushOutbox: mysqlPushOutbox(db, ctx),
     fileReferences: mysqlFileReferences(db, ctx),
+    mailOutbox: mysqlMailOutbox(db, ctx),
+    presence: mysqlPresence(db, ctx),
+    mailPreferences: mysqlMailPreferences(db, ctx),
+    mailSender: () => mysqlMailSender(db, ctx),
     async transaction(fn, writer) {
       // The users this unit of work recorded events for: told once it committed.
       const recorded = new Set<number>();
@@ -135,7 +143,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
         // The recorder's writes (their results never read) go with the unit's next statement or COMMIT.
         const writes = writesLater(connection, ctx, scope);
         const events = mysqlEventRecorder(writes, ctx, () => scope.enter(), { ...recording, recorded: (u) => recorded.add(u) });
-        return fn({ ...mysqlRepositories(connection, ctx, scope), events });
+        const moderation = mysqlModeration(connection, ctx, () => scope.enter());
+        return fn({ ...mysqlRepositories(connection, ctx, scope), events, moderation });
       });
       signals.committed(recorded);
       return result;

@@ -22,7 +22,19 @@ import {
 } from './catalog.js';
 import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
+import { mysqlReports } from './reports.js';
 import { siteAttachments, siteText } from './site-text.js';
+import {
+  blockedUsersQuery,
+  blockMetasQuery,
+  blocksOfRows,
+  mysqlBlockRepository,
+  openKey,
+  pairOf,
+  participantMetasQuery,
+  publishedWithAuthors,
+  type BlockPrefetch,
+} from './blocks.js';
 
 export const FAVOURITES_META_KEY = 'rtcl_favourites';
 
@@ -290,20 +302,20 @@ const q = {
         where con_id = ${conId} and source_id = ${senderId} and is_read = 0`,
   ),
   conversationPage: statement(
-    (ctx, variant, userId: number, limit: number, offset: number) =>
+    (ctx, variant, userId: number, limit: number, offset: number, blocked: string) =>
       sql<ListRow>`
         select ${conversationColumns(ctx, formOf(variant))}, m.message as last_text, m.is_read as last_is_read, m.source_id as last_source_id,
           m.created_at as last_created_at,
           (select count(*) from ${T(ctx.t.messages)} u where u.con_id = c.con_id and u.is_read = 0
             and u.source_id = case when c.sender_id = ${userId} then c.recipient_id else c.sender_id end) as unread
         from ${T(ctx.t.conversations)} c left join ${T(ctx.t.messages)} m on m.message_id = c.last_message_id
-        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``}
+        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``} ${notBlocked(variant, userId, blocked)}
         order by c.last_message_id desc, c.con_id desc limit ${limit} offset ${offset}`,
   ),
   conversationCount: statement(
-    (ctx, variant, userId: number) =>
+    (ctx, variant, userId: number, blocked: string) =>
       sql<{ n: number | string }>`select count(*) as n from ${T(ctx.t.conversations)} c
-        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``}`,
+        where ${participantOf(userId)} ${variant.includes('L') ? listed(ctx) : sql``} ${notBlocked(variant, userId, blocked)}`,
   ),
   leave: statement((ctx, variant, conId: number) =>
     variant === 'sender'
@@ -369,9 +381,29 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   const listing: (id: number) => Promise<Listing | undefined> = scope ? findListing : batched((ids) => findListings(db, ctx, ids));
   /** A write whose result nobody reads: in a unit of work it waits for the next statement (WriteScope.later). */
   const write = async (query: CompiledQuery) => (scope ? scope.later(query) : void (await db.executeQuery(query)));
+  /**
+   * A chat list's statement without the conversations with users `userId` blocked (docs/safety.md):
+   * sent with the read of their blocked users, in one round trip; sent again with them left out
+   * only when the list is not empty.
+   */
+  const withoutBlocked = async (userId: number, build: (variant: '' | 'B', blocked: string) => CompiledQuery) => {
+    const [meta, plain] = await together(db, ctx, [blockedUsersQuery(ctx, userId), build('', '')]);
+    const blocked = blocksOfRows(meta!.rows, userId).users;
+    return blocked.length === 0 ? plain! : (await together(db, ctx, [build('B', blocked.join(','))]))[0]!;
+  };
   /** The writer's favourites rows, read under their lock by statusOf for the toggle that follows it. */
   let lockedFavourites: { userId: number; rows: FavouritesRow[] } | undefined;
+  // In a writer's unit of work, the block checks ride on the statements the chat sends anyway (blocks.ts).
+  const prefetch: BlockPrefetch =
+    scope?.writer !== undefined
+      ? {
+          openQuery: async (listingId, senderId, recipientId) =>
+            q.openConversation.compiled(ctx, await form(), listingId, senderId, recipientId),
+        }
+      : {};
   return {
+    reports: mysqlReports(db, ctx, enter),
+    blocks: mysqlBlockRepository(db, ctx, scope, prefetch),
     users: { findById: (id) => user(id) },
     listings: {
       findById: (id) => listing(id),
@@ -413,7 +445,10 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     conversations: {
       async findOpen(listingId, senderId, recipientId) {
         await enter();
-        const [row] = (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows;
+        const read = prefetch.open?.key === openKey(listingId, senderId, recipientId) ? prefetch.open.rows : undefined;
+        prefetch.open = undefined;
+        const [row] = (read ??
+          (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows) as ConversationRow[];
         return row && toConversation(row, await clock());
       },
       async create(listingId, senderId, recipientId, at) {
@@ -438,8 +473,19 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
       },
       async findById(conId) {
         await enter();
-        const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
-        return row && toConversation(row, await clock());
+        if (scope?.writer === undefined) {
+          const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
+          return row && toConversation(row, await clock());
+        }
+        const [found, metas] = await together(db, ctx, [
+          q.conversationById.compiled(ctx, await form(), conId),
+          participantMetasQuery(ctx, conId),
+        ]);
+        const row = found!.rows[0] as ConversationRow | undefined;
+        if (!row) return undefined;
+        const conversation = toConversation(row, await clock());
+        prefetch.pair = pairOf(conversation.senderId, conversation.recipientId, metas!.rows);
+        return conversation;
       },
       async findForReader(conId, readerId) {
         // One statement; a kept listing that its post row says is unchanged costs no other.
@@ -469,7 +515,9 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         await enter();
         const variant = `${await form()}${listedOnly ? 'L' : ''}`;
         const c = await clock();
-        const found = (await q.conversationPage(db, ctx, variant, userId, limit, offset)).rows;
+        const found = (
+          await withoutBlocked(userId, (v, blocked) => q.conversationPage.compiled(ctx, `${variant}${v}`, userId, limit, offset, blocked))
+        ).rows as ListRow[];
         const rows = found.map((row) => ({
           conversation: toConversation(row, c),
           lastMessage:
@@ -487,7 +535,10 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
       },
       async countFor(userId, listedOnly) {
         await enter();
-        return Number((await q.conversationCount(db, ctx, listedOnly ? 'L' : '', userId)).rows[0]?.n ?? 0);
+        const counted = await withoutBlocked(userId, (v, blocked) =>
+          q.conversationCount.compiled(ctx, `${listedOnly ? 'L' : ''}${v}`, userId, blocked),
+        );
+        return Number((counted.rows[0] as { n: number | string } | undefined)?.n ?? 0);
       },
       async leave(conId, side: Side) {
         await enter();
@@ -552,15 +603,30 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
 const participantOf = (userId: unknown) =>
   sql`((c.sender_id = ${userId} and c.sender_delete = 0) or (c.recipient_id = ${userId} and c.recipient_delete = 0))`;
 
+/** Variant `B`: not a conversation whose other participant is in `blocked` (comma-separated ids). */
+const notBlocked = (variant: string, userId: unknown, blocked: unknown) =>
+  variant.includes('B')
+    ? sql`and not find_in_set(case when c.sender_id = ${userId} then c.recipient_id else c.sender_id end, ${blocked})`
+    : sql``;
+
 const listed = (ctx: MysqlContext) =>
   sql`and exists (select 1 from ${T(ctx.t.posts)} p where p.ID = c.listing_id and p.post_type = 'rtcl_listing')`;
 
 /** GET my/favourites: the user's favourites whose listing is published, most recently added first. */
 export function mysqlFavouriteLists(db: Db, ctx: MysqlContext): FavouriteListRepository {
+  // Neither a listing the user blocked nor one of a user they blocked (docs/safety.md): their block
+  // metas are read with their favourites, in one round trip.
   const shownIds = async (userId: number) => {
-    const ids = await favouriteIds(db, ctx, userId);
-    const published = await publishedAmong(db, ctx, ids);
-    return ids.filter((id) => published.has(id)).reverse();
+    const [favourites, metas] = await together(db, ctx, [favouritesQuery.compiled(ctx, '', userId), blockMetasQuery(ctx, userId)]);
+    const ids = parseFavourites((favourites!.rows[0] as FavouritesRow | undefined)?.meta_value);
+    const blocks = blocksOfRows(metas!.rows, userId);
+    const kept = blocks.listings.length === 0 ? ids : ids.filter((id) => !blocks.listings.includes(id));
+    if (blocks.users.length === 0) {
+      const published = await publishedAmong(db, ctx, kept);
+      return kept.filter((id) => published.has(id)).reverse();
+    }
+    const authors = await publishedWithAuthors(db, ctx, kept);
+    return kept.filter((id) => authors.has(id) && !blocks.users.includes(authors.get(id)!)).reverse();
   };
   return {
     async shownPage(userId, offset, limit) {

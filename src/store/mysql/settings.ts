@@ -26,6 +26,9 @@ const API_KEY = 'api_key';
 const REST_API = 'rest_api';
 const API_KEY_OPTION = 'rtcl_rest_api_key';
 const TOOLS_OPTION = 'rtcl_tools_settings';
+/** The plugin's chat settings: its `bad_words` list is the one Souk applies (domain/safety/words.ts). */
+const CHAT_OPTION = 'rtcl_chat_settings';
+const BAD_WORDS = 'bad_words';
 
 /** How long a user read from the site may be reused (auth/user-cache.ts) before it is read again. */
 export { CATALOG_PERIOD_MS };
@@ -62,20 +65,28 @@ export function mysqlSettings(db: Db, ctx: MysqlContext): SettingsRepository {
           on duplicate key update \`value\` = values(\`value\`), updated_at = values(updated_at)`
     ).execute(db);
   }
-  async function setRestApi(enabled: boolean) {
+  /** One item of one of the plugin's serialised options, the others kept as they are. */
+  async function setOptionItem(name: string, item: string, value: string) {
     await db.transaction().execute(async (trx) => {
-      const tools = phpObject(await option(trx, ctx, TOOLS_OPTION, true));
-      tools.allow_rest_api = enabled ? 'yes' : '';
-      await setOption(trx, ctx, TOOLS_OPTION, serialize(tools), false);
+      const settings = phpObject(await option(trx, ctx, name, true));
+      settings[item] = value;
+      await setOption(trx, ctx, name, serialize(settings), false);
     });
   }
   return {
     async all() {
-      const [mine, apiKey, tools] = await Promise.all([own(), option(db, ctx, API_KEY_OPTION), option(db, ctx, TOOLS_OPTION)]);
+      const [mine, apiKey, tools, chat] = await Promise.all([
+        own(),
+        option(db, ctx, API_KEY_OPTION),
+        option(db, ctx, TOOLS_OPTION),
+        option(db, ctx, CHAT_OPTION),
+      ]);
       const all: Record<string, string> = Object.fromEntries(mine.map((r) => [r.key, r.value]));
       if (apiKey) all[API_KEY] = apiKey;
       else delete all[API_KEY];
       all[REST_API] = phpObject(tools).allow_rest_api === 'yes' ? 'true' : 'false';
+      const badWords = phpObject(chat)[BAD_WORDS];
+      all[BAD_WORDS] = typeof badWords === 'string' ? badWords : '';
       all[CATALOG_VERSION] = `${all[CATALOG_VERSION] ?? ''}:${Math.floor(Date.now() / CATALOG_PERIOD_MS)}`;
       return all;
     },
@@ -86,14 +97,15 @@ export function mysqlSettings(db: Db, ctx: MysqlContext): SettingsRepository {
         await sql`update ${T(ctx.t.options)} set option_value = ${value} where option_name = ${API_KEY_OPTION} and option_value = ''`.execute(
           db,
         );
-      } else if (key !== REST_API) {
+      } else if (key !== REST_API && key !== BAD_WORDS) {
         // REST_API: the site's own switch decides, never a default of Souk's.
         await setOwn(key, value, true);
       }
     },
     async set(key, value) {
       if (key === API_KEY) await setOption(db, ctx, API_KEY_OPTION, value, false);
-      else if (key === REST_API) await setRestApi(value === 'true');
+      else if (key === REST_API) await setOptionItem(TOOLS_OPTION, 'allow_rest_api', value === 'true' ? 'yes' : '');
+      else if (key === BAD_WORDS) await setOptionItem(CHAT_OPTION, BAD_WORDS, value);
       else await setOwn(key, value, false);
     },
   };

@@ -7,6 +7,7 @@ import { fileReferences } from '../common/file-references.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import { eventLog, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
+import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
 import type { Database } from '../common/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
@@ -32,11 +33,16 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, named, (run) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push)),
+    transaction: postgresTransaction(db, pool, named, (run, writer) =>
+      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mailDelayMs, writer),
+    ),
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),
     fileReferences: fileReferences(db),
+    mailOutbox: mailOutbox(db, true),
+    presence: presenceRepository(db),
+    mailPreferences: mailPreferenceRepository(db),
     migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     isUnavailable: isPostgresUnavailable,

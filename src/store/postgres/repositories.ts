@@ -9,6 +9,7 @@ import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
+import type { WriterBlocks } from '../common/blocks.js';
 import {
   chatReadQueries,
   conversationInsert,
@@ -112,6 +113,13 @@ const logEvent = prepare((db, userId: number, type: string, payload: string, at:
   ),
 );
 
+// NO KEY: favourites and conversations that reference the listing are not held up.
+const lockListing = prepare((db, id: number) => db.selectFrom('listings').select('id').where('id', '=', id).forNoKeyUpdate());
+/** Both users' write locks, in id order: the lock of each one's unit of work (transaction.ts). */
+const lockUsers = prepare((db, low: number, high: number) =>
+  db.selectFrom('users').select('id').where('id', 'in', [low, high]).orderBy('id').forNoKeyUpdate(),
+);
+
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion, status: q.listingStatus },
   chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
@@ -120,6 +128,10 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   insertConversation: async (run, listingId, senderId, recipientId, at) =>
     insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),
+  rowLocks: true,
+  async lockListing(run, listingId) {
+    await lockListing(run, listingId);
+  },
 };
 
 export const postgresRepositories = (
@@ -127,6 +139,8 @@ export const postgresRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   push = false,
+  mailDelayMs?: number,
+  writer?: WriterBlocks,
 ): Repositories =>
   repositories(
     run,
@@ -140,5 +154,12 @@ export const postgresRepositories = (
       webhookUrls,
       undefined,
       push,
+      mailDelayMs,
     ),
+    {
+      lockUsers: async (r, [low, high]) => {
+        await lockUsers(r, low, high);
+      },
+      writer,
+    },
   );

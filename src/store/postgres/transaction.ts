@@ -9,6 +9,7 @@ import type { Repositories, UnitOfWork } from '../../domain/ports.js';
 import { postgresRunner } from './runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
+import type { WriterBlocks } from '../common/blocks.js';
 
 /**
  * The writer's lock is FOR NO KEY UPDATE on their row: it serialises the user's writes like FOR
@@ -20,7 +21,16 @@ export function beginStatement(writer: number | undefined): string {
   if (writer === undefined) return 'begin';
   // A literal, not a parameter: a query with parameters cannot hold two statements.
   if (!Number.isSafeInteger(writer)) throw new TypeError(`a writer is a user id, not ${String(writer)}`);
-  return `begin; select id from users where id = ${writer} for no key update`;
+  // With the lock, how many blocks the writer is party to (store/common/blocks.ts): a block that
+  // held the lock has updated the row, and a lock that waited for it returns the row as updated.
+  return `begin; select id, blocks from users where id = ${writer} for no key update`;
+}
+
+/** What the begin statement's last result says of the writer's blocks. */
+function writerBlocks(writer: number | undefined, results: unknown): WriterBlocks | undefined {
+  if (writer === undefined || !Array.isArray(results)) return undefined;
+  const blocks = (results[1] as { rows?: { blocks?: unknown }[] } | undefined)?.rows?.[0]?.blocks;
+  return blocks === undefined || blocks === null ? undefined : { writer, party: Number(blocks) !== 0 };
 }
 
 /**
@@ -31,14 +41,14 @@ export function postgresTransaction(
   db: Kysely<Database>,
   pool: Pool,
   named: boolean,
-  repositories: (run: QueryRunner) => Repositories,
+  repositories: (run: QueryRunner, writer: WriterBlocks | undefined) => Repositories,
 ): UnitOfWork['transaction'] {
   return async (fn, writer) => {
     const client = await pool.connect();
     let broken: Error | undefined;
     try {
-      await client.query(beginStatement(writer));
-      const result = await fn(repositories(postgresRunner(db, client, named)));
+      const begun: unknown = await client.query(beginStatement(writer));
+      const result = await fn(repositories(postgresRunner(db, client, named), writerBlocks(writer, begun)));
       await client.query('commit');
       return result;
     } catch (err) {

@@ -8,6 +8,7 @@ import type { UnitOfWork } from '../../domain/ports.js';
 import { eventLog, LocalEventSignals, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
 import { migrateToLatest, migrationsApplied } from '../common/migrate.js';
+import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
 import { kyselyRunner } from '../common/prepared.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
@@ -30,7 +31,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const batch = new SqliteWriteBatch(
     db,
     connection,
-    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push),
+    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push, opts.mailDelayMs),
     undefined,
     () => {
       walFlusher?.afterCommit();
@@ -48,6 +49,9 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, false),
     fileReferences: fileReferences(db),
+    mailOutbox: mailOutbox(db, false),
+    presence: presenceRepository(db),
+    mailPreferences: mailPreferenceRepository(db),
     transaction,
     migrate: () => migrateToLatest(db, SQLITE_MIGRATIONS),
     poolStats: () => undefined,

@@ -77,4 +77,6 @@ export const sqliteRepositories = (
   webhookUrls: readonly string[] = [],
   recorded?: (userId: number) => void,
   push = false,
-): Repositories => repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push));
+  mailDelayMs?: number,
+): Repositories =>
+  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push, mailDelayMs));

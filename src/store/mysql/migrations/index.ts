@@ -18,6 +18,9 @@ import { soukWebhooksMigration } from './003-souk-webhooks.js';
 import { soukPushMigration } from './004-souk-push.js';
 import { soukRevocationsBySubjectMigration } from './005-souk-revocations-by-subject.js';
 import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions.js';
+import { soukReportsMigration } from './008-souk-reports.js';
+import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
+import { soukMailMigration } from './011-souk-mail.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -27,5 +30,8 @@ export function mysqlMigrations(t: Tables): Migrations {
     '004-souk-push': soukPushMigration(t),
     '005-souk-revocations-by-subject': soukRevocationsBySubjectMigration(t),
     '006-souk-push-device-sessions': soukPushDeviceSessionsMigration(t),
+    '008-souk-reports': soukReportsMigration(t),
+    '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
+    '011-souk-mail': soukMailMigration(t),
   };
 }

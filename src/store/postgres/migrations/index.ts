@@ -26,6 +26,10 @@ import { pushMigration } from '../../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../../common/migrations/014-messages-by-conversation.js';
 import { revocationsBySubjectMigration } from '../../common/migrations/015-revocations-by-subject.js';
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
+import { blocksMigration } from '../../common/migrations/017-blocks.js';
+import { reportsMigration } from '../../common/migrations/018-reports.js';
+import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
+import { mailMigration } from '../../common/migrations/021-mail.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -46,4 +50,8 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '014-messages-by-conversation': messagesByConversationMigration,
   '015-revocations-by-subject': revocationsBySubjectMigration('bigint'),
   '016-push-device-sessions': pushDeviceSessionsMigration('bigint'),
+  '017-blocks': blocksMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '018-reports': reportsMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '019-user-moderation': userModerationMigration('bigint'),
+  '021-mail': mailMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

@@ -25,6 +25,10 @@ import { pushMigration } from '../../common/migrations/013-push.js';
 import { messagesByConversationMigration } from '../../common/migrations/014-messages-by-conversation.js';
 import { revocationsBySubjectMigration } from '../../common/migrations/015-revocations-by-subject.js';
 import { pushDeviceSessionsMigration } from '../../common/migrations/016-push-device-sessions.js';
+import { blocksMigration } from '../../common/migrations/017-blocks.js';
+import { reportsMigration } from '../../common/migrations/018-reports.js';
+import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
+import { mailMigration } from '../../common/migrations/021-mail.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -57,4 +61,14 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '014-messages-by-conversation': messagesByConversationMigration,
   '015-revocations-by-subject': atomically(revocationsBySubjectMigration('integer')),
   '016-push-device-sessions': atomically(pushDeviceSessionsMigration('integer')),
+  '017-blocks': atomically(
+    blocksMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '018-reports': atomically(
+    reportsMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '019-user-moderation': atomically(userModerationMigration('integer')),
+  '021-mail': atomically(
+    mailMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
 };

@@ -1,10 +1,12 @@
 /** POST (start), GET (read) and DELETE (leave) my/chat/conversation (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { continuesConversation } from '../../../../domain/safety/abuse.js';
 import { leaveConversation, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
 import { conversationReadJson, conversationReplyJson } from '../../../../present/chat/conversation.js';
 import { listingId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden } from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';
+import { screenedText } from '../../../bad-words.js';
 import type { RouteDeps } from '../../../deps.js';
 import { messagePaging, sendJson } from '../chat.js';
 import { leaveConversationSchema, readConversationSchema, startConversationSchema } from './conversation.schema.js';
@@ -26,12 +28,20 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       const body = request.body;
       const input = {
         listingId: listingId(body.listing_id),
-        text: body.text,
+        text: screenedText(deps.wordScreen(), body.text),
         files: body.files ?? [],
         uploads: request.uploads,
         tempId: tempId(body.temp_id),
       };
-      const result = await startConversation({ uow: deps.uow, findUser: deps.findUser }, request.caller!, input, deps.limits);
+      const now = Date.now();
+      const caller = request.caller!;
+      const result = await app.abuseLimits.start(
+        caller.id,
+        () => continuesConversation(deps.chatReads.repos, input.listingId, caller.id),
+        () => startConversation({ uow: deps.uow, findUser: deps.findUser }, caller, input, deps.limits, now),
+        // Made now, or a retry's and an open conversation's from before (abuse-limits.ts).
+        (r) => ({ message: r.ok && r.value.message.createdAt === now, conversation: r.ok && r.value.conversation.createdAt === now }),
+      );
       if (!result.ok) throw chatError(result.error, deps.limits);
       // Already JSON text, the schema's bytes (present/chat/conversation.ts); Fastify sends a string with a
       // JSON content type as it is. The type provider only knows the object form, hence the cast.

@@ -5,6 +5,7 @@ import { chatMessage } from '../../../../present/chat/message.js';
 import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';
+import { screenedText } from '../../../bad-words.js';
 import type { RouteDeps } from '../../../deps.js';
 import { markReadSchema, sendMessageSchema } from './message.schema.js';
 import { acceptUploads } from '../../../uploads.js';
@@ -31,12 +32,15 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
       const input = {
         conId: requiredId(params, 'con_id'),
         listingId: optionalId(params, 'listing_id'),
-        text: request.body.text,
+        text: screenedText(deps.wordScreen(), request.body.text),
         files: request.body.files ?? [],
         uploads: request.uploads,
         tempId: tempId(request.body.temp_id),
       };
-      const result = await sendMessage(deps.uow, request.caller!.id, input, deps.limits);
+      const now = Date.now();
+      const send = () => sendMessage(deps.uow, request.caller!.id, input, deps.limits, now);
+      // A retry returns the message stored before: it stored nothing (abuse-limits.ts).
+      const result = await app.abuseLimits.message(request.caller!.id, send, (r) => r.ok && r.value.createdAt === now);
       if (!result.ok) throw sendMessageError(result.error, deps.limits);
       return chatMessage(result.value, deps.presentation.formatTime);
     },

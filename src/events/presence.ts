@@ -1,0 +1,78 @@
+/**
+ * Who is online (docs/mail.md): a user holding an event stream, or seen in an authenticated
+ * request within ONLINE_WINDOW_S. Seen in memory on every request (a Map's set), written to the
+ * store (on WordPress the plugin's `online_status` user meta) at most once per window per user,
+ * never awaited by the request: the write is the store's, the request's answer does not wait for it.
+ * The users written lately are a bounded Map (the least recently written go first); a user
+ * forgotten there is written again at their next request, nothing worse.
+ */
+import type { PresenceRepository } from '../domain/mail.js';
+
+/** Most users remembered per instance. */
+const TRACKED = 100_000;
+
+export interface PresenceOptions {
+  repo: PresenceRepository;
+  windowMs: number;
+  /** Whether the user holds an event stream in this process. */
+  streaming?: (userId: number) => boolean;
+  /** The users holding streams here: kept seen while they do (other instances read the store). */
+  streamers?: () => Iterable<number>;
+  now?: () => number;
+  onError?: (err: unknown, what: string) => void;
+  max?: number;
+}
+
+export class Presence {
+  private readonly written = new Map<number, number>();
+  private readonly seenHere = new Map<number, number>();
+  private timer: NodeJS.Timeout | undefined;
+  private readonly now: () => number;
+
+  constructor(private readonly o: PresenceOptions) {
+    this.now = o.now ?? Date.now;
+  }
+
+  /** The user made an authenticated request (or holds a stream) now. */
+  seen(userId: number, at = this.now()): void {
+    const max = this.o.max ?? TRACKED;
+    this.seenHere.delete(userId);
+    this.seenHere.set(userId, at);
+    if (this.seenHere.size > max) this.seenHere.delete(this.seenHere.keys().next().value!);
+    const last = this.written.get(userId);
+    if (last !== undefined && at - last < this.o.windowMs) return;
+    this.written.delete(userId);
+    this.written.set(userId, at);
+    if (this.written.size > max) this.written.delete(this.written.keys().next().value!);
+    this.o.repo.seen(userId, at + this.o.windowMs).catch((err: unknown) => {
+      // Not written: the next request tries again.
+      this.written.delete(userId);
+      this.o.onError?.(err, `recording that user ${userId} is online`);
+    });
+  }
+
+  /** Online: a stream held here, seen here within the window, or so the store says (another instance, the site). */
+  async isOnline(userId: number, now = this.now()): Promise<boolean> {
+    if (this.o.streaming?.(userId)) return true;
+    const here = this.seenHere.get(userId);
+    if (here !== undefined && now - here < this.o.windowMs) return true;
+    const until = await this.o.repo.onlineUntil(userId);
+    return until !== undefined && now < until;
+  }
+
+  /** Keeps the users holding streams here seen, for the other instances and the site. */
+  start(): void {
+    if (!this.o.streamers) return;
+    this.timer = setInterval(
+      () => {
+        for (const userId of this.o.streamers!()) this.seen(userId);
+      },
+      Math.max(1000, Math.floor(this.o.windowMs / 4)),
+    );
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}

@@ -1,0 +1,124 @@
+/**
+ * Abuse limits per sender (docs/safety-reports.md): NEW_CONVERSATIONS_PER_HOUR conversations
+ * started and MESSAGES_PER_MINUTE messages stored (starts' first messages included), over either
+ * 429 shape B TOO_MANY_REQUESTS with Retry-After. Counted by the rate limits' counters
+ * (auth/counters.ts, fixed windows): in this process, or with REDIS_URL in Redis, shared by every
+ * instance; while Redis does not answer RATE_LIMIT_REDIS_FAILURE applies, as to the rate limits.
+ *
+ * A place is taken before the use case runs (so that senders racing each other cannot pass the
+ * limit together) and given back when nothing was stored: a refusal, a failure, or a retry with
+ * the temp_id of a message already stored.
+ */
+import fp from 'fastify-plugin';
+import type { Config } from '../../config.js';
+import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
+import { serviceUnavailable, tooManyRequests } from '../errors.js';
+
+export interface AbuseLimits {
+  /** Runs the sending of a message within the sender's budget; `stored`: whether it stored a message. */
+  message<T>(userId: number, send: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
+  /**
+   * Runs a conversation's start within the sender's budgets; `continues`: asked only at the limit
+   * of new conversations, whether the start would write in an open conversation instead.
+   */
+  start<T>(
+    userId: number,
+    continues: () => Promise<boolean>,
+    start: () => Promise<T>,
+    stored: (result: T) => { message: boolean; conversation: boolean },
+  ): Promise<T>;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    abuseLimits: AbuseLimits;
+  }
+}
+
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+interface Place {
+  key: string;
+  /** Counted: to give back when nothing was stored. */
+  taken: boolean;
+  /** The count that was over the limit (the place then given back at once). */
+  over?: Hit;
+}
+
+const retryAfterS = (hit: Hit) => Math.max(1, Math.ceil(hit.resetMs / 1000));
+
+export const abuseLimits = fp<{ config: Config }>(
+  async (app, { config }) => {
+    const { conversationsPerHour, messagesPerMinute } = config.abuse;
+    const { redisUrl, redisPrefix, redisFailure } = config.rateLimit;
+    let counter: Counter | undefined;
+    if (conversationsPerHour > 0 || messagesPerMinute > 0) {
+      if (redisUrl) {
+        const redis = new RedisCounter({
+          url: redisUrl,
+          prefix: redisPrefix,
+          onDown: (err) => app.log.warn({ err: { message: err.message } }, 'abuse limit store (Redis) unavailable'),
+          onUp: () => app.log.warn('abuse limit store (Redis) answers again'),
+        });
+        await redis.connect();
+        counter = redis;
+      } else {
+        // Keys are signed-in users: bounded by the catalog.
+        counter = new MemoryCounter(MINUTE);
+      }
+      app.addHook('onClose', () => counter!.close());
+    }
+
+    async function take(key: string, max: number, windowMs: number): Promise<Place> {
+      if (!counter || max === 0) return { key, taken: false };
+      const hit = await counter.hit(key, windowMs);
+      if (!hit) {
+        if (redisFailure === 'closed') throw serviceUnavailable();
+        return { key, taken: false };
+      }
+      if (hit.count <= max) return { key, taken: true };
+      // Refused: the count stays that of what was stored.
+      await counter.release(key);
+      return { key, taken: false, over: hit };
+    }
+    const giveBack = async (place: Place, keep = false) => {
+      if (place.taken && !keep) await counter!.release(place.key);
+    };
+
+    async function within<T>(places: Place[], run: () => Promise<T>, kept: (result: T) => boolean[]): Promise<T> {
+      let result: T;
+      try {
+        result = await run();
+      } catch (err) {
+        for (const place of places) await giveBack(place);
+        throw err;
+      }
+      const keep = kept(result);
+      for (const [i, place] of places.entries()) await giveBack(place, keep[i]);
+      return result;
+    }
+
+    app.decorate<AbuseLimits>('abuseLimits', {
+      async message(userId, send, stored) {
+        const message = await take(`abuse-messages:${userId}`, messagesPerMinute, MINUTE);
+        if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
+        return within([message], send, (result) => [stored(result)]);
+      },
+      async start(userId, continues, start, stored) {
+        const message = await take(`abuse-messages:${userId}`, messagesPerMinute, MINUTE);
+        if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
+        const conversation = await take(`abuse-conversations:${userId}`, conversationsPerHour, HOUR);
+        if (conversation.over && !(await continues().catch(() => false))) {
+          await giveBack(message);
+          throw tooManyRequests('conversations', retryAfterS(conversation.over));
+        }
+        return within([message, conversation], start, (result) => {
+          const s = stored(result);
+          return [s.message, s.conversation];
+        });
+      },
+    });
+  },
+  { name: 'souk-abuse-limits', fastify: '5.x' },
+);
