@@ -71,9 +71,10 @@ export async function runLoad(scenario: Scenario, opts: LoadOptions): Promise<Lo
     method,
     path: scenario.path,
     headers: method === 'POST' ? { 'content-type': 'application/json', 'x-api-key': opts.apiKey } : { 'x-api-key': opts.apiKey },
-    setupRequest(req: { headers: Record<string, string>; body?: string; path: string }, ctx: Context) {
-      const { body, path, user } = scenario.next(ctx);
+    setupRequest(req: { headers: Record<string, string>; body?: string | Buffer; path: string }, ctx: Context) {
+      const { body, contentType, path, user } = scenario.next(ctx);
       req.headers.authorization = `Bearer ${opts.tokens[user]}`;
+      if (contentType !== undefined) req.headers['content-type'] = contentType;
       if (body !== undefined) req.body = body;
       req.path = path ?? scenario.path;
       return req;

@@ -4,9 +4,10 @@
  * loopback for a fixed time and records throughput, latency, errors, peak RSS and CPU.
  * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
  */
+import { preparePhoto } from './photo.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { cpus, loadavg, totalmem } from 'node:os';
+import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
@@ -256,9 +257,12 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
         const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
         // MAX_CONNECTIONS (10,000 by default) counts the streams too: room for them and the load. Every
         // stream comes from the bench's one address, so the cap per address is off for these rows.
-        const env = holdsStreams(name)
+        const env: Record<string, string> | undefined = holdsStreams(name)
           ? { MAX_CONNECTIONS: String(Math.max(10_000, ctx.opts.streams + ctx.opts.connections + 1_000)), MAX_CONNECTIONS_PER_ADDRESS: '0' }
-          : undefined;
+          : name === 'message-photo'
+            ? // The uploaded photos go to a folder of the run's own, whatever the database.
+              { FILES_DIR: join(tmpdir(), `souk-bench-files-${ctx.stamp}`) }
+            : undefined;
         servers.push(
           await startSouk(`souk#${i + 1}`, {
             databaseUrl: ctx.db.url,
@@ -463,6 +467,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   try {
     if (name === 'streams') return await runStreamsRow(servers, ctx, (h) => (held = h));
     if (name === 'toggle-streams') held = await holdStreams(servers[0]!, ctx);
+    if (name === 'message-photo') await preparePhoto();
     const sc = scenario(name, data);
     const load = { targets: servers.map((s) => s.url), connections: sc.connections ?? opts.connections, apiKey: data.apiKey, tokens };
     const loadStart = loadavg()[0]!;
@@ -478,7 +483,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       name === 'toggle-under-logins'
         ? runLoad(loginScenario(data), { ...load, connections: LOGIN_BURST_CONNECTIONS, seconds: opts.duration + 1 })
         : undefined;
-    const result = await runLoad(sc, { ...load, seconds: opts.duration });
+    const result = await runLoad(sc, { ...load, seconds: Math.max(opts.duration, sc.minSeconds ?? 0), timeout: sc.timeoutSeconds });
     if (burst) result.counters = { ...result.counters, ...burstCounters(await burst) };
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const used = await cpu.end();

@@ -6,6 +6,7 @@
  *   start-new       (caller, listing) pairs that never had a conversation, each used once;
  *   start-existing  the data set's conversations, re-started by their caller (an append);
  *   message-send    POST my/chat/message in the data set's conversations, by their caller or owner in turn;
+ *   message-photo   the same, as the upload form with one 1 MB photo (bench/photo.ts);
  *   bare            the toggle's request shape, sent to the bare server;
  *   pgbench         no request of Souk's: PostgreSQL's own `pgbench -N` on the same server (bench/pgbench.ts);
  *   chat-poll       GET my/chat/conversation of a reader's conversation (the latest 50 of its 60 messages);
@@ -36,6 +37,7 @@ import {
 } from './dataset.js';
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
+import { PHOTO_CONTENT_TYPE, photoForm } from './photo.js';
 
 export type RowName =
   | 'bare'
@@ -52,6 +54,7 @@ export type RowName =
   | 'start-new'
   | 'start-existing'
   | 'message-send'
+  | 'message-photo'
   | 'chat-poll'
   | 'chat-list'
   | 'favourites'
@@ -75,6 +78,7 @@ export const ROWS: RowName[] = [
   'start-new',
   'start-existing',
   'message-send',
+  'message-photo',
   'chat-poll',
   'chat-list',
   'favourites',
@@ -127,12 +131,16 @@ export interface Scenario {
   method?: 'GET';
   /** The load generator's connections for this row, when not --connections. */
   connections?: number;
+  /** A row whose requests take seconds each is measured at least this long (even with --quick). */
+  minSeconds?: number;
+  /** Per-request timeout in seconds, when not the load generator's. */
+  timeoutSeconds?: number;
   path: string;
   /**
    * Picks the next request: its JSON body (none for a GET), its path when not `path`, and the
    * caller's user index; notes in ctx what verify needs.
    */
-  next(ctx: Context): { body?: string; path?: string; user: number };
+  next(ctx: Context): { body?: string | Buffer; contentType?: string; path?: string; user: number };
   /** null when the reply is what the operation should return, else what is wrong. */
   verify(status: number, body: string, ctx: Context): string | null;
   /** Counters worth reporting (adds/removes, conversations created, ...). */
@@ -405,6 +413,36 @@ export function messageSendScenario(data: Dataset): Scenario {
   };
 }
 
+/** message-send's requests as the upload form with one 1 MB photo: the reply carries the stored, re-encoded image. */
+export function messagePhotoScenario(data: Dataset): Scenario {
+  const order = shuffledConversations(data, 31);
+  let i = 0;
+  let sent = 0;
+  return {
+    name: 'message-photo',
+    path: PATHS.message,
+    // Each request re-encodes an image, a few at a time: 50 connections queue for seconds.
+    minSeconds: 15,
+    timeoutSeconds: 60,
+    next(ctx) {
+      const c = order[i % order.length]!;
+      ctx.conv = c;
+      ctx.sender = i++ % 2 === 0 ? data.convCaller[c]! : data.owner[data.convListing[c]!]!;
+      ctx.tempId = tempIds++;
+      return { body: photoForm(data.convId[c]!, TEXT, ctx.tempId), contentType: PHOTO_CONTENT_TYPE, user: ctx.sender };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const m = parse(body) as { con_id?: number; type?: string; attachments?: { type?: string; mimeType?: string }[] } | undefined;
+      if (!m || m.con_id !== data.convId[ctx.conv!]) return 'not a message in that conversation';
+      if (m.type !== 'attachment' || m.attachments?.length !== 1 || m.attachments[0]!.mimeType !== 'image/jpeg') return 'no stored photo';
+      sent++;
+      return null;
+    },
+    counters: () => ({ sent }),
+  };
+}
+
 /** The requests of a read row (chat-poll, chat-list, favourites, or their floor rows), each a path and its reader. */
 interface ReadRequests {
   path: string;
@@ -579,6 +617,8 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return startExistingScenario(data);
     case 'message-send':
       return messageSendScenario(data);
+    case 'message-photo':
+      return messagePhotoScenario(data);
     case 'chat-poll':
     case 'chat-list':
     case 'favourites':

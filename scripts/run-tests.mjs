@@ -55,6 +55,7 @@ const CLASSES = {
     'test/events/',
     'test/faults/crash.test.ts',
     'test/faults/shutdown.test.ts',
+    'test/faults/upload-crash.test.ts',
     'test/http/',
     'test/ops/',
     'test/store/',

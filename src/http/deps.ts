@@ -11,6 +11,7 @@ import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitO
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
+import type { FileDeps } from './uploads.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {
@@ -43,6 +44,8 @@ export interface RouteDeps {
    * none or PUSH_NOTIFICATIONS is false.
    */
   push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
+  /** Files uploaded with messages (http/uploads.ts); absent in tests that build deps by hand: multipart is then refused. */
+  files?: FileDeps;
   /** E-mail (my/notifications, mail/unsubscribe): the users' choices and the key of the unsubscribe links. */
   mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
   /** What the mail sender did, for the metrics (with SMTP_URL). */

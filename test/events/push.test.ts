@@ -373,5 +373,19 @@ describe('push helpers', () => {
     assert.equal(pushBody({ text: '😀'.repeat(200), attachments: null }), `${'😀'.repeat(PUSH_BODY_MAX - 1)}…`);
     assert.equal(pushBody({ text: '', attachments: [{ url: 'https://x.example/a.png' }] as never }), 'Sent a file');
     assert.equal(pushBody({ text: '', attachments: [{}, {}] as never }), 'Sent 2 files');
+    // Uploaded files (docs/files.md): "Photo", or the document's name.
+    const photo = { url: 'https://s.example/files/chat/a.jpg', type: 'image', mimeType: 'image/jpeg', name: 'IMG_1.jpg', size: 1 } as const;
+    const invoice = {
+      url: 'https://s.example/files/chat/b.pdf',
+      type: 'file',
+      mimeType: 'application/pdf',
+      name: 'invoice.pdf',
+      size: 1,
+    } as const;
+    assert.equal(pushBody({ text: '', attachments: [photo] }), 'Photo');
+    assert.equal(pushBody({ text: '', attachments: [photo, photo] }), '2 photos');
+    assert.equal(pushBody({ text: '', attachments: [invoice] }), 'invoice.pdf');
+    assert.equal(pushBody({ text: '', attachments: [photo, invoice] }), 'invoice.pdf (+1)');
+    assert.equal(pushBody({ text: 'look', attachments: [photo] }), 'look');
   });
 });

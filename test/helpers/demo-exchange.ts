@@ -69,7 +69,7 @@ const ANSWER = 'Yes, it is. You can try it on Saturday.';
 
 /**
  * Checks a fresh demo's whole exchange: the lines are the helper, the seller's token, then the nine
- * calls in the issue's order and the block's three, and each reply has the status and content it should.
+ * calls in the issue's order, the photo and the block's three, and each reply has the status and content it should.
  */
 export function checkExchange({ steps, vars }: DemoExchange, base: string): void {
   const [pick, sellerToken, ...calls] = steps;
@@ -86,12 +86,13 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     ['POST', `'${base}/my/chat/message'`],
     ['GET', `"${base}/my/chat/conversation?con_id=$CON_ID"`],
     ['PUT', `"${base}/my/chat/message?con_id=$CON_ID&message_id=$MESSAGE_ID"`],
+    ['POST', `'${base}/my/chat/message'`],
     ['POST', `'${base}/privacy/user/block'`],
     ['POST', `'${base}/my/chat/message'`],
     ['DELETE', `'${base}/privacy/user/block?user_id=1'`],
   ];
   /** The one call the demo shows refused: the blocked buyer's message. */
-  const REFUSED = 10;
+  const REFUSED = 11;
   assert.equal(calls.length, expected.length, calls.map((c) => c.command).join('\n'));
   calls.forEach((call, i) => {
     const [method, url] = expected[i]!;
@@ -99,9 +100,9 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     assert.equal(/ -X (\w+) /.exec(call.command)?.[1] ?? 'GET', method, call.command);
     assert.deepEqual(call.statuses, [i === REFUSED ? 403 : 200], `step ${i + 1}: ${call.command}\n${call.reply}`);
   });
-  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead, block, refused, unblock] = calls.map(
+  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead, photo, block, refused, unblock] = calls.map(
     (c) => c.reply,
-  ) as string[] as [string, string, string, string, string, string, string, string, string, string, string, string];
+  ) as string[] as [string, string, string, string, string, string, string, string, string, string, string, string, string];
 
   // 1. The buyer signs in with the printed password; her token is the one the later lines send.
   const signedIn = JSON.parse(login);
@@ -158,7 +159,11 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
   );
   // 9. She marks it read: one message changed.
   assert.equal(markRead, '1');
-  // 10-12. The seller blocks her, her next message is refused, he unblocks her.
+  // 10. The seller sends a photo: stored, an image, a message of type attachment.
+  const withPhoto = JSON.parse(photo);
+  assert.equal(withPhoto.type, 'attachment', photo);
+  assert.deepEqual([withPhoto.attachments[0].type, withPhoto.attachments[0].mimeType], ['image', 'image/jpeg']);
+  // 11-13. The seller blocks her, her next message is refused, he unblocks her.
   assert.deepEqual(JSON.parse(block), [{ id: 1, name: 'amina', email: '' }]);
   assert.deepEqual(JSON.parse(refused), { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' });
   assert.equal(unblock, '[]');

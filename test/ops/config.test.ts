@@ -71,6 +71,7 @@ describe('configuration', () => {
     assert.deepEqual(urls.map((s) => s.name).sort(), [
       'DATABASE_URL',
       'EXPO_PUSH_URL',
+      'FILES_URL',
       'REDIS_URL',
       'SITE_URL',
       'SMTP_URL',

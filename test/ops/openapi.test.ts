@@ -162,7 +162,9 @@ describe('OpenAPI document', () => {
     for (const path of [PATHS.toggle, PATHS.start]) {
       const op = doc.paths[path]!.post;
       assert.deepEqual(op.security, [{ bearerAuth: [], apiKey: [] }], path);
-      assert.deepEqual(Object.keys(op.requestBody.content), ['application/json', 'application/x-www-form-urlencoded'], path);
+      // The start also takes the plugin's upload form (docs/files.md); the toggle does not.
+      const types = ['application/json', 'application/x-www-form-urlencoded', ...(path === PATHS.start ? ['multipart/form-data'] : [])];
+      assert.deepEqual(Object.keys(op.requestBody.content), types, path);
       assert.deepEqual(
         op.parameters?.map((p) => `${p.in}:${p.name}`),
         ['header:x-request-id'],

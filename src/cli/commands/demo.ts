@@ -2,6 +2,8 @@
  * souk demo : imports the demo marketplace and prints ready-to-paste commands for a whole exchange:
  * the buyer signs in, saves a listing, lists her favourites, starts a conversation; the seller lists
  * his chats, reads the conversation and answers; the buyer reads the answer and marks it read; the
+ * seller sends a photo of the bike (docs/files.md), which souk demo writes beside the system's
+ * temporary files, with a GPS position in its EXIF that the stored copy no longer has; the
  * seller blocks her (her next message is refused) and unblocks her.
  *
  * What it prints that a server would keep to itself, because the person running it asked for it
@@ -11,6 +13,10 @@
  * advance, and they belong to the demo's two users only. The JWT secret is never printed.
  */
 import { randomBytes } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
 import { signToken } from '../../auth/jwt.js';
 import { hashPassword } from '../../auth/passwords.js';
 import { apiBase } from '../../config.js';
@@ -37,6 +43,19 @@ const PICK =
 /** A readable password that needs no quoting in a shell or in JSON, marked as the demo's. */
 const demoPassword = () => `demo-${randomBytes(9).toString('base64url')}`;
 
+/** A photo of the "bike": a gradient, with a camera's EXIF and a GPS position for Souk to strip. */
+async function demoPhoto(): Promise<string> {
+  const path = join(tmpdir(), 'souk-demo-bike.jpg');
+  const pixels = Buffer.alloc(320 * 240 * 3);
+  for (let i = 0; i < 320 * 240; i++) pixels.set([(i % 320) * 0.8, Math.floor(i / 320), 160], i * 3);
+  const photo = await sharp(pixels, { raw: { width: 320, height: 240, channels: 3 } })
+    .jpeg()
+    .withExif({ IFD0: { Make: 'Demo camera' }, IFD3: { GPSLatitudeRef: 'N', GPSLatitude: '48/1 51/1 2964/100' } })
+    .toBuffer();
+  await writeFile(path, photo);
+  return path;
+}
+
 export async function demo(ctx: CliContext): Promise<void> {
   const passwords = { buyer: demoPassword(), seller: demoPassword() };
   const hashes = { buyer: await hashPassword(passwords.buyer), seller: await hashPassword(passwords.seller) };
@@ -55,6 +74,7 @@ export async function demo(ctx: CliContext): Promise<void> {
   const curl = `curl -sS -w '\\n'`;
   const listing = DEMO_LISTING_ID;
   const out = ctx.out;
+  const photo = await demoPhoto();
 
   out('');
   out(
@@ -110,13 +130,18 @@ export async function demo(ctx: CliContext): Promise<void> {
   out('# 9. She marks it read (the reply is 1: a message changed; 0 once it is read):');
   out(`${curl} -X PUT "${base}/my/chat/message?con_id=$CON_ID&message_id=$MESSAGE_ID" ${buyer}`);
   out('');
-  out(`# 10. ${DEMO_SELLER.login} blocks her (the reply is his list of blocked users):`);
+  out(`# 10. ${DEMO_SELLER.login} sends a photo of the bike, as the apps do (its GPS position is removed):`);
+  out(
+    `${curl} -X POST '${base}/my/chat/message' ${seller} -F "con_id=$CON_ID" -F 'text=Here it is.' -F 'files[]=@${photo};type=image/jpeg'`,
+  );
+  out('');
+  out(`# 11. ${DEMO_SELLER.login} blocks her (the reply is his list of blocked users):`);
   out(`${curl} -X POST '${base}/privacy/user/block' ${seller} ${json} -d '{"user_id":${DEMO_BUYER.id}}'`);
   out('');
-  out('# 11. Her next message is refused (403): the conversation is closed both ways:');
+  out('# 13. Her next message is refused (403): the conversation is closed both ways:');
   out(`${curl} -X POST '${base}/my/chat/message' ${buyer} ${json} -d "{\\"con_id\\":$CON_ID,\\"text\\":\\"Hello?\\"}"`);
   out('');
-  out('# 12. He unblocks her (the reply is his list, now empty):');
+  out('# 13. He unblocks her (the reply is his list, now empty):');
   out(`${curl} -X DELETE '${base}/privacy/user/block?user_id=${DEMO_BUYER.id}' ${seller}`);
 }
 
@@ -124,7 +149,7 @@ export const demoCommand: Command = {
   name: 'demo',
   summary: 'import a demo marketplace and print curl commands',
   about:
-    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat, a block. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
+    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat, a photo, a block. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
   examples: ['souk demo'],
   run: () => withStore(demo),
 };

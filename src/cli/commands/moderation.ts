@@ -2,6 +2,8 @@
  * souk users disable ID, souk users enable ID, souk messages delete ID: the operator's moderation
  * (docs/safety.md), on every database.
  */
+import { deleteMessageFiles } from '../../domain/files/sweep.js';
+import { openFileStorage } from '../../store/files/open.js';
 import { randomUUID } from 'node:crypto';
 import { revokeEveryToken } from '../../auth/revoked-tokens.js';
 import { removeMessage, setUserDisabled, type ModerationError } from '../../domain/moderation.js';
@@ -39,8 +41,14 @@ export async function disableUser(ctx: CliContext, idArg: string, disabled: bool
 
 export async function deleteMessage(ctx: CliContext, idArg: string): Promise<void> {
   const messageId = positiveInteger(idArg, 'ID');
+  const before = await ctx.store.repos.messages.findById(messageId);
   const result = await removeMessage(ctx.store, messageId);
   if (!result.ok) throw refusal(result.error, messageId);
+  // Its uploaded files go too, unless another message names the same content (docs/files.md).
+  if (before?.attachments?.length) {
+    const { dir, url } = ctx.config.files;
+    await deleteMessageFiles(openFileStorage({ dir, url }), ctx.store.fileReferences, before.attachments);
+  }
   ctx.out(`message ${messageId} removed: its text and attachments are gone, its place in conversation ${result.value.conId} stays`);
 }
 

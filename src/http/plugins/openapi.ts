@@ -64,6 +64,25 @@ function optionalBodies(paths: Paths): void {
   }
 }
 
+/**
+ * The upload form (http/uploads.ts): its body is the route's fields, each a form field, and the
+ * files, which no JSON schema holds; the document adds them as binary parts.
+ */
+function multipartBodies(paths: Paths): void {
+  for (const operation of Object.values(paths).flatMap((methods) => Object.values(methods))) {
+    const media = operation.requestBody?.content['multipart/form-data'];
+    const schema = media?.schema as (Schema & { properties?: Record<string, unknown> }) | undefined;
+    if (!media || !schema?.properties) continue;
+    const files = {
+      type: 'array',
+      items: { type: 'string', format: 'binary' },
+      description: "The message's files (the plugin's field name; `files` is read alike). See the operation's description for the limits.",
+    };
+    const { files: _named, ...fields } = schema.properties;
+    media.schema = { ...schema, properties: { ...fields, 'files[]': files } } as Schema;
+  }
+}
+
 export const openapi = fp(
   async (app: FastifyInstance, opts: { apiBase: string }) => {
     await app.register(swagger, {
@@ -106,6 +125,7 @@ export const openapi = fp(
       transformObject: (document) => {
         if ('openapiObject' in document) {
           optionalBodies(document.openapiObject.paths as Paths);
+          multipartBodies(document.openapiObject.paths as Paths);
           recordedExamples(document.openapiObject.paths as Paths);
         }
         return 'openapiObject' in document ? document.openapiObject : document.swaggerObject;

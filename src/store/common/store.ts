@@ -24,6 +24,7 @@ import {
 } from '../../domain/ports.js';
 import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
+import type { FileReferences } from '../../domain/files/references.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
@@ -90,6 +91,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
   readonly pushDevices?: PushDeviceRepository;
   /** The push outbox (with eventLog). */
   readonly pushOutbox?: PushOutbox;
+  /** Which stored files messages name (domain/files/references.ts). */
+  readonly fileReferences: FileReferences;
   /** The mail outbox (with eventLog). */
   readonly mailOutbox?: MailOutbox;
   /** When users were last seen (with eventLog). */

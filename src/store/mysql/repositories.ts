@@ -121,7 +121,8 @@ export function toMessage(row: MessageRow, clock: SiteClock): Message {
   let attachments: Message['attachments'] = null;
   if (row.attachments) {
     try {
-      const parsed: unknown = JSON.parse(row.attachments);
+      // MariaDB marks a JSON column (json_valid) as such and mysql2 then parses it: an array already.
+      const parsed: unknown = typeof row.attachments === 'string' ? JSON.parse(row.attachments) : row.attachments;
       attachments = Array.isArray(parsed) && parsed.length > 0 ? (parsed as Message['attachments']) : null;
     } catch {
       attachments = null;

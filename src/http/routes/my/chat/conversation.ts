@@ -10,16 +10,19 @@ import { screenedText } from '../../../bad-words.js';
 import type { RouteDeps } from '../../../deps.js';
 import { messagePaging, sendJson } from '../chat.js';
 import { leaveConversationSchema, readConversationSchema, startConversationSchema } from './conversation.schema.js';
+import { acceptUploads } from '../../../uploads.js';
 
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
   const classic = deps.presentation.replyFormat === 'classic';
+  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
 
   app.post(
     '/my/chat/conversation',
     {
-      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }),
+      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
       onRequest: requireCaller('startConversation', deps.auth),
+      ...uploads,
     },
     async (request, reply) => {
       const body = request.body;
@@ -27,6 +30,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
         listingId: listingId(body.listing_id),
         text: screenedText(deps.wordScreen(), body.text),
         files: body.files ?? [],
+        uploads: request.uploads,
         tempId: tempId(body.temp_id),
       };
       const now = Date.now();

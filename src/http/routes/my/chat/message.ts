@@ -8,6 +8,7 @@ import { requireCaller } from '../../../auth-hook.js';
 import { screenedText } from '../../../bad-words.js';
 import type { RouteDeps } from '../../../deps.js';
 import { markReadSchema, sendMessageSchema } from './message.schema.js';
+import { acceptUploads } from '../../../uploads.js';
 
 function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
   if (error === 'forbidden') return conversationForbidden();
@@ -17,10 +18,15 @@ function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']):
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
+  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
 
   app.post(
     '/my/chat/message',
-    { schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }), onRequest: member },
+    {
+      schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
+      onRequest: member,
+      ...uploads,
+    },
     async (request) => {
       const params = requestParameters(request.query, request.body);
       const input = {
@@ -28,6 +34,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
         listingId: optionalId(params, 'listing_id'),
         text: screenedText(deps.wordScreen(), request.body.text),
         files: request.body.files ?? [],
+        uploads: request.uploads,
         tempId: tempId(request.body.temp_id),
       };
       const now = Date.now();
