@@ -267,6 +267,38 @@ function trustedProxies(value: string): boolean | string[] {
   return items;
 }
 
+/** The plugin's attachment types (Fns::getChatAttachmentConfig): `image/<x>` and `application/<x>` subtypes. */
+const PLUGIN_IMAGE_TYPES = ['jpeg', 'png', 'webp'] as const;
+const PLUGIN_DOCUMENT_TYPES = [
+  'pdf',
+  'msword',
+  'vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'vnd.ms-excel',
+  'vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+] as const;
+
+/**
+ * A comma list of file subtypes, each one of the plugin's (`allowed`): an operator may narrow the
+ * list, never widen it, so the bytes of every accepted type are known to the detector.
+ */
+function fileTypes(name: string, allowed: readonly string[], meaning: string): Setting<readonly string[]> {
+  return setting(
+    name,
+    allowed.join(','),
+    (_raw, env) => {
+      const value = given(env, name);
+      if (value === undefined) return allowed;
+      const items = [...new Set(value.split(',').map((s) => s.trim().toLowerCase()))].filter((s) => s !== '');
+      const wrong = items.find((item) => !allowed.includes(item));
+      if (wrong !== undefined || items.length === 0) {
+        throw new ConfigError(`${name} must be a comma list of some of ${allowed.join(', ')}, got "${wrong ?? value}"`);
+      }
+      return items;
+    },
+    { meaning, print: (value) => value.join(',') },
+  );
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const POSITIONS: readonly CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
 
@@ -413,6 +445,31 @@ const SETTINGS = {
   }),
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
+  }),
+  files: {
+    maxCount: integer('FILES_MAX_COUNT', 4, 1, 100, {
+      meaning:
+        'Most files in one message sent as `multipart/form-data` (`files[]`); more refuse the message. Published by `GET config` as `chat.attachment.max_limit`. 1 to 100.',
+    }),
+    maxSizeMb: integer('FILES_MAX_SIZE_MB', 5, 1, 1024, {
+      meaning:
+        'Largest file of a message, in MB (1 MB = 1048576 bytes); a larger one refuses the message. Published by `GET config` as `chat.attachment.max_size_mb`. 1 to 1024.',
+    }),
+    imageTypes: fileTypes(
+      'FILES_IMAGE_TYPES',
+      PLUGIN_IMAGE_TYPES,
+      "Images a message may carry, as `image/` subtypes (comma list; some of the plugin's `jpeg`, `png`, `webp`). Published by `GET config` as `chat.attachment.image_types`.",
+    ),
+    documentTypes: fileTypes(
+      'FILES_DOCUMENT_TYPES',
+      PLUGIN_DOCUMENT_TYPES,
+      "Documents a message may carry, as `application/` subtypes (comma list; some of the plugin's: PDF, Word and Excel). Published by `GET config` as `chat.attachment.file_types`.",
+    ),
+  },
+  currencyCode: text('CURRENCY_CODE', 'USD', {
+    meaning:
+      "ISO 4217 code of the marketplace's currency, published by `GET config` (`currency.id`) beside `CURRENCY_SYMBOL`; on a WordPress site, the site's own.",
+    check: (value) => (/^[A-Z]{3}$/.test(value) ? undefined : `must be three capital letters such as USD or EUR, got "${value}"`),
   }),
   price: {
     currencySymbol: text('CURRENCY_SYMBOL', '&#36;', { meaning: 'Currency symbol in the price HTML (`amount`).' }),

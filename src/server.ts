@@ -9,6 +9,15 @@ import { buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
+import {
+  BADGES,
+  CachedAppConfig,
+  defaultBadge,
+  WORDPRESS_DATE_FORMAT,
+  WORDPRESS_START_OF_WEEK,
+  WORDPRESS_TIME_FORMAT,
+  type MarketplaceSettings,
+} from './domain/config.js';
 import { LiveSettings } from './auth/settings.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
@@ -72,6 +81,10 @@ function routeDeps(
       replyFormat: config.chatReplyFormat,
     },
     favouriteLists: store.favouriteLists,
+    appConfig: new CachedAppConfig(
+      { site: store, own: ownMarketplaceSettings(config), attachments: config.files },
+      config.settingsRefreshMs,
+    ),
     chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
@@ -80,6 +93,26 @@ function routeDeps(
       tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },
     passwordStats: passwords.stats,
+  };
+}
+
+/** GET config's settings where the store holds none (SQLite, PostgreSQL): Souk's, WordPress's defaults for the rest. */
+function ownMarketplaceSettings(config: Config): MarketplaceSettings {
+  const { price } = config;
+  return {
+    chatEnabled: true,
+    currency: {
+      id: config.currencyCode,
+      symbol: price.currencySymbol,
+      position: price.position,
+      decimalSeparator: price.decimalSeparator,
+      thousandsSeparator: price.thousandsSeparator,
+    },
+    dateFormat: WORDPRESS_DATE_FORMAT,
+    timeFormat: WORDPRESS_TIME_FORMAT,
+    timeZone: config.siteTimezone,
+    startOfWeek: WORDPRESS_START_OF_WEEK,
+    badges: Object.fromEntries(BADGES.map((name) => [name, defaultBadge(name)])) as MarketplaceSettings['badges'],
   };
 }
 

@@ -9,6 +9,7 @@ import { apiBase, type Config } from '../config.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
+import { appConfigRoutes } from './routes/config.js';
 import { loginRoutes } from './routes/login.js';
 import { logoutRoutes } from './routes/logout.js';
 import { myRoutes } from './routes/my.js';
@@ -98,6 +99,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(messageRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
+      await api.register(appConfigRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

@@ -44,6 +44,7 @@ const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
+const CONFIG = '/wp-json/rtcl/v1/config';
 
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
@@ -74,6 +75,7 @@ describe('OpenAPI document', () => {
     const t = await startTestSouk({ API_PREFIX: '/api' });
     const res = await t.app.inject({ url: '/api/v1/openapi.json' });
     assert.deepEqual(Object.keys(res.json().paths).sort(), [
+      '/api/v1/config',
       '/api/v1/login',
       '/api/v1/logout',
       '/api/v1/my',
@@ -91,6 +93,7 @@ describe('OpenAPI document', () => {
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      CONFIG,
       LOGIN,
       LOGOUT,
       MY,
@@ -106,6 +109,7 @@ describe('OpenAPI document', () => {
     ]);
     assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
+    assert.deepEqual(doc.paths[CONFIG]!.get!.security, [{ apiKey: [] }], 'config needs the API key only');
     for (const [path, method] of [
       [LOGOUT, 'post'],
       [MY, 'get'],
@@ -263,6 +267,9 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       const example = doc.paths[path]!.post.responses['200']!.content['application/json']!.example;
       assert.deepEqual(shapeOf(example), shapeOf(res.json()), path);
     }
+    const config = await t.app.inject({ method: 'GET', url: CONFIG, headers: { 'x-api-key': t.apiKey } });
+    assert.equal(config.statusCode, 200, config.body);
+    assert.deepEqual(shapeOf(doc.paths[CONFIG]!.get!.responses['200']!.content['application/json']!.example), shapeOf(config.json()));
 
     // The event stream: a real message.new event, as the example shows one.
     const stream = await SseClient.open(`${await t.listen()}${EVENTS}`, t.auth(USERS.youssef));
