@@ -7,6 +7,8 @@
 import { isIP } from 'node:net';
 
 import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -360,6 +362,27 @@ export function parseS3Url(value: string): S3Location {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const POSITIONS: readonly CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
+
+/** The plugin's attachment types (Fns::getChatAttachmentConfig): JPEG, PNG, WebP, PDF, Word and Excel. */
+const PLUGIN_FILE_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'application/pdf',
+  'application/msword',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+];
+
+/** Beside the SQLite file (its folder's `files`); `./data/files` for a database server. */
+function defaultFilesDir(env: Env): string {
+  const database = given(env, 'DATABASE_URL') ?? DEFAULT_DATABASE_URL;
+  if (!database.startsWith('sqlite:')) return './data/files';
+  const path = database.slice('sqlite:'.length);
+  if (path === ':memory:' || path === '') return join(tmpdir(), 'souk-files');
+  return join(dirname(path), 'files');
+}
 
 const port = integer('PORT', 8080, 0, 65535, { meaning: 'TCP port the server listens on (0 to 65535; 0 picks a free port).' });
 const host = text('HOST', '127.0.0.1', {
@@ -812,6 +835,78 @@ const SETTINGS = {
       shownDefault: '`900` (15 min)',
       meaning:
         'How long after Expo took a push its receipt is asked for (`getReceipts` beside `EXPO_PUSH_URL`); a device the receipt reports not registered (the app uninstalled) is dropped. 1 to 86400.',
+    }),
+  },
+  files: {
+    dir: setting('FILES_DIR', undefined, (_raw, env) => given(env, 'FILES_DIR') ?? defaultFilesDir(env), {
+      shownDefault: '`files` beside the SQLite file; `./data/files` on PostgreSQL and MySQL',
+      meaning:
+        "Folder of the files uploaded with chat messages (docs/files.md), created when missing. Every instance on one PostgreSQL database must share it. On a WordPress site: the plugin's uploads folder, e.g. `/var/www/wp-content/uploads/classified-listing`, with `FILES_URL` its address.",
+    }),
+    url: setting(
+      'FILES_URL',
+      undefined,
+      (_raw, env): string => {
+        const value = given(env, 'FILES_URL') ?? `${SETTINGS.siteUrl.parse(env)}/files`;
+        if (!isHttpUrl(value)) throw new ConfigError(`FILES_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+        return value.replace(/\/+$/, '');
+      },
+      {
+        shownDefault: '`{SITE_URL}/files`',
+        meaning:
+          "Public address of `FILES_DIR`: attachments' URLs start with it. Souk serves the folder at `{base_url}/files/`; set it to the site's uploads address when the site's web server serves the folder.",
+        kind: 'url',
+        print: maskUrlSecrets,
+      },
+    ),
+    maxCount: integer('FILES_MAX_COUNT', 4, 1, 10, {
+      meaning: 'Most files uploaded with one message (the plugin publishes 4); more refuse the message with 400. 1 to 10.',
+    }),
+    maxBytes: integer('FILES_MAX_BYTES', 5 * 1024 * 1024, 1024, 100 * 1024 * 1024, {
+      shownDefault: '`5242880` (5 MB)',
+      meaning: 'Largest uploaded file in bytes; a larger one refuses the message with 413. 1024 to 104857600.',
+    }),
+    types: setting(
+      'FILES_TYPES',
+      PLUGIN_FILE_TYPES.join(','),
+      (_raw, env) => {
+        const value = given(env, 'FILES_TYPES');
+        if (value === undefined) return PLUGIN_FILE_TYPES;
+        const types = value
+          .split(',')
+          .map((t) => t.trim().toLowerCase())
+          .filter((t) => t !== '');
+        const bad = types.find((t) => !/^[a-z]+\/[a-z0-9.+-]+$/.test(t));
+        if (bad !== undefined || types.length === 0)
+          throw new ConfigError(`FILES_TYPES must be MIME types separated by commas, got "${value}"`);
+        return types;
+      },
+      {
+        shownDefault: "the plugin's: JPEG, PNG, WebP, PDF, Word, Excel",
+        meaning: "MIME types accepted in uploads, separated by commas, read from the file's bytes. Images among them are re-encoded.",
+        print: (types) => types.join(','),
+      },
+    ),
+    imageMaxPx: integer('FILES_IMAGE_MAX_PX', 2048, 64, 16_384, {
+      meaning: "An uploaded image's longest side after re-encoding; larger images are scaled down. 64 to 16384.",
+    }),
+    thumbnailPx: integer('FILES_THUMBNAIL_PX', 300, 16, 2048, { meaning: "A thumbnail's longest side. 16 to 2048." }),
+    imageMaxPixels: integer('FILES_IMAGE_MAX_PIXELS', 40_000_000, 1, 1_000_000_000, {
+      meaning:
+        'Largest image accepted, in pixels (width × height read from the header, before decoding): a larger one, a decompression bomb too, is refused without being decoded.',
+    }),
+    imageTimeoutS: integer('FILES_IMAGE_TIMEOUT_S', 10, 1, 600, {
+      meaning: 'Longest time re-encoding one image may take; longer refuses the message. 1 to 600.',
+    }),
+    imageConcurrency: integer('FILES_IMAGE_CONCURRENCY', 2, 1, 64, {
+      meaning: 'Images re-encoded at once by this process; more wait their turn (memory stays bounded). 1 to 64.',
+    }),
+    sweepGraceS: integer('FILES_SWEEP_GRACE_S', 86_400, 1, 31_536_000, {
+      shownDefault: '`86400` (1 day)',
+      meaning: 'A stored file no message names is removed by the sweep once it is this old (an upload in progress is younger).',
+    }),
+    sweepIntervalS: integer('FILES_SWEEP_INTERVAL_S', 3600, 0, 604_800, {
+      meaning: 'How often the orphan sweep runs, in seconds; 0: never in this process (another instance sweeps the shared folder).',
     }),
   },
 };

@@ -28,6 +28,10 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
+import { openFileStorage } from './store/files/open.js';
+import { sweepEvery } from './domain/files/sweep.js';
+import type { FileDeps } from './http/uploads.js';
+import { join } from 'node:path';
 
 export interface Souk {
   app: FastifyInstance;
@@ -189,6 +193,29 @@ function pushNotifications(
   });
 }
 
+/** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
+function fileUploads(config: Config, store: Store): FileDeps {
+  const { files } = config;
+  return {
+    storage: openFileStorage({ dir: files.dir, url: files.url }),
+    references: store.fileReferences,
+    limits: {
+      maxCount: files.maxCount,
+      maxBytes: files.maxBytes,
+      types: files.types,
+      image: {
+        maxPx: files.imageMaxPx,
+        thumbnailPx: files.thumbnailPx,
+        maxPixels: files.imageMaxPixels,
+        timeoutS: files.imageTimeoutS,
+        concurrency: files.imageConcurrency,
+      },
+    },
+    // Inside the folder: the sweep removes what a crash leaves there.
+    uploadsDir: join(files.dir, '.uploads'),
+  };
+}
+
 export interface SoukOptions {
   /** Log lines go here instead of stdout (tests read them). */
   logDestination?: LogDestination;
@@ -246,6 +273,14 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
+    deps.files = fileUploads(config, store);
+    const { sweepIntervalS, sweepGraceS } = config.files;
+    const stopSweeping =
+      sweepIntervalS > 0
+        ? sweepEvery(deps.files.storage, deps.files.references, sweepIntervalS * 1000, sweepGraceS * 1000, (err) =>
+            log?.error({ err }, 'file sweep failed'),
+          )
+        : undefined;
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     streams?.start();
@@ -265,6 +300,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       async close() {
         settings.stop();
         revoked.stop();
+        stopSweeping?.();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
         await app.close();

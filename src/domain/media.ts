@@ -59,6 +59,30 @@ export const Attachment = Type.Object(
 );
 export type Attachment = Static<typeof Attachment>;
 
+/**
+ * A file uploaded with the message (docs/files.md), in the plugin's shape and key order (`url`,
+ * `type` by MIME type, `mimeType`, `name`, `size`), then Souk's additions: the thumbnail's address
+ * and the image's size in pixels.
+ */
+export const UploadedAttachment = Type.Object(
+  {
+    url: Str,
+    type: Type.Union([Type.Literal('image'), Type.Literal('video'), Type.Literal('audio'), Type.Literal('file')]),
+    mimeType: Str,
+    name: Str,
+    size: Int,
+    thumbnail: Type.Optional(Str),
+    width: Type.Optional(Int),
+    height: Type.Optional(Int),
+  },
+  { additionalProperties: false },
+);
+export type UploadedAttachment = Static<typeof UploadedAttachment>;
+
+/** What a message's `attachments` holds: addresses a client named (D6) or files it uploaded. */
+export const MessageAttachment = Type.Union([Attachment, UploadedAttachment]);
+export type MessageAttachment = Static<typeof MessageAttachment>;
+
 /** A listing's contact block, as the favourites list carries it (original/02-favourites.txt [016]). */
 export const ListingContact = Type.Object(
   {

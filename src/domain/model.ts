@@ -1,7 +1,7 @@
 /** The marketplace's records as the use cases see them: no SQL, no HTTP. */
-import type { Attachment, ImageObject, ListingContact, ListingStore, TermObject } from './media.js';
+import type { Attachment, ImageObject, ListingContact, ListingStore, MessageAttachment, TermObject, UploadedAttachment } from './media.js';
 
-export type { Attachment, ImageObject, ListingContact, ListingStore, TermObject };
+export type { Attachment, ImageObject, ListingContact, ListingStore, MessageAttachment, TermObject, UploadedAttachment };
 
 export const LISTING_STATUSES = ['publish', 'pending', 'draft', 'expired', 'trash'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
@@ -158,7 +158,7 @@ export interface Message {
   sourceId: number;
   text: string;
   type: MessageType;
-  attachments: Attachment[] | null;
+  attachments: MessageAttachment[] | null;
   isRead: boolean;
   tempId: string | null;
   createdAt: number;
@@ -169,7 +169,7 @@ export interface NewMessage {
   sourceId: number;
   text: string;
   type: MessageType;
-  attachments: Attachment[] | null;
+  attachments: MessageAttachment[] | null;
   tempId: string | null;
   createdAt: number;
 }

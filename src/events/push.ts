@@ -23,6 +23,7 @@
  * (config.ts); it cannot time a request out, and it retries 429 by itself, which the outbox does
  * already. The format is Expo's documented HTTP/2 API: a JSON array of messages, `{data: [tickets]}`.
  */
+import { uploadsInWords } from '../domain/files/message-files.js';
 import type { Message } from '../domain/model.js';
 import type { Repositories } from '../domain/ports.js';
 import type { ConversationViews, PushDelivery, PushDeviceRepository, PushOutbox } from '../domain/push.js';
@@ -104,6 +105,13 @@ const KEEP_FINISHED_MS = 86_400_000;
 export function pushBody(message: Pick<Message, 'text' | 'attachments'>, max = PUSH_BODY_MAX): string {
   const text = message.text.trim();
   if (text === '') {
+    const uploads = uploadsInWords(message.attachments);
+    if (uploads !== undefined)
+      return Array.from(uploads).length <= max
+        ? uploads
+        : `${Array.from(uploads)
+            .slice(0, max - 1)
+            .join('')}…`;
     const files = message.attachments?.length ?? 0;
     return files > 1 ? `Sent ${files} files` : 'Sent a file';
   }

@@ -2,6 +2,7 @@
  * Assembles the Fastify application: logging, metrics, CORS, the OpenAPI document and docs page,
  * health probes, parsers, error shapes, auth and the two routes under {api_base}.
  */
+import { fileRoutes } from './routes/files.js';
 import Fastify, { type FastifyInstance } from 'fastify';
 import formbody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -85,6 +86,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
+
+  if (deps.files) await app.register(fileRoutes(deps.files.storage));
 
   await app.register(
     async (api) => {

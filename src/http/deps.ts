@@ -10,6 +10,7 @@ import type { EventStreams } from '../domain/events.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
+import type { FileDeps } from './uploads.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {
@@ -42,4 +43,6 @@ export interface RouteDeps {
    * none or PUSH_NOTIFICATIONS is false.
    */
   push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
+  /** Files uploaded with messages (http/uploads.ts); absent in tests that build deps by hand: multipart is then refused. */
+  files?: FileDeps;
 }

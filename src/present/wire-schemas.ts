@@ -11,6 +11,25 @@ export { Attachment };
 const Int = Type.Integer();
 const Str = Type.String();
 
+/**
+ * A message's attachment as replies write it: the keys of both forms (D6's and an upload's,
+ * domain/media.ts) in one order that keeps each form's own, so one serialiser writes either.
+ */
+export const MessageAttachmentWire = Type.Object(
+  {
+    url: Str,
+    type: Type.Optional(Str),
+    mimeType: Type.Optional(Str),
+    name: Type.Optional(Str),
+    mime_type: Type.Optional(Str),
+    size: Type.Optional(Int),
+    thumbnail: Type.Optional(Str),
+    width: Type.Optional(Int),
+    height: Type.Optional(Int),
+  },
+  { additionalProperties: false },
+);
+
 export const ListingSummary = Type.Object({
   id: Int,
   title: Str,

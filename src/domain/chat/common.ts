@@ -2,14 +2,17 @@
  * What the chat's use cases share (conversation.ts, message.ts, list.ts): what a message may hold
  * (D6), who takes part in a conversation (N3), and how the reads page.
  */
-import type { Attachment, Conversation, LastMessage, Listing, MessageType, NewMessage, Side, User } from '../model.js';
+import type { Attachment, Conversation, LastMessage, Listing, MessageType, NewMessage, Side, UploadedAttachment, User } from '../model.js';
 import { isPublicAddress } from '../file-address.js';
+import { attachmentsOf, hasFiles, typeWithFiles } from '../files/message-files.js';
 import type { Repositories } from '../ports.js';
 
 export interface StartConversationInput {
   listingId: number;
   text: string;
   files: Attachment[];
+  /** Files uploaded with the message (domain/files/), already stored. */
+  uploads?: UploadedAttachment[];
   /** The client's id for this message; a retry with the same one stores nothing new. */
   tempId: string | null;
 }
@@ -46,13 +49,13 @@ const isPlain = (text: string | undefined) => text === undefined || (!text.inclu
 const isPlainFile = (file: Attachment) => isPlain(file.url) && isPlain(file.name) && isPlain(file.mime_type);
 
 export function checkMessageInput(
-  input: Pick<StartConversationInput, 'text' | 'files'>,
+  input: Pick<StartConversationInput, 'text' | 'files' | 'uploads'>,
   limits: ChatLimits,
 ): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
   if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
-  if (input.text.trim() === '' && input.files.length === 0) return 'text_required';
+  if (input.text.trim() === '' && !hasFiles(input)) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
   // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
   if (input.text.includes('\u0000')) return 'text_has_nul';
@@ -61,8 +64,8 @@ export function checkMessageInput(
   return null;
 }
 
-export function messageType(input: Pick<StartConversationInput, 'text' | 'files'>): MessageType {
-  return input.files.length > 0 && input.text.trim() === '' ? 'attachment' : 'text';
+export function messageType(input: Pick<StartConversationInput, 'text' | 'files' | 'uploads'>): MessageType {
+  return typeWithFiles(input);
 }
 
 /** The message a caller's input makes in a conversation. */
@@ -72,7 +75,7 @@ export function newMessage(conId: number, sourceId: number, input: Omit<StartCon
     sourceId,
     text: input.text,
     type: messageType(input),
-    attachments: input.files.length > 0 ? input.files : null,
+    attachments: attachmentsOf(input),
     tempId: input.tempId,
     createdAt: now,
   };

@@ -1,5 +1,5 @@
 /** my/chat/message (docs/routes.md): answer in a conversation, mark messages read. */
-import type { Attachment, Message } from '../model.js';
+import type { Attachment, Message, UploadedAttachment } from '../model.js';
 import type { UnitOfWork } from '../ports.js';
 import {
   checkMessageInput,
@@ -18,6 +18,8 @@ export interface SendMessageInput {
   listingId: number | null;
   text: string;
   files: Attachment[];
+  /** Files uploaded with the message (domain/files/), already stored. */
+  uploads?: UploadedAttachment[];
   tempId: string | null;
 }
 

@@ -13,6 +13,7 @@ import { objectJson, text } from '../json-fields.js';
 import { userSummary } from '../user.js';
 import { ConversationReply } from './schemas.js';
 import { chatMessage } from './message.js';
+import { classicMessageText } from './attachments.js';
 import { classicConversationFields, conversationJson, flag, listingJson, num, paginationJson, summaryJson } from './common.js';
 
 /** Everything of the reply after `listing`, serialised by the schema like any reply. */
@@ -57,7 +58,7 @@ function messageRowJson(m: Message, p: Presentation): string {
 
 function classicMessageRowJson(m: Message, p: Presentation): string {
   return (
-    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","message":${text(m.text)},` +
+    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","message":${text(classicMessageText(m))},` +
     `"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
   );
 }

@@ -5,7 +5,7 @@
  * recordings.
  */
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
-import { Attachment, ListingSummary, UserSummary } from '../wire-schemas.js';
+import { ListingSummary, MessageAttachmentWire, UserSummary } from '../wire-schemas.js';
 
 const Int = Type.Integer();
 const Str = Type.String();
@@ -18,7 +18,7 @@ export const ChatMessage = Type.Object({
   source_id: Int,
   message: Str,
   meta: Type.Null(),
-  attachments: Type.Union([Type.Null(), Type.Array(Attachment)]),
+  attachments: Type.Union([Type.Null(), Type.Array(MessageAttachmentWire)]),
   type: Str,
   is_read: Int,
   created_at: Str,

@@ -23,6 +23,7 @@ import {
   type WebhookOutbox,
 } from '../../domain/ports.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
+import type { FileReferences } from '../../domain/files/references.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
@@ -84,6 +85,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly pushDevices?: PushDeviceRepository;
   /** The push outbox (with eventLog). */
   readonly pushOutbox?: PushOutbox;
+  /** Which stored files messages name (domain/files/references.ts). */
+  readonly fileReferences: FileReferences;
   /** Applies the pending migrations; the names of those applied now. */
   migrate(): Promise<string[]>;
   /** True when the database answers and every migration is applied. */

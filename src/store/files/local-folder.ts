@@ -17,6 +17,10 @@ const SAFE_KEY = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-
 
 export const isSafeKey = (key: string) => key.length <= 512 && SAFE_KEY.test(key) && !key.split('/').includes('..');
 
+/** What list() may yield besides: leftovers under hidden names (`.tmp-…`, `.uploads/…`), which only delete() takes. */
+const isLeftover = (key: string) =>
+  key.split('/').every((segment) => /^[A-Za-z0-9._-]+$/.test(segment) && segment !== '.' && segment !== '..');
+
 export class LocalFolderStorage implements FileStorage {
   private readonly base: string;
 
@@ -28,12 +32,13 @@ export class LocalFolderStorage implements FileStorage {
     this.base = baseUrl.replace(/\/+$/, '');
   }
 
-  private path(key: string): string {
-    if (!isSafeKey(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
+  private path(key: string, leftover = false): string {
+    if (!(leftover ? isLeftover(key) : isSafeKey(key))) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
     return join(this.root, ...key.split('/'));
   }
 
-  async put(key: string, body: Readable | Buffer): Promise<void> {
+  /** The folder keeps no type: the key's extension gives it when served. */
+  async put(key: string, body: Readable | Buffer, _contentType: string): Promise<void> {
     const path = this.path(key);
     await mkdir(dirname(path), { recursive: true });
     const temporary = join(dirname(path), `.tmp-${randomBytes(8).toString('hex')}`);
@@ -65,7 +70,7 @@ export class LocalFolderStorage implements FileStorage {
   }
 
   async delete(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    await rm(this.path(key, true), { force: true });
   }
 
   async *list(): AsyncIterable<StoredKey> {

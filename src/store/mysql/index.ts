@@ -17,6 +17,7 @@
  * tables) are written in its transaction; other instances learn of them by polling the log
  * (event-polling.ts).
  */
+import { mysqlFileReferences } from './file-references.js';
 import { createRequire } from 'node:module';
 import { CompiledQuery, Kysely, MysqlDialect, sql } from 'kysely';
 import type { Pool, PoolOptions } from 'mysql2';
@@ -127,6 +128,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     webhooks: mysqlWebhookOutbox(db, ctx),
     pushDevices: mysqlPushDevices(db, ctx),
     pushOutbox: mysqlPushOutbox(db, ctx),
+    fileReferences: mysqlFileReferences(db, ctx),
     async transaction(fn, writer) {
       // The users this unit of work recorded events for: told once it committed.
       const recorded = new Set<number>();

@@ -3,6 +3,7 @@
  * statements go through pg as named statements (runner.ts); a transaction sends BEGIN and its
  * writer's row lock in one round trip (transaction.ts).
  */
+import { fileReferences } from '../common/file-references.js';
 import { Kysely, PostgresDialect } from 'kysely';
 import { eventLog, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
@@ -35,6 +36,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),
+    fileReferences: fileReferences(db),
     migrate: () => migratePostgres(db, POSTGRES_MIGRATIONS),
     poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     isUnavailable: isPostgresUnavailable,

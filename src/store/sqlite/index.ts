@@ -3,6 +3,7 @@
  * the event loop share a commit (write-batch.ts), and a libuv thread syncs the WAL after each
  * commit (wal-flusher.ts); reads run on the same connection, straight while no transaction is open.
  */
+import { fileReferences } from '../common/file-references.js';
 import type { UnitOfWork } from '../../domain/ports.js';
 import { eventLog, LocalEventSignals, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
@@ -46,6 +47,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, false),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, false),
+    fileReferences: fileReferences(db),
     transaction,
     migrate: () => migrateToLatest(db, SQLITE_MIGRATIONS),
     poolStats: () => undefined,

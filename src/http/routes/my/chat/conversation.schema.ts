@@ -3,21 +3,24 @@ import { Type } from '@sinclair/typebox';
 import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../../../body.js';
 import { ConversationRead, ConversationReply } from '../../../../present/chat/schemas.js';
 import { Attachment } from '../../../../present/wire-schemas.js';
+import { uploadForm } from './uploads.schema.js';
+import type { UploadLimits } from '../../../../domain/files/upload.js';
 import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../../common.schema.js';
 import { chatRouteErrors, conversationReadErrors, startConversationErrors } from '../../errors.schema.js';
 import { FORMATS, member, messagePaging } from '../chat.schema.js';
 
-export function startConversationSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+export function startConversationSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number; uploads?: UploadLimits }) {
   return {
     operationId: 'startConversation',
     summary: 'Start a conversation about a listing with its first message',
-    description:
+    ...uploadForm(
+      limits.uploads,
       'Opens a conversation between the caller and the listing owner (or reuses the open one) and stores the message. ' +
-      'A retry with the same temp_id returns the message stored the first time. Needs the REST interface enabled, ' +
-      '`Authorization: Bearer <JWT>` and `X-API-KEY`; the body is JSON (`application/x-www-form-urlencoded` is accepted too).',
+        'A retry with the same temp_id returns the message stored the first time. Needs the REST interface enabled, ' +
+        '`Authorization: Bearer <JWT>` and `X-API-KEY`; the body is JSON (`application/x-www-form-urlencoded` is accepted too).',
+    ),
     tags: ['chat'],
     security: SECURITY,
-    consumes: CONSUMES,
     headers: RequestHeaders,
     body: Type.Object(
       {

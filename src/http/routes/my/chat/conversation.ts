@@ -8,16 +8,20 @@ import { requireCaller } from '../../../auth-hook.js';
 import type { RouteDeps } from '../../../deps.js';
 import { messagePaging, sendJson } from '../chat.js';
 import { leaveConversationSchema, readConversationSchema, startConversationSchema } from './conversation.schema.js';
+import { acceptUploads, uploadHook } from '../../../uploads.js';
 
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
   const classic = deps.presentation.replyFormat === 'classic';
+  await acceptUploads(app, deps.files);
+  const uploads = deps.files ? { preValidation: uploadHook(deps.files, deps.bodyLimit) } : {};
 
   app.post(
     '/my/chat/conversation',
     {
-      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }),
+      schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
       onRequest: requireCaller('startConversation', deps.auth),
+      ...uploads,
     },
     async (request, reply) => {
       const body = request.body;
@@ -25,6 +29,7 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
         listingId: listingId(body.listing_id),
         text: body.text,
         files: body.files ?? [],
+        uploads: request.uploads,
         tempId: tempId(body.temp_id),
       };
       const result = await startConversation({ uow: deps.uow, findUser: deps.findUser }, request.caller!, input, deps.limits);

@@ -3,20 +3,24 @@ import { Type } from '@sinclair/typebox';
 import { IdBodyField, IdQueryField, ListingIdField, TempIdField } from '../../../body.js';
 import { ChangedFlag, ChatMessage } from '../../../../present/chat/schemas.js';
 import { Attachment } from '../../../../present/wire-schemas.js';
+import { uploadForm } from './uploads.schema.js';
+import type { UploadLimits } from '../../../../domain/files/upload.js';
 import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../../common.schema.js';
 import { markReadErrors, sendMessageErrors } from '../../errors.schema.js';
 
 const member = { security: SECURITY, headers: RequestHeaders, tags: ['chat'], consumes: CONSUMES };
 
-export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+export function sendMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number; uploads?: UploadLimits }) {
   return {
     ...member,
     operationId: 'sendMessage',
     summary: 'Answer in a conversation',
-    description:
+    ...uploadForm(
+      limits.uploads,
       "Stores the message in a conversation the caller takes part in and has not left, and makes it the conversation's " +
-      'last. Refused when the other participant has left. A retry with the same temp_id returns the message stored the ' +
-      'first time. `con_id` may also come in the query string.',
+        'last. Refused when the other participant has left. A retry with the same temp_id returns the message stored the ' +
+        'first time. `con_id` may also come in the query string.',
+    ),
     body: Type.Object(
       {
         con_id: IdBodyField('The conversation (or in the query string).'),

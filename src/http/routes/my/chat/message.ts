@@ -7,6 +7,7 @@ import { chatError, conversationForbidden, otherParticipantLeft, type ApiError }
 import { requireCaller } from '../../../auth-hook.js';
 import type { RouteDeps } from '../../../deps.js';
 import { markReadSchema, sendMessageSchema } from './message.schema.js';
+import { acceptUploads, uploadHook } from '../../../uploads.js';
 
 function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
   if (error === 'forbidden') return conversationForbidden();
@@ -16,10 +17,16 @@ function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']):
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
+  await acceptUploads(app, deps.files);
+  const uploads = deps.files ? { preValidation: uploadHook(deps.files, deps.bodyLimit) } : {};
 
   app.post(
     '/my/chat/message',
-    { schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit }), onRequest: member },
+    {
+      schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
+      onRequest: member,
+      ...uploads,
+    },
     async (request) => {
       const params = requestParameters(request.query, request.body);
       const input = {
@@ -27,6 +34,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
         listingId: optionalId(params, 'listing_id'),
         text: request.body.text,
         files: request.body.files ?? [],
+        uploads: request.uploads,
         tempId: tempId(request.body.temp_id),
       };
       const result = await sendMessage(deps.uow, request.caller!.id, input, deps.limits);

@@ -1,0 +1,79 @@
+/**
+ * An uploaded image, re-encoded: the orientation applied, every piece of metadata left out (EXIF
+ * with its GPS position, XMP, IPTC, comments; libvips writes none unless asked), at most
+ * `maxPx` on its longest side, in its own format; and a thumbnail. The header's size is checked
+ * before any pixel is decoded (`limitInputPixels`), and the work is timed out, so a decompression
+ * bomb is refused at the cost of reading its header. Images are re-encoded a few at a time.
+ */
+import sharp from 'sharp';
+
+// libvips's operation cache would keep decoded images after their request: memory stays per request.
+sharp.cache(false);
+
+export interface ImageLimits {
+  maxPx: number;
+  thumbnailPx: number;
+  maxPixels: number;
+  timeoutS: number;
+  concurrency: number;
+}
+
+export interface ReencodedImage {
+  bytes: Buffer;
+  width: number;
+  height: number;
+  thumbnail: Buffer;
+}
+
+export type ImageFormat = 'jpeg' | 'png' | 'webp';
+
+/** At most `size` jobs at once; the others wait in order. */
+class Turns {
+  private running = 0;
+  private readonly waiting: Array<() => void> = [];
+  constructor(private readonly size: number) {}
+  async run<T>(job: () => Promise<T>): Promise<T> {
+    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    this.running++;
+    try {
+      return await job();
+    } finally {
+      this.running--;
+      this.waiting.shift()?.();
+    }
+  }
+}
+
+const turns = new Map<number, Turns>();
+
+type Image = ReturnType<typeof sharp>;
+
+function encode(image: Image, format: ImageFormat): Image {
+  if (format === 'png') return image.png({ compressionLevel: 9 });
+  if (format === 'webp') return image.webp({ quality: 85 });
+  return image.jpeg({ quality: 85, mozjpeg: true });
+}
+
+/** Re-encodes the image at `path`; throws when it cannot be read as one within the limits. */
+export async function reencodeImage(path: string, format: ImageFormat, limits: ImageLimits): Promise<ReencodedImage> {
+  let queue = turns.get(limits.concurrency);
+  if (!queue) turns.set(limits.concurrency, (queue = new Turns(limits.concurrency)));
+  return queue.run(async () => {
+    const open = () => sharp(path, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false });
+    const { data, info } = await encode(
+      open()
+        .rotate()
+        .resize({ width: limits.maxPx, height: limits.maxPx, fit: 'inside', withoutEnlargement: true })
+        .timeout({ seconds: limits.timeoutS }),
+      format,
+    ).toBuffer({ resolveWithObject: true });
+    // From the re-encoded image: smaller to decode, already upright.
+    const thumbnail = await encode(
+      sharp(data, { failOn: 'error' })
+        .resize({ width: limits.thumbnailPx, height: limits.thumbnailPx, fit: 'inside', withoutEnlargement: true })
+        .timeout({ seconds: limits.timeoutS }),
+      format,
+    ).toBuffer();
+    return { bytes: data, width: info.width, height: info.height, thumbnail };
+  });
+}

@@ -1,0 +1,189 @@
+/**
+ * Files uploaded with a message (docs/files.md): each one's type read from its bytes and checked
+ * against the accepted types, images re-encoded (images.ts), then stored under content-addressed
+ * names. Every file is checked and re-encoded before any is stored: a refused message stores
+ * nothing. The message is committed after its files are stored, so a crash in between leaves
+ * files no message names, which the sweep (sweep.ts) removes; never a message without its file.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { extname } from 'node:path';
+import { fileTypeFromFile } from 'file-type';
+import type { UploadedAttachment } from '../model.js';
+import type { FileStorage } from './storage.js';
+import { reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
+
+/** A file as received, in a temporary file. */
+export interface ReceivedFile {
+  path: string;
+  /** As the client named it. */
+  name: string;
+  /** As the client declared it (only used to tell Word from Excel in an old Office file). */
+  declaredType: string;
+  size: number;
+}
+
+export interface UploadLimits {
+  maxCount: number;
+  maxBytes: number;
+  /** Accepted MIME types. */
+  types: readonly string[];
+  image: ImageLimits;
+}
+
+export interface StoredUploads {
+  attachments: UploadedAttachment[];
+  /** The storage keys written, to forget them when the message is refused after all. */
+  keys: string[];
+}
+
+export type UploadRefusal = { file: string; reason: string; tooLarge: boolean };
+
+export type StoreUploadsResult = { ok: true; value: StoredUploads } | { ok: false; error: UploadRefusal };
+
+const IMAGE_FORMATS: Record<string, ImageFormat> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
+
+const EXTENSIONS: Record<string, string> = {
+  'image/jpeg': 'jpg',
+  'image/png': 'png',
+  'image/webp': 'webp',
+  'application/pdf': 'pdf',
+  'application/msword': 'doc',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
+  'application/vnd.ms-excel': 'xls',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+};
+
+/** Word's and Excel's old formats share one container (CFB): only the name or declared type tells them apart. */
+const OLD_OFFICE: Record<string, string> = { '.doc': 'application/msword', '.xls': 'application/vnd.ms-excel' };
+
+/** The plugin's kinds: `image`, `video`, `audio` or `file`, by MIME type. */
+export function kindOf(mimeType: string): UploadedAttachment['type'] {
+  const top = mimeType.split('/', 1)[0];
+  return top === 'image' || top === 'video' || top === 'audio' ? top : 'file';
+}
+
+/**
+ * The name as shown: no folders (either slash), no control or bidirectional-override characters,
+ * at most 255 characters; `file` when nothing is left.
+ */
+export function cleanFileName(name: string): string {
+  const base = name.split(/[/\\]/).pop() ?? '';
+  // eslint-disable-next-line no-control-regex
+  const clean = base.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]/g, '').trim();
+  const chars = Array.from(clean);
+  return (chars.length > 255 ? chars.slice(0, 255).join('') : clean) || 'file';
+}
+
+async function sha256Of(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+
+export const keyFor = (digest: string, ext: string, suffix = '') => `chat/${digest.slice(0, 2)}/${digest}${suffix}.${ext}`;
+
+/** The MIME type the bytes show, as accepted, or why not. */
+async function typeOf(file: ReceivedFile, types: readonly string[]): Promise<{ mimeType: string } | { reason: string }> {
+  const found = await fileTypeFromFile(file.path);
+  let mimeType = found?.mime as string | undefined;
+  if (mimeType === 'application/x-cfb') {
+    mimeType = OLD_OFFICE[extname(file.name).toLowerCase()] ?? Object.values(OLD_OFFICE).find((t) => t === file.declaredType.toLowerCase());
+  }
+  if (mimeType === undefined) return { reason: 'its content is not of an accepted type' };
+  if (!types.includes(mimeType)) return { reason: `its content is ${mimeType}, not an accepted type` };
+  return { mimeType };
+}
+
+interface Prepared {
+  attachment: UploadedAttachment;
+  puts: Array<{ key: string; body: Buffer | (() => NodeJS.ReadableStream); contentType: string }>;
+}
+
+async function prepare(storage: FileStorage, file: ReceivedFile, mimeType: string, limits: UploadLimits): Promise<Prepared | string> {
+  const name = cleanFileName(file.name);
+  const ext = EXTENSIONS[mimeType] ?? 'bin';
+  const format = IMAGE_FORMATS[mimeType];
+  if (format === undefined) {
+    const key = keyFor(await sha256Of(file.path), ext);
+    return {
+      attachment: { url: storage.url(key), type: kindOf(mimeType), mimeType, name, size: file.size },
+      puts: [{ key, body: () => createReadStream(file.path), contentType: mimeType }],
+    };
+  }
+  let image;
+  try {
+    image = await reencodeImage(file.path, format, limits.image);
+  } catch (err) {
+    const message = err instanceof Error ? err.message : '';
+    if (/pixel limit/i.test(message)) return 'the image has more pixels than accepted';
+    if (/timeout/i.test(message)) return 'the image took too long to read';
+    return 'the image cannot be read';
+  }
+  const digest = sha256(image.bytes);
+  const key = keyFor(digest, ext);
+  const thumbnailKey = keyFor(digest, ext, '-thumb');
+  return {
+    attachment: {
+      url: storage.url(key),
+      type: 'image',
+      mimeType,
+      name,
+      size: image.bytes.length,
+      thumbnail: storage.url(thumbnailKey),
+      width: image.width,
+      height: image.height,
+    },
+    puts: [
+      { key, body: image.bytes, contentType: mimeType },
+      { key: thumbnailKey, body: image.thumbnail, contentType: mimeType },
+    ],
+  };
+}
+
+/** Checks, re-encodes and stores the message's files, in their order; nothing stored when one is refused. */
+export async function storeUploads(storage: FileStorage, files: ReceivedFile[], limits: UploadLimits): Promise<StoreUploadsResult> {
+  const prepared: Prepared[] = [];
+  for (const file of files) {
+    const name = cleanFileName(file.name);
+    if (file.size > limits.maxBytes)
+      return { ok: false, error: { file: name, reason: `it is larger than ${limits.maxBytes} bytes`, tooLarge: true } };
+    const type = await typeOf(file, limits.types);
+    if ('reason' in type) return { ok: false, error: { file: name, reason: type.reason, tooLarge: false } };
+    const done = await prepare(storage, file, type.mimeType, limits);
+    if (typeof done === 'string') return { ok: false, error: { file: name, reason: done, tooLarge: false } };
+    prepared.push(done);
+  }
+  const keys: string[] = [];
+  try {
+    for (const { puts } of prepared) {
+      for (const put of puts) {
+        keys.push(put.key);
+        const body = Buffer.isBuffer(put.body) ? put.body : (put.body() as import('node:stream').Readable);
+        await storage.put(put.key, body, put.contentType);
+      }
+    }
+  } catch (err) {
+    await forgetUploads(storage, keys, async () => false);
+    throw err;
+  }
+  return { ok: true, value: { attachments: prepared.map((p) => p.attachment), keys } };
+}
+
+/**
+ * Deletes stored keys no message names (`isReferenced` by the key's digest): the files of a
+ * message refused after they were stored, or of a deleted message.
+ */
+export async function forgetUploads(
+  storage: FileStorage,
+  keys: string[],
+  isReferenced: (digest: string) => Promise<boolean>,
+): Promise<void> {
+  for (const key of keys) {
+    const digest = /[0-9a-f]{64}/.exec(key)?.[0];
+    if (digest !== undefined && (await isReferenced(digest))) continue;
+    await storage.delete(key).catch(() => undefined);
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * GET {base_url}/files/… : the files uploaded with messages (docs/files.md), when Souk serves
+ * FILES_DIR itself. Names are content-addressed, so their bytes never change: cached for a year.
+ * The type comes from the name Souk gave the file; `nosniff` keeps browsers to it, and documents
+ * are downloads, never shown in the site's origin. One byte range is served (a PDF reader's).
+ */
+import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { ByteRange, FileStorage } from '../../domain/files/storage.js';
+
+const TYPES: Record<string, string> = {
+  jpg: 'image/jpeg',
+  png: 'image/png',
+  webp: 'image/webp',
+  pdf: 'application/pdf',
+  doc: 'application/msword',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  xls: 'application/vnd.ms-excel',
+  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+};
+
+/** `bytes=a-b`, `bytes=a-`, `bytes=-n` within `size`; null when unsatisfiable; undefined to send it all (several ranges, or none). */
+export function byteRange(header: string | undefined, size: number): ByteRange | null | undefined {
+  const m = header === undefined ? null : /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    return suffix === 0 || size === 0 ? null : { start: Math.max(0, size - suffix), end: size - 1 };
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  return start >= size || end < start ? null : { start, end };
+}
+
+const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+
+export function fileRoutes(storage: FileStorage): FastifyPluginAsync {
+  return async (app) => {
+    app.get<{ Params: { '*': string } }>('/files/*', { schema: { hide: true } }, async (request, reply) => {
+      const key = request.params['*'];
+      const type = TYPES[/\.([a-z]+)$/.exec(key)?.[1] ?? ''];
+      if (type === undefined) return notFound(reply);
+      const whole = await storage.get(key);
+      if (!whole) return notFound(reply);
+      reply
+        .header('Content-Type', type)
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Cache-Control', 'public, max-age=31536000, immutable')
+        .header('Accept-Ranges', 'bytes')
+        .header('Content-Security-Policy', "default-src 'none'; sandbox");
+      if (!type.startsWith('image/')) reply.header('Content-Disposition', `attachment; filename="${key.split('/').pop()}"`);
+      const range = byteRange(request.headers.range, whole.size);
+      if (range === undefined) return reply.header('Content-Length', whole.size).send(whole.body);
+      whole.body.destroy();
+      if (range === null) return reply.code(416).header('Content-Range', `bytes */${whole.size}`).send();
+      const part = await storage.get(key, range);
+      if (!part) return notFound(reply);
+      return reply
+        .code(206)
+        .header('Content-Range', `bytes ${range.start}-${range.end}/${whole.size}`)
+        .header('Content-Length', range.end - range.start + 1)
+        .send(part.body);
+    });
+  };
+}
