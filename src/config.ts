@@ -269,38 +269,6 @@ function trustedProxies(value: string): boolean | string[] {
   return items;
 }
 
-/** The plugin's attachment types (Fns::getChatAttachmentConfig): `image/<x>` and `application/<x>` subtypes. */
-const PLUGIN_IMAGE_TYPES = ['jpeg', 'png', 'webp'] as const;
-const PLUGIN_DOCUMENT_TYPES = [
-  'pdf',
-  'msword',
-  'vnd.openxmlformats-officedocument.wordprocessingml.document',
-  'vnd.ms-excel',
-  'vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-] as const;
-
-/**
- * A comma list of file subtypes, each one of the plugin's (`allowed`): an operator may narrow the
- * list, never widen it, so the bytes of every accepted type are known to the detector.
- */
-function fileTypes(name: string, allowed: readonly string[], meaning: string): Setting<readonly string[]> {
-  return setting(
-    name,
-    allowed.join(','),
-    (_raw, env) => {
-      const value = given(env, name);
-      if (value === undefined) return allowed;
-      const items = [...new Set(value.split(',').map((s) => s.trim().toLowerCase()))].filter((s) => s !== '');
-      const wrong = items.find((item) => !allowed.includes(item));
-      if (wrong !== undefined || items.length === 0) {
-        throw new ConfigError(`${name} must be a comma list of some of ${allowed.join(', ')}, got "${wrong ?? value}"`);
-      }
-      return items;
-    },
-    { meaning, print: (value) => value.join(',') },
-  );
-}
-
 /** An S3-compatible bucket, from FILES_S3_URL. */
 export interface S3Location {
   /** `https://host:port` (or `http://` with `tls=false`). */
@@ -528,49 +496,6 @@ const SETTINGS = {
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
   }),
-  files: {
-    maxCount: integer('FILES_MAX_COUNT', 4, 1, 100, {
-      meaning:
-        'Most files in one message sent as `multipart/form-data` (`files[]`); more refuse the message. Published by `GET config` as `chat.attachment.max_limit`. 1 to 100.',
-    }),
-    maxSizeMb: integer('FILES_MAX_SIZE_MB', 5, 1, 1024, {
-      meaning:
-        'Largest file of a message, in MB (1 MB = 1048576 bytes); a larger one refuses the message. Published by `GET config` as `chat.attachment.max_size_mb`. 1 to 1024.',
-    }),
-    imageTypes: fileTypes(
-      'FILES_IMAGE_TYPES',
-      PLUGIN_IMAGE_TYPES,
-      "Images a message may carry, as `image/` subtypes (comma list; some of the plugin's `jpeg`, `png`, `webp`). Published by `GET config` as `chat.attachment.image_types`.",
-    ),
-    documentTypes: fileTypes(
-      'FILES_DOCUMENT_TYPES',
-      PLUGIN_DOCUMENT_TYPES,
-      "Documents a message may carry, as `application/` subtypes (comma list; some of the plugin's: PDF, Word and Excel). Published by `GET config` as `chat.attachment.file_types`.",
-    ),
-    s3: setting(
-      'FILES_S3_URL',
-      undefined,
-      (_raw, env) => {
-        const value = given(env, 'FILES_S3_URL');
-        return value === undefined ? undefined : parseS3Url(value);
-      },
-      {
-        shownDefault: '*(unset: a folder)*',
-        meaning:
-          'SQLite and PostgreSQL: keep chat files in an S3-compatible bucket instead of a folder, for several machines: `s3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX]`, with `?region=` (default `us-east-1`), `tls=false` for plain HTTP, `path_style=false` for `BUCKET.HOST` addresses (the default for `amazonaws.com`), `checksums=when_required` for a server that does not know the flexible checksums (CRC32, `aws-chunked` uploads). Without `KEY:SECRET@`, the AWS SDK finds credentials itself (`AWS_ACCESS_KEY_ID`, an instance role). See docs/files-s3.md. The secret is never printed.',
-        kind: 'url',
-        print: (value) =>
-          value === undefined
-            ? ''
-            : `s3://${value.credentials ? `${value.credentials.accessKeyId}:****@` : ''}${value.endpoint.replace(/^https?:\/\//, '')}/${[value.bucket, value.prefix].filter(Boolean).join('/')}?region=${value.region}&tls=${value.endpoint.startsWith('https')}&path_style=${value.forcePathStyle}&checksums=${value.checksums}`,
-      },
-    ),
-    s3PublicUrl: url('FILES_S3_PUBLIC_URL', undefined, /^https?:\/\/[^\s?#]+$/, 'an absolute http(s) address without query', {
-      shownDefault: '*(unset: Souk serves the files)*',
-      meaning:
-        "With `FILES_S3_URL`: the public address of the bucket's keys (the bucket's own address, or a CDN in front of it), where the apps fetch files; unset, Souk serves them at `{base_url}/files/...` from the bucket, which then need not be public.",
-    }),
-  },
   currencyCode: text('CURRENCY_CODE', 'USD', {
     meaning:
       "ISO 4217 code of the marketplace's currency, published by `GET config` (`currency.id`) beside `CURRENCY_SYMBOL`; on a WordPress site, the site's own.",
@@ -859,6 +784,29 @@ const SETTINGS = {
         print: maskUrlSecrets,
       },
     ),
+    s3: setting(
+      'FILES_S3_URL',
+      undefined,
+      (_raw, env) => {
+        const value = given(env, 'FILES_S3_URL');
+        return value === undefined ? undefined : parseS3Url(value);
+      },
+      {
+        shownDefault: '*(unset: a folder)*',
+        meaning:
+          'SQLite and PostgreSQL: keep chat files in an S3-compatible bucket instead of a folder, for several machines: `s3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX]`, with `?region=` (default `us-east-1`), `tls=false` for plain HTTP, `path_style=false` for `BUCKET.HOST` addresses (the default for `amazonaws.com`), `checksums=when_required` for a server that does not know the flexible checksums (CRC32, `aws-chunked` uploads). Without `KEY:SECRET@`, the AWS SDK finds credentials itself (`AWS_ACCESS_KEY_ID`, an instance role). See docs/files-s3.md. The secret is never printed.',
+        kind: 'url',
+        print: (value) =>
+          value === undefined
+            ? ''
+            : `s3://${value.credentials ? `${value.credentials.accessKeyId}:****@` : ''}${value.endpoint.replace(/^https?:\/\//, '')}/${[value.bucket, value.prefix].filter(Boolean).join('/')}?region=${value.region}&tls=${value.endpoint.startsWith('https')}&path_style=${value.forcePathStyle}&checksums=${value.checksums}`,
+      },
+    ),
+    s3PublicUrl: url('FILES_S3_PUBLIC_URL', undefined, /^https?:\/\/[^\s?#]+$/, 'an absolute http(s) address without query', {
+      shownDefault: '*(unset: Souk serves the files)*',
+      meaning:
+        "With `FILES_S3_URL`: the public address of the bucket's keys (the bucket's own address, or a CDN in front of it), where the apps fetch files; unset, the addresses are `FILES_URL`'s and Souk serves them from the bucket, which then need not be public.",
+    }),
     maxCount: integer('FILES_MAX_COUNT', 4, 1, 10, {
       meaning: 'Most files uploaded with one message (the plugin publishes 4); more refuse the message with 400. 1 to 10.',
     }),
@@ -935,6 +883,11 @@ function checkTogether(config: Config): void {
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  if (config.files.s3 && config.databaseUrl.startsWith('mysql:')) {
+    throw new ConfigError(
+      "FILES_S3_URL is set but DATABASE_URL is a WordPress site's: its chat files go in the site's uploads folder (FILES_DIR)",
+    );
   }
   if (config.webhooks.urls.length > 0 && config.webhooks.secret === undefined) {
     throw new ConfigError('WEBHOOK_URLS is set but WEBHOOK_SECRET is not: deliveries must be signed');

@@ -28,7 +28,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
-import { openFileStorage } from './store/files/open.js';
+import { closeFileStorage, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
@@ -86,7 +86,11 @@ function routeDeps(
     },
     favouriteLists: store.favouriteLists,
     appConfig: new CachedAppConfig(
-      { site: store, own: ownMarketplaceSettings(config), attachments: config.files },
+      {
+        site: store,
+        own: ownMarketplaceSettings(config),
+        attachments: { maxCount: config.files.maxCount, maxBytes: config.files.maxBytes, types: config.files.types },
+      },
       config.settingsRefreshMs,
     ),
     chatReads: { repos: store.repos, findUser },
@@ -194,10 +198,10 @@ function pushNotifications(
 }
 
 /** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
-function fileUploads(config: Config, store: Store): FileDeps {
+async function fileUploads(config: Config, store: Store): Promise<FileDeps> {
   const { files } = config;
   return {
-    storage: openFileStorage({ dir: files.dir, url: files.url }),
+    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl }),
     references: store.fileReferences,
     limits: {
       maxCount: files.maxCount,
@@ -273,7 +277,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    deps.files = fileUploads(config, store);
+    deps.files = await fileUploads(config, store);
     const { sweepIntervalS, sweepGraceS } = config.files;
     const stopSweeping =
       sweepIntervalS > 0
@@ -306,6 +310,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await app.close();
         await webhooks?.stop();
         await push?.stop();
+        if (deps.files) closeFileStorage(deps.files.storage);
         await store.close();
       },
     };

@@ -36,14 +36,12 @@ export const WORDPRESS_DATE_FORMAT = 'F j, Y';
 export const WORDPRESS_TIME_FORMAT = 'g:i a';
 export const WORDPRESS_START_OF_WEEK = 1;
 
-/** The limits an upload is held to (FILES_* settings). */
+/** The limits an upload is held to (FILES_MAX_COUNT, FILES_MAX_BYTES, FILES_TYPES). */
 export interface AttachmentLimits {
   maxCount: number;
-  maxSizeMb: number;
-  /** `image/` subtypes (`jpeg`). */
-  imageTypes: readonly string[];
-  /** `application/` subtypes (`pdf`). */
-  documentTypes: readonly string[];
+  maxBytes: number;
+  /** MIME types (`image/jpeg`, `application/pdf`). */
+  types: readonly string[];
 }
 
 /** What a marketplace's settings say, whoever holds them. */

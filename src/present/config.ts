@@ -2,7 +2,7 @@
  * The reply of GET config, in the plugin's keys and order (V1_CommonApi::config_callback, with the
  * chat part Classified Listing Pro adds), as far as Souk knows them.
  */
-import { BADGES, type AppConfig } from '../domain/config.js';
+import { BADGES, type AppConfig, type AttachmentLimits } from '../domain/config.js';
 
 /**
  * PHP date() letters to Moment.js tokens, as the plugin converts them (Utility::dateFormatPHPToMoment):
@@ -69,6 +69,23 @@ function phpTimeZone(zone: string) {
   return { timezone_type: /^[+-]\d{2}:\d{2}$/.test(zone) ? 1 : 3, timezone: zone };
 }
 
+/**
+ * The limits in the plugin's units: MB (1048576 bytes; to the hundredth below, so that an app never
+ * sends a file Souk refuses), images as `image/` subtypes, the other types as `application/`
+ * subtypes (another family's type whole).
+ */
+function attachmentLimits(limits: AttachmentLimits) {
+  const images = limits.types.filter((t) => t.startsWith('image/'));
+  return {
+    max_limit: limits.maxCount,
+    max_size_mb: Math.floor((limits.maxBytes / 1_048_576) * 100) / 100,
+    image_types: images.map((t) => t.slice('image/'.length)),
+    file_types: limits.types
+      .filter((t) => !images.includes(t))
+      .map((t) => (t.startsWith('application/') ? t.slice('application/'.length) : t)),
+  };
+}
+
 export function appConfigReply(config: AppConfig) {
   const { currency, attachments } = config;
   const tz = phpTimeZone(config.timeZone);
@@ -93,12 +110,7 @@ export function appConfigReply(config: AppConfig) {
     ),
     chat: {
       enable: config.chatEnabled,
-      attachment: {
-        max_limit: attachments.maxCount,
-        max_size_mb: attachments.maxSizeMb,
-        image_types: [...attachments.imageTypes],
-        file_types: [...attachments.documentTypes],
-      },
+      attachment: attachmentLimits(attachments),
       refresh_interval: config.refreshIntervalMs,
       ...(config.pusher ? { pusher: { app_key: config.pusher.appKey, app_cluster: config.pusher.appCluster } } : {}),
     },

@@ -68,7 +68,16 @@ describe('configuration', () => {
 
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
     const urls = declaredSettings().filter((s) => s.kind === 'url');
-    assert.deepEqual(urls.map((s) => s.name).sort(), ['DATABASE_URL', 'EXPO_PUSH_URL', 'REDIS_URL', 'SITE_URL', 'WEBHOOK_URLS']);
+    assert.deepEqual(urls.map((s) => s.name).sort(), [
+      'DATABASE_URL',
+      'EXPO_PUSH_URL',
+      'FILES_S3_PUBLIC_URL',
+      'FILES_S3_URL',
+      'FILES_URL',
+      'REDIS_URL',
+      'SITE_URL',
+      'WEBHOOK_URLS',
+    ]);
     const env: Record<string, string> = {
       DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
       REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
@@ -77,6 +86,8 @@ describe('configuration', () => {
       WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       EXPO_PUSH_URL: 'https://push:push-pass-8@push.example/send?token=push-token-9',
       EXPO_ACCESS_TOKEN: 'expo-access-token-10-abcdefgh',
+      FILES_S3_URL: 's3://AKIAKEY:s3-secret-11@minio.example:9000/souk-files/chat',
+      FILES_S3_PUBLIC_URL: 'https://cdn:cdn-pass-12@cdn.example/chat',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -93,6 +104,8 @@ describe('configuration', () => {
       'push-pass-8',
       'push-token-9',
       'expo-access-token-10',
+      's3-secret-11',
+      'cdn-pass-12',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -104,6 +117,12 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_URLS="https://hook:****@hooks.example/in?token=****,https://b.example/x"'), res.stdout);
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
+    assert.ok(
+      res.stdout.includes(
+        'FILES_S3_URL="s3://AKIAKEY:****@minio.example:9000/souk-files/chat?region=us-east-1&tls=true&path_style=true&checksums=when_supported"',
+      ),
+      res.stdout,
+    );
   });
 
   it('an invalid URL setting is reported without its password', () => {

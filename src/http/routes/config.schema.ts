@@ -34,14 +34,16 @@ const EXAMPLE_CONFIG: AppConfig = {
   badges: Object.fromEntries(BADGES.map((name) => [name, defaultBadge(name)])) as AppConfig['badges'],
   attachments: {
     maxCount: 4,
-    maxSizeMb: 5,
-    imageTypes: ['jpeg', 'png', 'webp'],
-    documentTypes: [
-      'pdf',
-      'msword',
-      'vnd.openxmlformats-officedocument.wordprocessingml.document',
-      'vnd.ms-excel',
-      'vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    maxBytes: 5 * 1_048_576,
+    types: [
+      'image/jpeg',
+      'image/png',
+      'image/webp',
+      'application/pdf',
+      'application/msword',
+      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+      'application/vnd.ms-excel',
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
     ],
   },
   refreshIntervalMs: 20_000,
@@ -69,9 +71,18 @@ export const AppConfigReply = Type.Object(
       enable: Bool,
       attachment: Type.Object({
         max_limit: Type.Integer({ description: 'Most files in one message (`FILES_MAX_COUNT`).', examples: [4] }),
-        max_size_mb: Type.Integer({ description: 'Largest file in MB (`FILES_MAX_SIZE_MB`).', examples: [5] }),
-        image_types: Type.Array(Str, { description: '`image/` subtypes accepted.', examples: [['jpeg', 'png', 'webp']] }),
-        file_types: Type.Array(Str, { description: '`application/` subtypes accepted.', examples: [['pdf', 'msword']] }),
+        max_size_mb: Type.Number({
+          description: 'Largest file in MB of 1048576 bytes (`FILES_MAX_BYTES`), to the hundredth below.',
+          examples: [5],
+        }),
+        image_types: Type.Array(Str, {
+          description: 'The `image/` types of `FILES_TYPES`, as subtypes.',
+          examples: [['jpeg', 'png', 'webp']],
+        }),
+        file_types: Type.Array(Str, {
+          description: 'The other types of `FILES_TYPES`: `application/` ones as subtypes, others whole.',
+          examples: [['pdf', 'msword']],
+        }),
       }),
       refresh_interval: Type.Integer({ description: 'How often the apps poll the chat, in ms.', examples: [20000] }),
       pusher: Type.Optional(

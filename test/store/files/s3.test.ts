@@ -174,6 +174,10 @@ describe('FILES_S3_URL', () => {
     assert.equal(aws.forcePathStyle, false);
     assert.equal(aws.endpoint, 'https://s3.eu-west-1.amazonaws.com');
     assert.equal(aws.credentials, undefined, "the SDK's own chain");
+    assert.throws(
+      () => loadConfig({ FILES_S3_URL: 's3://host/souk-files', DATABASE_URL: 'mysql://root@127.0.0.1/wp' }),
+      /FILES_S3_URL is set but DATABASE_URL is a WordPress site's/,
+    );
     for (const bad of [
       `s3://k:${SECRET}@host/x`,
       `https://k:${SECRET}@host/bucket`,
