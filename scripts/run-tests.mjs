@@ -46,6 +46,7 @@ const CLASSES = {
     'test/present/',
     'test/quickstart.test.ts',
     'test/repository.test.ts',
+    'test/store/files/s3.test.ts',
   ],
   every: [
     'test/auth/',

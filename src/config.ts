@@ -269,6 +269,65 @@ function trustedProxies(value: string): boolean | string[] {
   return items;
 }
 
+/** An S3-compatible bucket, from FILES_S3_URL. */
+export interface S3Location {
+  /** `https://host:port` (or `http://` with `tls=false`). */
+  endpoint: string;
+  bucket: string;
+  /** Keys are stored under it (`prefix/chat/...`); '' for the bucket's root. */
+  prefix: string;
+  region: string;
+  /** From the URL's user and password; absent, the AWS SDK's own chain (AWS_ACCESS_KEY_ID, a role, ...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** `host/bucket/key` addresses (most S3-compatible servers) rather than `bucket.host/key` (AWS's default). */
+  forcePathStyle: boolean;
+  /**
+   * `when_supported`: every upload carries a CRC32 the server checks (the AWS SDK's default; a
+   * stream goes `aws-chunked`, with the checksum after the bytes); `when_required`: only where S3
+   * demands one, for servers that do not know flexible checksums.
+   */
+  checksums: 'when_supported' | 'when_required';
+}
+
+const S3_URL_SHAPE = 's3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX][?region=REGION&tls=false&path_style=false]';
+
+/** FILES_S3_URL: `s3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX]?region=...`; errors never show the secret. */
+export function parseS3Url(value: string): S3Location {
+  const fail = (problem: string) => new ConfigError(`FILES_S3_URL ${problem} (${S3_URL_SHAPE}), got "${maskUrlSecrets(value)}"`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw fail('is not a URL');
+  }
+  if (url.protocol !== 's3:' || url.hostname === '') throw fail('must be an s3:// address with a host');
+  const [bucket = '', ...prefix] = url.pathname.split('/').filter((s) => s !== '');
+  if (!/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(bucket)) throw fail('must name a bucket (3-63 of a-z 0-9 . -)');
+  const allowed = new Set(['region', 'tls', 'path_style', 'checksums']);
+  for (const key of url.searchParams.keys()) if (!allowed.has(key)) throw fail(`has an unknown parameter ${key}`);
+  const bool = (name: string, fallback: boolean) => {
+    const raw = url.searchParams.get(name);
+    if (raw === null) return fallback;
+    if (raw !== 'true' && raw !== 'false') throw fail(`${name} must be true or false`);
+    return raw === 'true';
+  };
+  const user = decodeURIComponentSafe(url.username);
+  const password = decodeURIComponentSafe(url.password);
+  if ((user === '') !== (password === '')) throw fail('must give both the access key and the secret, or neither');
+  const amazon = /(^|\.)amazonaws\.com$/.test(url.hostname);
+  const checksums = url.searchParams.get('checksums') ?? 'when_supported';
+  if (checksums !== 'when_supported' && checksums !== 'when_required') throw fail('checksums must be when_supported or when_required');
+  return {
+    endpoint: `${bool('tls', true) ? 'https' : 'http'}://${url.host}`,
+    bucket,
+    prefix: prefix.join('/'),
+    region: url.searchParams.get('region') || 'us-east-1',
+    ...(user !== '' ? { credentials: { accessKeyId: user, secretAccessKey: password } } : {}),
+    forcePathStyle: bool('path_style', !amazon),
+    checksums,
+  };
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const POSITIONS: readonly CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
 
@@ -463,6 +522,11 @@ const SETTINGS = {
       print: (value) => (value === undefined ? '' : String(value)),
     },
   ),
+  currencyCode: text('CURRENCY_CODE', 'USD', {
+    meaning:
+      "ISO 4217 code of the marketplace's currency, published by `GET config` (`currency.id`) beside `CURRENCY_SYMBOL`; on a WordPress site, the site's own.",
+    check: (value) => (/^[A-Z]{3}$/.test(value) ? undefined : `must be three capital letters such as USD or EUR, got "${value}"`),
+  }),
   price: {
     currencySymbol: text('CURRENCY_SYMBOL', '&#36;', { meaning: 'Currency symbol in the price HTML (`amount`).' }),
     position: oneOf('CURRENCY_POSITION', 'left', POSITIONS, {
@@ -756,6 +820,29 @@ const SETTINGS = {
         print: maskUrlSecrets,
       },
     ),
+    s3: setting(
+      'FILES_S3_URL',
+      undefined,
+      (_raw, env) => {
+        const value = given(env, 'FILES_S3_URL');
+        return value === undefined ? undefined : parseS3Url(value);
+      },
+      {
+        shownDefault: '*(unset: a folder)*',
+        meaning:
+          'SQLite and PostgreSQL: keep chat files in an S3-compatible bucket instead of a folder, for several machines: `s3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX]`, with `?region=` (default `us-east-1`), `tls=false` for plain HTTP, `path_style=false` for `BUCKET.HOST` addresses (the default for `amazonaws.com`), `checksums=when_required` for a server that does not know the flexible checksums (CRC32, `aws-chunked` uploads). Without `KEY:SECRET@`, the AWS SDK finds credentials itself (`AWS_ACCESS_KEY_ID`, an instance role). See docs/files-s3.md. The secret is never printed.',
+        kind: 'url',
+        print: (value) =>
+          value === undefined
+            ? ''
+            : `s3://${value.credentials ? `${value.credentials.accessKeyId}:****@` : ''}${value.endpoint.replace(/^https?:\/\//, '')}/${[value.bucket, value.prefix].filter(Boolean).join('/')}?region=${value.region}&tls=${value.endpoint.startsWith('https')}&path_style=${value.forcePathStyle}&checksums=${value.checksums}`,
+      },
+    ),
+    s3PublicUrl: url('FILES_S3_PUBLIC_URL', undefined, /^https?:\/\/[^\s?#]+$/, 'an absolute http(s) address without query', {
+      shownDefault: '*(unset: Souk serves the files)*',
+      meaning:
+        "With `FILES_S3_URL`: the public address of the bucket's keys (the bucket's own address, or a CDN in front of it), where the apps fetch files; unset, the addresses are `FILES_URL`'s and Souk serves them from the bucket, which then need not be public.",
+    }),
     maxCount: integer('FILES_MAX_COUNT', 4, 1, 10, {
       meaning: 'Most files uploaded with one message (the plugin publishes 4); more refuse the message with 400. 1 to 10.',
     }),
@@ -877,6 +964,11 @@ function checkTogether(config: Config): void {
   const { headersTimeoutMs, requestTimeoutMs } = config.http;
   if (headersTimeoutMs > requestTimeoutMs) {
     throw new ConfigError(`HEADERS_TIMEOUT_MS (${headersTimeoutMs}) must not exceed REQUEST_TIMEOUT_MS (${requestTimeoutMs})`);
+  }
+  if (config.files.s3 && config.databaseUrl.startsWith('mysql:')) {
+    throw new ConfigError(
+      "FILES_S3_URL is set but DATABASE_URL is a WordPress site's: its chat files go in the site's uploads folder (FILES_DIR)",
+    );
   }
   if (config.webhooks.urls.length > 0 && config.webhooks.secret === undefined) {
     throw new ConfigError('WEBHOOK_URLS is set but WEBHOOK_SECRET is not: deliveries must be signed');

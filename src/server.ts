@@ -14,6 +14,15 @@ import { buildApp } from './http/app.js';
 import type { RouteDeps } from './http/deps.js';
 import type { LogDestination } from './http/plugins/logging.js';
 import { timeFormatter } from './present/time.js';
+import {
+  BADGES,
+  CachedAppConfig,
+  defaultBadge,
+  WORDPRESS_DATE_FORMAT,
+  WORDPRESS_START_OF_WEEK,
+  WORDPRESS_TIME_FORMAT,
+  type MarketplaceSettings,
+} from './domain/config.js';
 import { LiveSettings } from './auth/settings.js';
 import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
@@ -25,7 +34,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
-import { openFileStorage } from './store/files/open.js';
+import { closeFileStorage, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
@@ -86,6 +95,14 @@ function routeDeps(
       replyFormat: config.chatReplyFormat,
     },
     favouriteLists: store.favouriteLists,
+    appConfig: new CachedAppConfig(
+      {
+        site: store,
+        own: ownMarketplaceSettings(config),
+        attachments: { maxCount: config.files.maxCount, maxBytes: config.files.maxBytes, types: config.files.types },
+      },
+      config.settingsRefreshMs,
+    ),
     chatReads: { repos: store.repos, findUser },
     accounts: {
       accounts: store.accounts,
@@ -94,6 +111,26 @@ function routeDeps(
       tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
     },
     passwordStats: passwords.stats,
+  };
+}
+
+/** GET config's settings where the store holds none (SQLite, PostgreSQL): Souk's, WordPress's defaults for the rest. */
+function ownMarketplaceSettings(config: Config): MarketplaceSettings {
+  const { price } = config;
+  return {
+    chatEnabled: true,
+    currency: {
+      id: config.currencyCode,
+      symbol: price.currencySymbol,
+      position: price.position,
+      decimalSeparator: price.decimalSeparator,
+      thousandsSeparator: price.thousandsSeparator,
+    },
+    dateFormat: WORDPRESS_DATE_FORMAT,
+    timeFormat: WORDPRESS_TIME_FORMAT,
+    timeZone: config.siteTimezone,
+    startOfWeek: WORDPRESS_START_OF_WEEK,
+    badges: Object.fromEntries(BADGES.map((name) => [name, defaultBadge(name)])) as MarketplaceSettings['badges'],
   };
 }
 
@@ -171,10 +208,10 @@ function pushNotifications(
 }
 
 /** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
-function fileUploads(config: Config, store: Store): FileDeps {
+async function fileUploads(config: Config, store: Store): Promise<FileDeps> {
   const { files } = config;
   return {
-    storage: openFileStorage({ dir: files.dir, url: files.url }),
+    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl }),
     references: store.fileReferences,
     limits: {
       maxCount: files.maxCount,
@@ -325,7 +362,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    deps.files = fileUploads(config, store);
+    deps.files = await fileUploads(config, store);
     const { sweepIntervalS, sweepGraceS } = config.files;
     const stopSweeping =
       sweepIntervalS > 0
@@ -368,6 +405,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await retention?.stop();
         mail?.presence.stop();
         await mail?.sender.stop();
+        if (deps.files) closeFileStorage(deps.files.storage);
         await store.close();
       },
     };

@@ -1,4 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
+import type { MarketplaceSettings } from './config.js';
 import type { DomainEvent, EventType, LoggedEvent } from './events.js';
 import type {
   Conversation,
@@ -385,4 +386,13 @@ export interface RevocationRepository {
   revokedSince(since: number, now: number): Promise<Revocation[]>;
   /** Forgets the revocations of tokens expired before `now`; how many. */
   forgetExpired(now: number): Promise<number>;
+}
+
+/**
+ * A WordPress site's settings that GET config publishes (domain/config.ts), read anew at each call
+ * (the caller caches): the site's administrators change them without telling Souk. Undefined where
+ * Souk's own settings apply (SQLite, PostgreSQL).
+ */
+export interface SiteConfigReader {
+  siteConfig(): Promise<MarketplaceSettings | undefined>;
 }

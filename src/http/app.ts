@@ -10,6 +10,7 @@ import { apiBase, type Config } from '../config.js';
 import { frameworkErrors, installErrorHandling } from './error-handler.js';
 import { parseJsonBody } from './json-body.js';
 import type { RouteDeps } from './deps.js';
+import { appConfigRoutes } from './routes/config.js';
 import { loginRoutes } from './routes/login.js';
 import { logoutRoutes } from './routes/logout.js';
 import { myRoutes } from './routes/my.js';
@@ -125,6 +126,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(unsubscribeRoutes, deps);
       await api.register(userBlockRoutes, deps);
       await api.register(listingBlockRoutes, deps);
+      await api.register(appConfigRoutes, deps);
     },
     { prefix: apiBase(config) },
   );

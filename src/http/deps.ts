@@ -4,6 +4,7 @@ import type { RevokedTokens } from '../auth/revoked-tokens.js';
 import type { SignInDeps } from '../domain/sign-in.js';
 import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
+import type { AppConfig } from '../domain/config.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams } from '../domain/events.js';
 import type { WordScreen } from '../domain/safety/words.js';
@@ -30,6 +31,8 @@ export interface RouteDeps {
   presentation: Presentation;
   /** The chat's reads (GET my/chat, my/chat/check, my/chat/conversation). */
   chatReads: ChatReadDeps;
+  /** GET config's settings, read again at most every SETTINGS_REFRESH_MS (domain/config.ts, CachedAppConfig). */
+  appConfig: { get(): Promise<AppConfig> };
   /** The favourites list's reads (GET my/favourites). */
   favouriteLists: FavouriteListRepository;
   /** Sign-in and sign-out: accounts and passwords, revoked tokens, the lifetime of a sign-in's token. */

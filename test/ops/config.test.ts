@@ -71,6 +71,8 @@ describe('configuration', () => {
     assert.deepEqual(urls.map((s) => s.name).sort(), [
       'DATABASE_URL',
       'EXPO_PUSH_URL',
+      'FILES_S3_PUBLIC_URL',
+      'FILES_S3_URL',
       'FILES_URL',
       'REDIS_URL',
       'SITE_URL',
@@ -87,6 +89,8 @@ describe('configuration', () => {
       EXPO_ACCESS_TOKEN: 'expo-access-token-10-abcdefgh',
       SMTP_URL: 'smtps://mailer:smtp-pass-11@smtp.example:465',
       MAIL_FROM: 'Souk <noreply@souk.example>',
+      FILES_S3_URL: 's3://AKIAKEY:s3-secret-11@minio.example:9000/souk-files/chat',
+      FILES_S3_PUBLIC_URL: 'https://cdn:cdn-pass-12@cdn.example/chat',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -104,6 +108,8 @@ describe('configuration', () => {
       'push-token-9',
       'expo-access-token-10',
       'smtp-pass-11',
+      's3-secret-11',
+      'cdn-pass-12',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -116,6 +122,12 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
     assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
+    assert.ok(
+      res.stdout.includes(
+        'FILES_S3_URL="s3://AKIAKEY:****@minio.example:9000/souk-files/chat?region=us-east-1&tls=true&path_style=true&checksums=when_supported"',
+      ),
+      res.stdout,
+    );
   });
 
   it('an invalid URL setting is reported without its password', () => {

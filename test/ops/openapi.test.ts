@@ -48,6 +48,7 @@ const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
 const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
 const LISTING_BLOCK = '/wp-json/rtcl/v1/privacy/listing/block';
 const PUSH_ADD_DEVICE = '/wp-json/rtcl/v1/push-notification/add-device';
+const CONFIG = '/wp-json/rtcl/v1/config';
 const NOTIFICATIONS = '/wp-json/rtcl/v1/my/notifications';
 const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
 
@@ -80,6 +81,7 @@ describe('OpenAPI document', () => {
     const t = await startTestSouk({ API_PREFIX: '/api' });
     const res = await t.app.inject({ url: '/api/v1/openapi.json' });
     assert.deepEqual(Object.keys(res.json().paths).sort(), [
+      '/api/v1/config',
       '/api/v1/listing/report',
       '/api/v1/login',
       '/api/v1/logout',
@@ -103,6 +105,7 @@ describe('OpenAPI document', () => {
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      CONFIG,
       LISTING_REPORT,
       LOGIN,
       LOGOUT,
@@ -124,6 +127,7 @@ describe('OpenAPI document', () => {
     ]);
     assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
+    assert.deepEqual(doc.paths[CONFIG]!.get!.security, [{ apiKey: [] }], 'config needs the API key only');
     for (const [path, method] of [
       [LOGOUT, 'post'],
       [MY, 'get'],
@@ -302,6 +306,9 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       const example = doc.paths[path]!.post.responses['200']!.content['application/json']!.example;
       assert.deepEqual(shapeOf(example), shapeOf(res.json()), path);
     }
+    const config = await t.app.inject({ method: 'GET', url: CONFIG, headers: { 'x-api-key': t.apiKey } });
+    assert.equal(config.statusCode, 200, config.body);
+    assert.deepEqual(shapeOf(doc.paths[CONFIG]!.get!.responses['200']!.content['application/json']!.example), shapeOf(config.json()));
 
     // The event stream: a real message.new event, as the example shows one.
     const stream = await SseClient.open(`${await t.listen()}${EVENTS}`, t.auth(USERS.youssef));

@@ -3,7 +3,7 @@
  * (docs/safety.md), on every database.
  */
 import { deleteMessageFiles } from '../../domain/files/sweep.js';
-import { openFileStorage } from '../../store/files/open.js';
+import { closeFileStorage, openFileStorage } from '../../store/files/open.js';
 import { randomUUID } from 'node:crypto';
 import { revokeEveryToken } from '../../auth/revoked-tokens.js';
 import { removeMessage, setUserDisabled, type ModerationError } from '../../domain/moderation.js';
@@ -46,8 +46,13 @@ export async function deleteMessage(ctx: CliContext, idArg: string): Promise<voi
   if (!result.ok) throw refusal(result.error, messageId);
   // Its uploaded files go too, unless another message names the same content (docs/files.md).
   if (before?.attachments?.length) {
-    const { dir, url } = ctx.config.files;
-    await deleteMessageFiles(openFileStorage({ dir, url }), ctx.store.fileReferences, before.attachments);
+    const { dir, url, s3, s3PublicUrl } = ctx.config.files;
+    const storage = await openFileStorage({ dir, url, s3, s3PublicUrl });
+    try {
+      await deleteMessageFiles(storage, ctx.store.fileReferences, before.attachments);
+    } finally {
+      closeFileStorage(storage);
+    }
   }
   ctx.out(`message ${messageId} removed: its text and attachments are gone, its place in conversation ${result.value.conId} stays`);
 }

@@ -98,6 +98,7 @@ export const openapi = fp(
           { name: 'chat', description: 'Conversations between a user and a listing owner' },
           { name: 'events', description: "The caller's events as they happen: a Server-Sent Events stream" },
           { name: 'push', description: "Push notifications to the caller's devices, through Expo" },
+          { name: 'app', description: "The marketplace's settings the apps read at start" },
         ],
         components: {
           securitySchemes: {

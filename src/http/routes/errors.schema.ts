@@ -405,3 +405,14 @@ export function blockRouteErrors(limits: { bodyLimit: number }, kind: 'user' | '
     ),
   };
 }
+/** A route that needs the API key only (GET config): the key's and the REST switch's refusals. */
+export function appRouteErrors(limits: { bodyLimit: number }) {
+  return {
+    401: errorResponse('The API key was refused (shape B).', auth(['api_key_missing', 'api_key_invalid'])),
+    403: errorResponse('The REST interface is disabled (shape C).', [authError('rest_api_disabled')]),
+    429: errorResponse('Too many failed authentications from this address (shape B).', [tooManyRequests('address', 60)], {
+      'retry-after': { type: 'string', description: 'Seconds until the window ends.' },
+    }),
+    ...commonErrors(limits.bodyLimit),
+  };
+}

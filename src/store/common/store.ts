@@ -17,6 +17,7 @@ import {
   type Repositories,
   type RevocationRepository,
   type SettingsRepository,
+  type SiteConfigReader,
   type SitePresentation,
   type StoreHealth,
   type UnitOfWork,
@@ -67,7 +68,7 @@ export interface LoosePermission {
   mode: string;
 }
 
-export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth {
+export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteConfigReader {
   /** Which database this is; for tests and tools, never for choosing SQL outside the store. */
   readonly dialect: StoreKind;
   /** Repositories outside any transaction, for reads. */
@@ -147,6 +148,8 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
   return {
     db,
     sitePresentation: async (): Promise<SitePresentation | undefined> => undefined,
+    // GET config: Souk's own settings apply (server.ts).
+    siteConfig: async () => undefined,
     settings: settingsRepository(db),
     accounts: accountRepository(db),
     revocations: revocationRepository(db),

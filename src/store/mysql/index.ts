@@ -36,6 +36,7 @@ import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
+import { mysqlSiteConfig } from './config.js';
 import { unitOfWork, writesLater } from './unit-of-work.js';
 import { mysqlWebhookOutbox } from './webhooks.js';
 
@@ -162,6 +163,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
       return database && migrations;
     },
     sitePresentation: async () => (await ctx.site()).presentation,
+    siteConfig: mysqlSiteConfig(db, ctx).siteConfig,
     poolStats: () => poolStats(pool),
     isUnavailable: isMysqlUnavailable,
     walSyncs: () => undefined,
