@@ -15,6 +15,7 @@
  * the lease has passed (at least once: a crash after the SMTP server took the mail and before the
  * row was marked sends it again).
  */
+import { DrainLoop } from './drain-loop.js';
 import {
   mayMail,
   type MailDelivery,
@@ -61,45 +62,30 @@ type Outcome = { sent: true } | { skip: string } | { wait: number };
 
 export class MailSender {
   readonly stats: MailStats = { sent: 0, skipped: 0, failedAttempts: 0, failed: 0 };
-  private timer: NodeJS.Timeout | undefined;
-  private pruner: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly loop: DrainLoop;
   private readonly now: () => number;
 
   constructor(private readonly o: MailSenderOptions) {
     this.now = o.now ?? Date.now;
-  }
-
-  start(): void {
-    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? 1000);
-    this.timer.unref();
-    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-    this.pruner.unref();
-    this.kick();
-  }
-
-  kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
+    this.loop = new DrainLoop({
+      drain: () => this.drain(),
+      pollMs: o.pollMs ?? 1000,
+      prune: { run: () => this.prune(), everyMs: PRUNE_EVERY_MS },
     });
   }
 
+  start(): void {
+    this.loop.start();
+  }
+
+  /** Looks at the outbox now (and again after, when a look is already under way). */
+  kick(): void {
+    this.loop.kick();
+  }
+
+  /** Stops polling, waits for the mails under way, and closes the SMTP connections. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.pruner);
-    await this.running;
+    await this.loop.stop();
     this.o.transport.close();
   }
 
@@ -118,7 +104,7 @@ export class MailSender {
         // The lease outlasts an SMTP exchange's timeouts (connection, greeting, each command).
         const due = await this.o.outbox.claimDue(now, now + 4 * this.o.timeoutMs + 1000, BATCH);
         for (const d of due) await this.deliver(d);
-        if (due.length < BATCH || this.stopped) return;
+        if (due.length < BATCH || this.loop.stopped) return;
       }
     } catch (err) {
       this.o.onError?.(err, 'reading the mail outbox');

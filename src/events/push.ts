@@ -29,6 +29,7 @@ import type { Repositories } from '../domain/ports.js';
 import type { ConversationViews, PushDelivery, PushDeviceRepository, PushOutbox } from '../domain/push.js';
 import type { PushReceipts } from './push-receipts.js';
 import { nextAttempt } from './webhooks.js';
+import { DrainLoop } from './drain-loop.js';
 
 /** How long a read of a conversation (GET my/chat/conversation) counts as having it open. */
 export const VIEW_WINDOW_MS = 15_000;
@@ -120,48 +121,31 @@ export function pushBody(message: Pick<Message, 'text' | 'attachments'>, max = P
 }
 
 export class PushSender {
-  private timer: NodeJS.Timeout | undefined;
-  private pruner: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly loop: DrainLoop;
   private readonly now: () => number;
 
   constructor(private readonly o: PushSenderOptions) {
     this.now = o.now ?? Date.now;
+    this.loop = new DrainLoop({
+      drain: () => this.drain(),
+      pollMs: o.pollMs ?? 1000,
+      prune: { run: () => this.prune(), everyMs: PRUNE_EVERY_MS },
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? 1000);
-    this.timer.unref();
-    this.pruner = setInterval(() => void this.prune(), PRUNE_EVERY_MS);
-    this.pruner.unref();
     this.o.receipts?.start();
-    this.kick();
+    this.loop.start();
   }
 
   /** Looks at the outbox now (and again after, when a look is already under way). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
-    });
+    this.loop.kick();
   }
 
   /** Stops polling and waits for the pushes under way. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    clearInterval(this.pruner);
-    await Promise.all([this.running, this.o.receipts?.stop()]);
+    await Promise.all([this.loop.stop(), this.o.receipts?.stop()]);
   }
 
   async prune(): Promise<void> {
@@ -178,7 +162,7 @@ export class PushSender {
         const now = this.now();
         const due = await this.o.outbox.claimDue(now, now + this.o.timeoutMs + 1000, BATCH);
         await Promise.all(due.map((d) => this.deliver(d)));
-        if (due.length < BATCH || this.stopped) return;
+        if (due.length < BATCH || this.loop.stopped) return;
       }
     } catch (err) {
       this.o.onError?.(err, 'reading the push outbox');

@@ -14,6 +14,7 @@ import type { DomainEvent } from '../domain/events.js';
 import type { WebhookDelivery, WebhookOutbox } from '../domain/ports.js';
 import type { Presentation } from '../present/presentation.js';
 import { payloadJson } from './payloads.js';
+import { DrainLoop } from './drain-loop.js';
 
 export interface WebhookSenderOptions {
   outbox: WebhookOutbox;
@@ -53,44 +54,27 @@ export function nextAttempt(
 
 export class WebhookSender {
   private readonly signer: Webhook;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
+  private readonly loop: DrainLoop;
   private readonly now: () => number;
 
   constructor(private readonly o: WebhookSenderOptions) {
     this.signer = new Webhook(o.secret);
+    this.loop = new DrainLoop({ drain: () => this.drain(), pollMs: o.pollMs ?? 1000 });
     this.now = o.now ?? Date.now;
   }
 
   start(): void {
-    this.timer = setInterval(() => this.kick(), this.o.pollMs ?? 1000);
-    this.timer.unref();
-    this.kick();
+    this.loop.start();
   }
 
   /** Looks at the outbox now (and again after, when a look is already under way). */
   kick(): void {
-    if (this.stopped) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.drain().finally(() => {
-      this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.kick();
-      }
-    });
+    this.loop.kick();
   }
 
   /** Stops polling and waits for the deliveries under way. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   private async drain(): Promise<void> {
@@ -100,7 +84,7 @@ export class WebhookSender {
         // Leased for one attempt and a margin: an instance that dies mid-send leaves it to the others.
         const due = await this.o.outbox.claimDue(now, now + this.o.timeoutMs + 1000, BATCH);
         await Promise.all(due.map((d) => this.deliver(d)));
-        if (due.length < BATCH || this.stopped) return;
+        if (due.length < BATCH || this.loop.stopped) return;
       }
     } catch (err) {
       this.o.onError?.(err, 'reading the webhook outbox');
