@@ -90,6 +90,7 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     ['POST', `'${base}/privacy/user/block'`],
     ['POST', `'${base}/my/chat/message'`],
     ['DELETE', `'${base}/privacy/user/block?user_id=1'`],
+    ['POST', `'${base}/my/chat/report'`],
   ];
   /** The one call the demo shows refused: the blocked buyer's message. */
   const REFUSED = 11;
@@ -100,9 +101,23 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
     assert.equal(/ -X (\w+) /.exec(call.command)?.[1] ?? 'GET', method, call.command);
     assert.deepEqual(call.statuses, [i === REFUSED ? 403 : 200], `step ${i + 1}: ${call.command}\n${call.reply}`);
   });
-  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead, photo, block, refused, unblock] = calls.map(
-    (c) => c.reply,
-  ) as string[] as [string, string, string, string, string, string, string, string, string, string, string, string, string];
+  const [login, toggle, favourites, start, chats, sellerReads, answer, buyerReads, markRead, photo, block, refused, unblock, report] =
+    calls.map((c) => c.reply) as [
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+      string,
+    ];
 
   // 1. The buyer signs in with the printed password; her token is the one the later lines send.
   const signedIn = JSON.parse(login);
@@ -167,4 +182,6 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
   assert.deepEqual(JSON.parse(block), [{ id: 1, name: 'amina', email: '' }]);
   assert.deepEqual(JSON.parse(refused), { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' });
   assert.equal(unblock, '[]');
+  // 14. She reports the conversation.
+  assert.deepEqual(JSON.parse(report), { reported: true });
 }

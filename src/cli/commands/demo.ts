@@ -4,7 +4,7 @@
  * his chats, reads the conversation and answers; the buyer reads the answer and marks it read; the
  * seller sends a photo of the bike (docs/files.md), which souk demo writes beside the system's
  * temporary files, with a GPS position in its EXIF that the stored copy no longer has; the
- * seller blocks her (her next message is refused) and unblocks her.
+ * seller blocks her (her next message is refused) and unblocks her; she reports the conversation.
  *
  * What it prints that a server would keep to itself, because the person running it asked for it
  * (docs/hardening.md, "The CLI prints a secret only when asked for that one value"): the API key
@@ -138,18 +138,23 @@ export async function demo(ctx: CliContext): Promise<void> {
   out(`# 11. ${DEMO_SELLER.login} blocks her (the reply is his list of blocked users):`);
   out(`${curl} -X POST '${base}/privacy/user/block' ${seller} ${json} -d '{"user_id":${DEMO_BUYER.id}}'`);
   out('');
-  out('# 13. Her next message is refused (403): the conversation is closed both ways:');
+  out('# 12. Her next message is refused (403): the conversation is closed both ways:');
   out(`${curl} -X POST '${base}/my/chat/message' ${buyer} ${json} -d "{\\"con_id\\":$CON_ID,\\"text\\":\\"Hello?\\"}"`);
   out('');
   out('# 13. He unblocks her (the reply is his list, now empty):');
   out(`${curl} -X DELETE '${base}/privacy/user/block?user_id=${DEMO_BUYER.id}' ${seller}`);
+  out('');
+  out(`# 14. She reports the conversation to the operator, who sees it with souk reports list:`);
+  out(
+    `${curl} -X POST '${base}/my/chat/report' ${buyer} ${json} -d "{\\"con_id\\":$CON_ID,\\"reason\\":\\"He blocked me for no reason.\\"}"`,
+  );
 }
 
 export const demoCommand: Command = {
   name: 'demo',
   summary: 'import a demo marketplace and print curl commands',
   about:
-    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat, a photo, a block. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
+    'Imports a small demo marketplace (a buyer, a seller, their listings), gives the two users new demo-only passwords and prints ready-to-paste commands for a whole exchange: sign-in, favourites, chat, a photo, a block, a report. Prints the API key and a token for the seller, as souk settings get api_key and souk token would.',
   examples: ['souk demo'],
   run: () => withStore(demo),
 };
