@@ -132,8 +132,9 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
         if (!locked.rows[0]?.locked) return null;
       }
       const inactive = db.selectFrom('conversations').select('id').where('updated_at', '<', before).limit(limit);
-      // Their messages go with them (the foreign key's cascade).
-      return affected(db.deleteFrom('conversations').where('id', 'in', inactive));
+      // Their messages go with them (the foreign key's cascade). The time is checked again on the row
+      // deleted: PostgreSQL re-reads a row that a message changed meanwhile, and keeps it.
+      return affected(db.deleteFrom('conversations').where('id', 'in', inactive).where('updated_at', '<', before));
     },
   };
 }
