@@ -6,7 +6,8 @@
  */
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import sharp from 'sharp';
 import { join } from 'node:path';
 import { freshDatabase } from '../helpers/database.js';
 import { marketplace, USERS } from '../helpers/fixtures.js';
@@ -34,7 +35,7 @@ async function marketplaceWithServer(t: TestContext): Promise<Marketplace> {
   const { dir, db } = scratch(t);
   const database = await freshDatabase();
   t.after(() => database.drop());
-  const env = { DATABASE_URL: database.url, SETTINGS_REFRESH_MS: '100' };
+  const env = { DATABASE_URL: database.url, SETTINGS_REFRESH_MS: '100', FILES_DIR: join(dir, 'files') };
   const document = join(dir, 'marketplace.json');
   writeFileSync(document, JSON.stringify(marketplace()));
   await ok(db, ['import', document], { env });
@@ -128,6 +129,28 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     assert.equal((await m.call('POST', '/privacy/listing/block', USERS.amina, { listing_id: TABLE })).status, 200);
     assert.equal((await m.call('POST', '/my/chat/report', USERS.amina, { con_id: conId, reason: 'rude' })).status, 200);
 
+    // A photo of hers, stored in FILES_DIR until her erasure.
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#c33' } })
+      .png()
+      .toBuffer();
+    const upload = new FormData();
+    upload.set('con_id', String(conId));
+    upload.append('files[]', new Blob([png], { type: 'image/png' }), 'photo.png');
+    const uploaded = await fetch(`${m.base}/my/chat/message`, {
+      method: 'POST',
+      headers: { 'x-api-key': m.apiKey, authorization: `Bearer ${await m.token(USERS.amina)}` },
+      body: upload,
+    });
+    assert.equal(uploaded.status, 200);
+    const photo = (await uploaded.json()) as { attachments: { url: string; thumbnail: string }[] };
+    const stored = [photo.attachments[0]!.url, photo.attachments[0]!.thumbnail].map((url) =>
+      join(m.env.FILES_DIR!, new URL(url).pathname.replace(/^.*?\/files\//, '')),
+    );
+    assert.ok(
+      stored.every((file) => existsSync(file)),
+      stored.join(', '),
+    );
+
     // The export: one JSON document; of the other side, only id and name.
     const exported = JSON.parse(await ok(db, ['users', 'export', String(USERS.amina)], { env }));
     assert.equal(exported.user.login, 'amina');
@@ -145,7 +168,7 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     assert.deepEqual(Object.keys(conversation.other_user), ['id', 'name']);
     assert.deepEqual(
       conversation.messages.map((x: { text: string }) => x.text),
-      ['', 'Yes it is', 'Can I come today?'],
+      ['', 'Yes it is', 'Can I come today?', ''],
     );
 
     // The erasure, racing Youssef's messages to Amina: once it answered, none is stored.
@@ -161,9 +184,13 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     for (const a of answers) assert.ok(a.status === 200 || a.status === 403, JSON.stringify(a.json));
     assert.match(
       erased,
-      /^user 1 erased: 1 messages emptied .*1 favourites.* 1 blocks, 1 reports removed; tokens revoked, sign-in refused\nprofile: "Deleted user", without e-mail, phone or picture\n$/,
+      /^user 1 erased: 2 messages emptied .*1 favourites.* 1 blocks, 1 reports removed; tokens revoked, sign-in refused\nprofile: "Deleted user", without e-mail, phone or picture\n$/,
     );
     assert.ok(!erased.includes('WordPress'));
+    assert.ok(
+      stored.every((file) => !existsSync(file)),
+      'her photo and its thumbnail are deleted with her',
+    );
 
     // Their messages keep their place, emptied; the other side sees "Deleted user"; no sign-in, no messages.
     const kept = await messagesOf(m, USERS.youssef, conId);

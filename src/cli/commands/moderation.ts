@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { revokeEveryToken } from '../../auth/revoked-tokens.js';
 import { removeMessage, setUserDisabled, type ModerationError } from '../../domain/moderation.js';
 import { CATALOG_VERSION } from '../../domain/ports.js';
+import type { MessageAttachment } from '../../domain/model.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 import { positiveInteger } from './token.js';
@@ -39,21 +40,25 @@ export async function disableUser(ctx: CliContext, idArg: string, disabled: bool
   ctx.out(result.value ? `user ${userId} ${state}` : `user ${userId} was already ${state}`);
 }
 
+/** Deletes the stored files of removed messages, unless another message names the same content (docs/files.md). */
+export async function deleteUploads(ctx: CliContext, attachments: readonly MessageAttachment[]): Promise<void> {
+  if (attachments.length === 0) return;
+  const { dir, url, s3, s3PublicUrl } = ctx.config.files;
+  const storage = await openFileStorage({ dir, url, s3, s3PublicUrl });
+  try {
+    await deleteMessageFiles(storage, ctx.store.fileReferences, attachments);
+  } finally {
+    closeFileStorage(storage);
+  }
+}
+
 export async function deleteMessage(ctx: CliContext, idArg: string): Promise<void> {
   const messageId = positiveInteger(idArg, 'ID');
   const before = await ctx.store.repos.messages.findById(messageId);
   const result = await removeMessage(ctx.store, messageId);
   if (!result.ok) throw refusal(result.error, messageId);
   // Its uploaded files go too, unless another message names the same content (docs/files.md).
-  if (before?.attachments?.length) {
-    const { dir, url, s3, s3PublicUrl } = ctx.config.files;
-    const storage = await openFileStorage({ dir, url, s3, s3PublicUrl });
-    try {
-      await deleteMessageFiles(storage, ctx.store.fileReferences, before.attachments);
-    } finally {
-      closeFileStorage(storage);
-    }
-  }
+  await deleteUploads(ctx, before?.attachments ?? []);
   ctx.out(`message ${messageId} removed: its text and attachments are gone, its place in conversation ${result.value.conId} stays`);
 }
 

@@ -7,7 +7,7 @@ import type { Report } from '../../domain/reports.js';
 import type { Store } from '../../store/index.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
-import { closeSessions, refusal } from './moderation.js';
+import { closeSessions, deleteUploads, refusal } from './moderation.js';
 import { positiveInteger } from './token.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -59,8 +59,14 @@ export async function exportUser(ctx: CliContext, idArg: string): Promise<void> 
 
 export async function eraseUserCommand(ctx: CliContext, idArg: string): Promise<void> {
   const userId = positiveInteger(idArg, 'ID');
+  // The files their messages carry, read before the erasure empties the messages; the orphan sweep
+  // takes those of conversations they had left.
+  const uploads = (await exportUserData({ repos: ctx.store.repos, safety: safetyRecords(ctx.store) }, userId))?.conversations.flatMap((c) =>
+    c.messages.filter((m) => m.sender_id === userId).flatMap((m) => m.attachments),
+  );
   const result = await eraseUser(ctx.store, safetyRecords(ctx.store), userId);
   if (!result.ok) throw refusal(result.error, userId);
+  await deleteUploads(ctx, uploads ?? []);
   await closeSessions(ctx, userId, true);
   const e = result.value;
   ctx.out(
