@@ -24,7 +24,7 @@
  * pass: `N passed, N failed, N skipped`; it exits non-zero when a test failed.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +38,7 @@ const CLASSES = {
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/events/stream-hub.test.ts',
+    'test/http/schema-compilers.test.ts',
     'test/ops/config.test.ts',
     'test/ops/cors.test.ts',
     'test/ops/logging.test.ts',
@@ -211,8 +212,13 @@ function runPass(label, files, env) {
   console.log(
     `\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`,
   );
+  const started = Date.now();
   const first = runFiles(label, together, width, env);
-  return runFiles(label, alone, 1, env) || first;
+  const between = Date.now();
+  const second = runFiles(label, alone, 1, env);
+  const s = (ms) => `${(ms / 1000).toFixed(0)} s`;
+  console.log(`=== ${label}: side by side ${s(between - started)}, alone ${s(Date.now() - between)}`);
+  return second || first;
 }
 
 async function reachable(url) {
@@ -277,6 +283,9 @@ if (fileTimes.length > 1) {
   for (const { file, label, ms } of fileTimes.sort((a, b) => b.ms - a.ms).slice(0, 10))
     console.log(`  ${(ms / 1000).toFixed(1).padStart(6)}  ${file} (${label})`);
 }
+// TEST_TIMES=path writes every file's time there, to find what to make faster.
+if (process.env.TEST_TIMES)
+  writeFileSync(process.env.TEST_TIMES, fileTimes.map(({ file, label, ms }) => `${(ms / 1000).toFixed(1)}\t${file}\t${label}\n`).join(''));
 if (status !== 0 && total.failed === 0) total.failed = 1; // a run that failed outside any test
 console.log(`\n${total.passed} passed, ${total.failed} failed${total.skipped ? `, ${total.skipped} skipped` : ''}`);
 process.exit(total.failed > 0 || status !== 0 ? 1 : 0);

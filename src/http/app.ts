@@ -28,6 +28,7 @@ import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
 import { userBlockRoutes } from './routes/privacy/user/block.js';
 import { listingBlockRoutes } from './routes/privacy/listing/block.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
+import { sharedSchemaCompilers } from './schema-compilers.js';
 import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { health } from './plugins/health.js';
@@ -57,6 +58,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     frameworkErrors,
     // Types are not coerced: "12" is accepted for listing_id by the schema itself, true is not.
     ajv: { customOptions: { coerceTypes: false, removeAdditional: false, allErrors: false } },
+    schemaController: sharedSchemaCompilers,
     ...serverOptions(config.http),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
