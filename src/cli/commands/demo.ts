@@ -16,9 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import sharp from 'sharp';
 import { signToken } from '../../auth/jwt.js';
-import { hashPassword } from '../../auth/passwords.js';
 import { apiBase } from '../../config.js';
 import type { Command } from '../command.js';
 import { withStore, type CliContext } from '../context.js';
@@ -46,6 +44,8 @@ const demoPassword = () => `demo-${randomBytes(9).toString('base64url')}`;
 /** A photo of the "bike": a gradient, with a camera's EXIF and a GPS position for Souk to strip. */
 async function demoPhoto(): Promise<string> {
   const path = join(tmpdir(), 'souk-demo-bike.jpg');
+  // Loaded when used (as the password threads below): the CLI's other commands start without the image library.
+  const { default: sharp } = await import('sharp');
   const pixels = Buffer.alloc(320 * 240 * 3);
   for (let i = 0; i < 320 * 240; i++) pixels.set([(i % 320) * 0.8, Math.floor(i / 320), 160], i * 3);
   const photo = await sharp(pixels, { raw: { width: 320, height: 240, channels: 3 } })
@@ -57,6 +57,7 @@ async function demoPhoto(): Promise<string> {
 }
 
 export async function demo(ctx: CliContext): Promise<void> {
+  const { hashPassword } = await import('../../auth/passwords.js');
   const passwords = { buyer: demoPassword(), seller: demoPassword() };
   const hashes = { buyer: await hashPassword(passwords.buyer), seller: await hashPassword(passwords.seller) };
   await importDocument(ctx, demoDocument(ctx.config.siteUrl, hashes));

@@ -2,8 +2,6 @@
  * souk users disable ID, souk users enable ID, souk messages delete ID: the operator's moderation
  * (docs/safety.md), on every database.
  */
-import { deleteMessageFiles } from '../../domain/files/sweep.js';
-import { closeFileStorage, openFileStorage } from '../../store/files/open.js';
 import { randomUUID } from 'node:crypto';
 import { revokeEveryToken } from '../../auth/revoked-tokens.js';
 import { removeMessage, setUserDisabled, type ModerationError } from '../../domain/moderation.js';
@@ -43,6 +41,9 @@ export async function disableUser(ctx: CliContext, idArg: string, disabled: bool
 /** Deletes the stored files of removed messages, unless another message names the same content (docs/files.md). */
 export async function deleteUploads(ctx: CliContext, attachments: readonly MessageAttachment[]): Promise<void> {
   if (attachments.length === 0) return;
+  // Loaded when used: the CLI's other commands start without the image library and the S3 client.
+  const { deleteMessageFiles } = await import('../../domain/files/sweep.js');
+  const { closeFileStorage, openFileStorage } = await import('../../store/files/open.js');
   const { dir, url, s3, s3PublicUrl } = ctx.config.files;
   const storage = await openFileStorage({ dir, url, s3, s3PublicUrl });
   try {

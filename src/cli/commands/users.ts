@@ -3,7 +3,6 @@
  * part of it) and stores it in WordPress 6.8+'s form, which sign-in and WordPress itself verify.
  * Prints neither the password nor its hash.
  */
-import { hashPassword, MAX_PASSWORD_BYTES } from '../../auth/passwords.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 import { readStdin } from './import.js';
@@ -11,6 +10,8 @@ import { positiveInteger } from './token.js';
 
 export async function setPassword(ctx: CliContext, userIdArg: string): Promise<void> {
   const userId = positiveInteger(userIdArg, 'ID');
+  // Loaded when used, as the CLI's other dear modules: every other command starts without the password threads.
+  const { hashPassword, MAX_PASSWORD_BYTES } = await import('../../auth/passwords.js');
   const password = (await readStdin()).replace(/\r?\n$/, '');
   if (password === '') throw new CliError('the password is empty: send it on standard input');
   if (Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES)
