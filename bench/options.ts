@@ -21,6 +21,8 @@ export interface BenchOptions {
   /** Souk (and bare) processes; more than 1 needs PostgreSQL. */
   instances: number;
   keep: boolean;
+  /** Souk's e-mail on, against a local SMTP server that drops what it gets (bench/mail-sink.ts). */
+  mail: boolean;
   profile: boolean;
   /** Run the servers under valgrind's callgrind and count instructions per request. */
   instructions: boolean;
@@ -56,6 +58,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --streams N          open event streams (GET my/events, one per user) of the rows toggle-streams and streams
                        (default 10000; 1000 with --quick; at most the data set's users)
   --message-rate N     messages per second the streams row sends to users holding a stream (default 1000)
+  --mail               turn Souk's e-mail on (SMTP_URL to a local server that drops what it gets): each new
+                       message then also joins its recipient's pending mail
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
   --instructions       run each server under valgrind (callgrind) and report the instructions it executes
@@ -89,6 +93,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       instances: { type: 'string' },
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      mail: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       instructions: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
@@ -126,6 +131,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     connections,
     instances,
     keep: values.keep ?? false,
+    mail: values.mail ?? false,
     profile: values.profile ?? false,
     instructions: values.instructions ?? false,
     countQueries: values['count-queries'] ?? false,

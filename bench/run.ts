@@ -4,6 +4,7 @@
  * loopback for a fixed time and records throughput, latency, errors, peak RSS and CPU.
  * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
  */
+import { startMailSink, type MailSink } from './mail-sink.js';
 import { preparePhoto } from './photo.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -192,6 +193,8 @@ interface RowContext {
   /** The floor's import document, when a floor row runs. */
   floor: FloorData | undefined;
   profiles: { row: RowName; instance: number; file: string }[];
+  /** With --mail: the settings that send Souk's mail to the local sink. */
+  mailEnv: Record<string, string> | undefined;
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -257,12 +260,13 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
         const profileName = ctx.opts.profile ? `${ctx.db.dialect}-${name}-${ctx.stamp}-${i + 1}` : undefined;
         // MAX_CONNECTIONS (10,000 by default) counts the streams too: room for them and the load. Every
         // stream comes from the bench's one address, so the cap per address is off for these rows.
-        const env: Record<string, string> | undefined = holdsStreams(name)
+        const rowEnv: Record<string, string> | undefined = holdsStreams(name)
           ? { MAX_CONNECTIONS: String(Math.max(10_000, ctx.opts.streams + ctx.opts.connections + 1_000)), MAX_CONNECTIONS_PER_ADDRESS: '0' }
           : name === 'message-photo'
             ? // The uploaded photos go to a folder of the run's own, whatever the database.
               { FILES_DIR: join(tmpdir(), `souk-bench-files-${ctx.stamp}`) }
             : undefined;
+        const env = ctx.mailEnv || rowEnv ? { ...ctx.mailEnv, ...rowEnv } : undefined;
         servers.push(
           await startSouk(`souk#${i + 1}`, {
             databaseUrl: ctx.db.url,
@@ -649,6 +653,7 @@ async function main(): Promise<void> {
   const db = await freshBenchDatabase(opts.databaseUrl);
   let dropped = false;
   let floor: FloorData | undefined;
+  let mailSink: MailSink | undefined;
   const cleanup = async () => {
     if (dropped) return;
     dropped = true;
@@ -665,7 +670,7 @@ async function main(): Promise<void> {
     .toISOString()
     .replace(/[:.]/g, '-')
     .replace(/-\d{3}Z$/, 'Z');
-  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}`;
+  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}`;
   log(
     `Souk bench (${dialectLabel}${opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(2))
@@ -698,7 +703,11 @@ async function main(): Promise<void> {
       floor = await writeFloorData(db.url, data);
       log(`floor: ${FLOOR_SCRIPT} on the same users and listings (${floor.file})`);
     }
-    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [] };
+    if (opts.mail) {
+      mailSink = await startMailSink();
+      log(`mail: on, to a local SMTP server that drops what it gets (${mailSink.env.SMTP_URL})`);
+    }
+    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [], mailEnv: mailSink?.env };
     const results: Row[] = [];
     for (const name of rows) {
       log(
@@ -787,6 +796,7 @@ async function main(): Promise<void> {
       },
       options: {
         quick: opts.quick,
+        mail: opts.mail,
         duration: opts.duration,
         warmup: opts.warmup,
         connections: opts.connections,
@@ -808,6 +818,7 @@ async function main(): Promise<void> {
       log(`FAILED: ${failed.map((r) => `${r.name} (${r.errors} errors of ${r.load.requests})`).join(', ')}`);
     }
   } finally {
+    await mailSink?.close();
     await dbCpu.close();
     await cleanup();
   }

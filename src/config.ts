@@ -9,6 +9,8 @@ import { isIP } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { S3Bucket } from './domain/files/storage.js';
+import { PLUGIN_FILE_TYPES } from './domain/files/types.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -269,30 +271,10 @@ function trustedProxies(value: string): boolean | string[] {
   return items;
 }
 
-/** An S3-compatible bucket, from FILES_S3_URL. */
-export interface S3Location {
-  /** `https://host:port` (or `http://` with `tls=false`). */
-  endpoint: string;
-  bucket: string;
-  /** Keys are stored under it (`prefix/chat/...`); '' for the bucket's root. */
-  prefix: string;
-  region: string;
-  /** From the URL's user and password; absent, the AWS SDK's own chain (AWS_ACCESS_KEY_ID, a role, ...). */
-  credentials?: { accessKeyId: string; secretAccessKey: string };
-  /** `host/bucket/key` addresses (most S3-compatible servers) rather than `bucket.host/key` (AWS's default). */
-  forcePathStyle: boolean;
-  /**
-   * `when_supported`: every upload carries a CRC32 the server checks (the AWS SDK's default; a
-   * stream goes `aws-chunked`, with the checksum after the bytes); `when_required`: only where S3
-   * demands one, for servers that do not know flexible checksums.
-   */
-  checksums: 'when_supported' | 'when_required';
-}
-
 const S3_URL_SHAPE = 's3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX][?region=REGION&tls=false&path_style=false]';
 
 /** FILES_S3_URL: `s3://KEY:SECRET@HOST[:PORT]/BUCKET[/PREFIX]?region=...`; errors never show the secret. */
-export function parseS3Url(value: string): S3Location {
+export function parseS3Url(value: string): S3Bucket {
   const fail = (problem: string) => new ConfigError(`FILES_S3_URL ${problem} (${S3_URL_SHAPE}), got "${maskUrlSecrets(value)}"`);
   let url: URL;
   try {
@@ -330,18 +312,6 @@ export function parseS3Url(value: string): S3Location {
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 const POSITIONS: readonly CurrencyPosition[] = ['left', 'right', 'left_space', 'right_space'];
-
-/** The plugin's attachment types (Fns::getChatAttachmentConfig): JPEG, PNG, WebP, PDF, Word and Excel. */
-const PLUGIN_FILE_TYPES = [
-  'image/jpeg',
-  'image/png',
-  'image/webp',
-  'application/pdf',
-  'application/msword',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  'application/vnd.ms-excel',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-];
 
 /** Beside the SQLite file (its folder's `files`); `./data/files` for a database server. */
 function defaultFilesDir(env: Env): string {

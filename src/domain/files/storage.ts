@@ -45,3 +45,23 @@ export interface FileStorage {
   /** The key an address of this storage names; undefined for any other address. */
   keyOf(url: string): string | undefined;
 }
+
+/** An S3-compatible bucket (FILES_S3_URL, read by config.ts's parseS3Url; store/files/s3.ts uses it). */
+export interface S3Bucket {
+  /** `https://host:port` (or `http://` with `tls=false`). */
+  endpoint: string;
+  bucket: string;
+  /** Keys are stored under it (`prefix/chat/...`); '' for the bucket's root. */
+  prefix: string;
+  region: string;
+  /** From the URL's user and password; absent, the AWS SDK's own chain (AWS_ACCESS_KEY_ID, a role, ...). */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** `host/bucket/key` addresses (most S3-compatible servers) rather than `bucket.host/key` (AWS's default). */
+  forcePathStyle: boolean;
+  /**
+   * `when_supported`: every upload carries a CRC32 the server checks (the AWS SDK's default; a
+   * stream goes `aws-chunked`, with the checksum after the bytes); `when_required`: only where S3
+   * demands one, for servers that do not know flexible checksums.
+   */
+  checksums: 'when_supported' | 'when_required';
+}

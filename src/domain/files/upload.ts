@@ -11,6 +11,7 @@ import { extname } from 'node:path';
 import { fileTypeFromFile } from 'file-type';
 import type { UploadedAttachment } from '../model.js';
 import type { FileStorage } from './storage.js';
+import { FILE_EXTENSIONS } from './types.js';
 import { reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
 
 /** A file as received, in a temporary file. */
@@ -42,17 +43,6 @@ export type UploadRefusal = { file: string; reason: string; tooLarge: boolean };
 export type StoreUploadsResult = { ok: true; value: StoredUploads } | { ok: false; error: UploadRefusal };
 
 const IMAGE_FORMATS: Record<string, ImageFormat> = { 'image/jpeg': 'jpeg', 'image/png': 'png', 'image/webp': 'webp' };
-
-const EXTENSIONS: Record<string, string> = {
-  'image/jpeg': 'jpg',
-  'image/png': 'png',
-  'image/webp': 'webp',
-  'application/pdf': 'pdf',
-  'application/msword': 'doc',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
-  'application/vnd.ms-excel': 'xls',
-  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
-};
 
 /** Word's and Excel's old formats share one container (CFB): only the name or declared type tells them apart. */
 const OLD_OFFICE: Record<string, string> = { '.doc': 'application/msword', '.xls': 'application/vnd.ms-excel' };
@@ -104,7 +94,7 @@ interface Prepared {
 
 async function prepare(storage: FileStorage, file: ReceivedFile, mimeType: string, limits: UploadLimits): Promise<Prepared | string> {
   const name = cleanFileName(file.name);
-  const ext = EXTENSIONS[mimeType] ?? 'bin';
+  const ext = FILE_EXTENSIONS[mimeType] ?? 'bin';
   const format = IMAGE_FORMATS[mimeType];
   if (format === undefined) {
     const key = keyFor(await sha256Of(file.path), ext);

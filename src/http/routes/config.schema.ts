@@ -1,6 +1,7 @@
 /** Schema of GET config (docs/app-config.md). */
 import { Type } from '@sinclair/typebox';
 import { BADGES, defaultBadge, type AppConfig } from '../../domain/config.js';
+import { PLUGIN_FILE_TYPES } from '../../domain/files/types.js';
 import { appConfigReply } from '../../present/config.js';
 import { RequestHeaders, success } from './common.schema.js';
 import { appRouteErrors } from './errors.schema.js';
@@ -35,16 +36,7 @@ const EXAMPLE_CONFIG: AppConfig = {
   attachments: {
     maxCount: 4,
     maxBytes: 5 * 1_048_576,
-    types: [
-      'image/jpeg',
-      'image/png',
-      'image/webp',
-      'application/pdf',
-      'application/msword',
-      'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-      'application/vnd.ms-excel',
-      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-    ],
+    types: [...PLUGIN_FILE_TYPES],
   },
   refreshIntervalMs: 20_000,
 };

@@ -6,17 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import type { ByteRange, FileStorage } from '../../domain/files/storage.js';
-
-const TYPES: Record<string, string> = {
-  jpg: 'image/jpeg',
-  png: 'image/png',
-  webp: 'image/webp',
-  pdf: 'application/pdf',
-  doc: 'application/msword',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  xls: 'application/vnd.ms-excel',
-  xlsx: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
-};
+import { typeOfExtension } from '../../domain/files/types.js';
 
 /** `bytes=a-b`, `bytes=a-`, `bytes=-n` within `size`; null when unsatisfiable; undefined to send it all (several ranges, or none). */
 export function byteRange(header: string | undefined, size: number): ByteRange | null | undefined {
@@ -37,7 +27,7 @@ export function fileRoutes(storage: FileStorage): FastifyPluginAsync {
   return async (app) => {
     app.get<{ Params: { '*': string } }>('/files/*', { schema: { hide: true } }, async (request, reply) => {
       const key = request.params['*'];
-      const type = TYPES[/\.([a-z]+)$/.exec(key)?.[1] ?? ''];
+      const type = typeOfExtension(/\.([a-z]+)$/.exec(key)?.[1] ?? '');
       if (type === undefined) return notFound(reply);
       const whole = await storage.get(key);
       if (!whole) return notFound(reply);

@@ -4,9 +4,9 @@
  * bucket is checked at once, so that a wrong setting stops the start, not the first upload.
  */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import type { FileStorage } from '../../domain/files/storage.js';
+import type { FileStorage, S3Bucket } from '../../domain/files/storage.js';
 import { LocalFolderStorage } from './local-folder.js';
-import { S3Storage, type S3Bucket } from './s3.js';
+import { S3Storage } from './s3.js';
 
 export interface FileStorageSettings {
   dir: string;

@@ -19,19 +19,8 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
-import type { ByteRange, FileStorage, StoredFile, StoredKey } from '../../domain/files/storage.js';
+import type { ByteRange, FileStorage, S3Bucket, StoredFile, StoredKey } from '../../domain/files/storage.js';
 import { isSafeKey } from './local-folder.js';
-
-/** The bucket, as config.ts's parseS3Url reads FILES_S3_URL (kept apart: the store does not import config). */
-export interface S3Bucket {
-  endpoint: string;
-  bucket: string;
-  prefix: string;
-  region: string;
-  credentials?: { accessKeyId: string; secretAccessKey: string };
-  forcePathStyle: boolean;
-  checksums: 'when_supported' | 'when_required';
-}
 
 /** A part of a multipart upload (S3's least but for the last): what one upload holds in memory. */
 const PART_BYTES = 5 * 1024 * 1024;
