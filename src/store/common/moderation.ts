@@ -46,8 +46,12 @@ function participants(db: Kysely<Database>, userIds: number[], locked: boolean) 
   return locked ? query.forKeyShare() : query;
 }
 
+const participant = (db: Kysely<Database>, id: number) => db.selectFrom('users').select(['id', 'disabled']).where('id', '=', id);
+
 const q = {
-  participants: prepare((db, a: number, b: number) => participants(db, [a, b], false)),
+  // Two lookups of the primary key: for `id in (?, ?)` SQLite builds a temporary index first, on
+  // every send. PostgreSQL's locking read keeps `in` (FOR KEY SHARE is not allowed with UNION).
+  participants: prepare((db, a: number, b: number) => participant(db, a).unionAll(participant(db, b))),
   participantsLocked: prepare((db, a: number, b: number) => participants(db, [a, b], true)),
 };
 
