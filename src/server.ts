@@ -332,6 +332,8 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
+  // Known once the mail part is set up, after the store opened (mailNotifications).
+  let presence: Presence | undefined;
   const store = await openMigratedStore(
     url,
     {
@@ -340,8 +342,11 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       webhookUrls: config.webhooks.urls,
       push: config.push.enabled,
       eventPollMs: config.events.pollMs,
-      // Mail on: each new message joins its recipient's pending mail (docs/mail.md).
-      mailDelayMs: config.mail.smtpUrl === undefined ? undefined : config.mail.delayS * 1000,
+      // Mail on: a new message to a recipient not online here joins their pending mail (docs/mail.md).
+      mail:
+        config.mail.smtpUrl === undefined
+          ? undefined
+          : { delayMs: config.mail.delayS * 1000, onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false },
     },
     shown,
   );
@@ -371,6 +376,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
           )
         : undefined;
     const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
+    presence = mail?.presence;
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');

@@ -51,11 +51,16 @@ export class Presence {
     });
   }
 
-  /** Online: a stream held here, seen here within the window, or so the store says (another instance, the site). */
-  async isOnline(userId: number, now = this.now()): Promise<boolean> {
+  /** Online as this instance knows without asking the store: a stream held here, or seen here within the window. */
+  isOnlineHere(userId: number, now = this.now()): boolean {
     if (this.o.streaming?.(userId)) return true;
     const here = this.seenHere.get(userId);
-    if (here !== undefined && now - here < this.o.windowMs) return true;
+    return here !== undefined && now - here < this.o.windowMs;
+  }
+
+  /** Online: here (isOnlineHere), or so the store says (another instance, the site). */
+  async isOnline(userId: number, now = this.now()): Promise<boolean> {
+    if (this.isOnlineHere(userId, now)) return true;
     const until = await this.o.repo.onlineUntil(userId);
     return until !== undefined && now < until;
   }

@@ -20,6 +20,7 @@ import { prepare, type QueryRunner } from './prepared.js';
 import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
 import type { Database } from './schema.js';
+import type { MailQueueing } from './store.js';
 
 const q = {
   after: prepare((db, userId: number, afterSeq: number, limit: number) =>
@@ -89,14 +90,15 @@ export interface EventWrites {
  * The use cases' EventRecorder over a database's writes: the user's log for the streamed
  * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
  * for a new message's recipient. `recorded` is told of each user an event was logged for, before
- * the commit. With `mailDelayMs` (mail on), a new message also joins its recipient's pending mail.
+ * the commit. With `mail` (mail on), a new message to a recipient not known online here also joins
+ * their pending mail.
  */
 export function recordEvents(
   writes: EventWrites,
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
   push = false,
-  mailDelayMs?: number,
+  mail?: MailQueueing,
 ): EventRecorder {
   return {
     async record(userId: number, event: DomainEvent, at: number) {
@@ -109,8 +111,8 @@ export function recordEvents(
       await writes.logEvent(userId, event.type, payload, at);
       recorded?.(userId);
       if (push && event.type === 'message.new') await writes.queuePush(userId, event.message.id, payload, at);
-      if (mailDelayMs !== undefined && event.type === 'message.new')
-        await writes.queueMail(userId, event.message.conId, event.message.id, at, at + mailDelayMs);
+      if (mail && event.type === 'message.new' && !mail.onlineHere(userId, at))
+        await writes.queueMail(userId, event.message.conId, event.message.id, at, at + mail.delayMs);
     },
   };
 }
@@ -122,7 +124,7 @@ export function eventRecorder(
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
   push = false,
-  mailDelayMs?: number,
+  mail?: MailQueueing,
 ): EventRecorder {
   const writes: EventWrites = {
     logEvent: (userId, type, payload, at) => logEvent(run, userId, type, payload, at),
@@ -130,7 +132,7 @@ export function eventRecorder(
     queuePush: (userId, messageId, payload, at) => queuePush(run, userId, messageId, payload, at),
     queueMail: (userId, conId, messageId, at, dueAt) => queueMail(run, userId, conId, messageId, at, dueAt),
   };
-  return recordEvents(writes, webhookUrls, recorded, push, mailDelayMs);
+  return recordEvents(writes, webhookUrls, recorded, push, mail);
 }
 
 /** An event log row as the port gives it; numbers may come as text (bigint columns). */

@@ -55,10 +55,22 @@ export interface DbOptions {
   webhookUrls?: readonly string[];
   /** Push notifications on: a new message's recipient with a device gets a push outbox row. */
   push?: boolean;
-  /** Mail on (SMTP_URL set): a new message joins its recipient's pending mail, due this long after (MAIL_DELAY_S). */
-  mailDelayMs?: number;
+  /** Mail on (SMTP_URL set): a new message joins its recipient's pending mail (MailQueueing). */
+  mail?: MailQueueing;
   /** MySQL: how often an instance with streams open polls the event log for other instances' events; default 250. */
   eventPollMs?: number;
+}
+
+/** How a new message joins its recipient's pending mail (docs/mail.md). */
+export interface MailQueueing {
+  /** The mail is due this long after the message (MAIL_DELAY_S). */
+  delayMs: number;
+  /**
+   * Whether this instance knows the recipient to be online now. A message to an online user is
+   * not mailed (the plugin mails only those who are not), so it queues nothing; one online only
+   * on another instance is queued, and the sender skips it then.
+   */
+  onlineHere(userId: number, at: number): boolean;
 }
 
 /** A database file or folder that other users of the host can read. */

@@ -11,6 +11,7 @@ import { rows, statement, T, type Db, type MysqlContext } from './context.js';
 import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
 import { queueWebhook } from './webhooks.js';
+import type { MailQueueing } from '../common/store.js';
 
 type EventRow = { seq: number | string; type: string; payload: string; created_at: number | string };
 
@@ -46,7 +47,7 @@ export function mysqlEventRecorder(
   db: Db,
   ctx: MysqlContext,
   enter: () => Promise<void>,
-  o: { webhookUrls: readonly string[]; push: boolean; mailDelayMs?: number | undefined; recorded: (userId: number) => void },
+  o: { webhookUrls: readonly string[]; push: boolean; mail?: MailQueueing | undefined; recorded: (userId: number) => void },
 ): EventRecorder {
   const writes: EventWrites = {
     async logEvent(userId, type, payload, at) {
@@ -67,7 +68,7 @@ export function mysqlEventRecorder(
       await queueMail(db, ctx, userId, conId, messageId, at, dueAt);
     },
   };
-  return recordEvents(writes, o.webhookUrls, o.recorded, o.push, o.mailDelayMs);
+  return recordEvents(writes, o.webhookUrls, o.recorded, o.push, o.mail);
 }
 
 export function mysqlEventLog(db: Db, ctx: MysqlContext): EventLog {

@@ -99,7 +99,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
   // The request path's reads outside units of work: those of one turn go in one round trip.
   const reads = batchedReads(db, ctx);
   const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
-  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mailDelayMs: opts.mailDelayMs };
+  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mail: opts.mail };
 
   async function readiness() {
     try {

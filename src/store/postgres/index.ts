@@ -34,7 +34,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
     transaction: postgresTransaction(db, pool, named, (run, writer) =>
-      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mailDelayMs, writer),
+      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer),
     ),
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),

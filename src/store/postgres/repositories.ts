@@ -19,6 +19,7 @@ import {
   repositories,
   type DatabaseStatements,
 } from '../common/repositories.js';
+import type { MailQueueing } from '../common/store.js';
 
 const q = {
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
@@ -139,7 +140,7 @@ export const postgresRepositories = (
   cache: ListingCache,
   webhookUrls: readonly string[] = [],
   push = false,
-  mailDelayMs?: number,
+  mail?: MailQueueing,
   writer?: WriterBlocks,
 ): Repositories =>
   repositories(
@@ -154,7 +155,7 @@ export const postgresRepositories = (
       webhookUrls,
       undefined,
       push,
-      mailDelayMs,
+      mail,
     ),
     {
       lockUsers: async (r, [low, high]) => {

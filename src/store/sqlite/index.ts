@@ -31,7 +31,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const batch = new SqliteWriteBatch(
     db,
     connection,
-    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push, opts.mailDelayMs),
+    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push, opts.mail),
     undefined,
     () => {
       walFlusher?.afterCommit();

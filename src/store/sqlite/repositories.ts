@@ -17,6 +17,7 @@ import {
   repositories,
   type DatabaseStatements,
 } from '../common/repositories.js';
+import type { MailQueueing } from '../common/store.js';
 
 const q = {
   // By its rowid SQLite reads a listing's whole row, a 4 KB page of image JSON that is rarely in its
@@ -77,6 +78,6 @@ export const sqliteRepositories = (
   webhookUrls: readonly string[] = [],
   recorded?: (userId: number) => void,
   push = false,
-  mailDelayMs?: number,
+  mail?: MailQueueing,
 ): Repositories =>
-  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push, mailDelayMs));
+  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push, mail));
