@@ -268,7 +268,9 @@ async function mailNotifications(
     streamers: () => streams?.streamingUsers() ?? [],
     onError,
   });
-  deps.presence = presence;
+  // Every authenticated request tells it its caller, at the auth step (a Map's update; the store's
+  // write, at most once a window, is not waited for). A stream counts from its opening.
+  deps.auth.seen = (userId) => presence.seen(userId);
   const { presentation } = deps;
   const base = `${presentation.siteUrl.replace(/\/+$/, '')}${apiBase(config)}/mail/unsubscribe`;
   const sender = new MailSender({

@@ -38,6 +38,8 @@ export interface AuthDeps {
   findUserByLogin?: (login: string) => Promise<User | undefined>;
   /** Whether the token was signed out (auth/revoked-tokens.ts); checked on every request. */
   isRevoked?: (token: Omit<RevocableToken, 'expiresAt'>) => boolean;
+  /** Told of each authenticated caller (who is online: events/presence.ts); absent with mail off. */
+  seen?: (userId: number) => void;
 }
 
 /** The `sub` of every token the Classified Listing plugin issues; its user is in `name` (the login). */

@@ -97,16 +97,6 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   await app.register(hardening, { config });
   await app.register(abuseLimits, { config });
-  const presence = deps.presence;
-  if (presence) {
-    // Once the caller is known (the routes' onRequest): they are online (events/presence.ts). A Map's
-    // update; the store's write, at most once a window, is not waited for. A stream counts from its opening.
-    app.addHook('preHandler', (request, _reply, done) => {
-      if (request.caller) presence.seen(request.caller.id);
-      done();
-    });
-  }
-
   if (deps.files) await app.register(fileRoutes(deps.files.storage));
 
   await app.register(

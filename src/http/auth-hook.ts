@@ -39,6 +39,7 @@ export function requireCaller(operation: Operation, deps: AuthDeps): onRequestAs
     await limits.checkUser(result.user.id);
     request.caller = result.user;
     request.callerToken = result.token;
+    deps.seen?.(result.user.id);
   };
 }
 

@@ -53,6 +53,4 @@ export interface RouteDeps {
   mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
   /** What the mail sender did, for the metrics (with SMTP_URL). */
   mailStats?: () => MailStats;
-  /** Told of every authenticated request's user (who is online: events/presence.ts); absent with mail off. */
-  presence?: { seen(userId: number): void };
 }

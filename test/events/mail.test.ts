@@ -240,6 +240,20 @@ describe('mail when a message waits', () => {
     assert.match(smtp.mails[0]!.text, /before the crash/);
   });
 
+  it('queues no mail to a recipient who made a request here within ONLINE_WINDOW_S, and does once it passed', async () => {
+    const t = await mailSouk(await smtpReceiver(), { MAIL_DELAY_S: '60' });
+    // Any authenticated request makes its caller online here, at the auth step.
+    assert.equal((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).statusCode, 200);
+    const started = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'are you there?' })).json();
+    assert.deepEqual(await ofConversation(t, started.con_id), []);
+    await sleep(1100);
+    await t.post(MESSAGE, { con_id: started.con_id, text: 'still there?' }, t.auth(USERS.amina));
+    assert.deepEqual(
+      (await ofConversation(t, started.con_id)).map((d) => [d.userId, d.status]),
+      [[USERS.youssef, 'pending']],
+    );
+  });
+
   it(
     'two instances on one PostgreSQL database send each mail once',
     { skip: TEST_POSTGRES_URL ? false : 'needs TEST_DATABASE_URL=postgres://...' },

@@ -103,6 +103,7 @@ export const eventRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, dep
     await rateLimits.checkUser(user.id);
     request.caller = user;
     request.callerToken = token;
+    deps.auth.seen?.(user.id);
   };
 
   app.get('/my/events', { schema: eventStreamSchema(limits), onRequest: memberOrTicket }, async (request, reply) => {
