@@ -15,7 +15,8 @@ import { prepare, rawQuery, type QueryRunner } from './prepared.js';
  */
 export interface WriterBlocks {
   writer: number;
-  party: boolean;
+  /** Undefined until the lock has been taken (with the transaction's first statement): the checks run. */
+  party: boolean | undefined;
 }
 
 /** A block of `blocker` on `blocked`: one lookup in the pair's unique index. */
@@ -80,7 +81,7 @@ const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffe
 export function blockRepository(run: QueryRunner, options: BlockStoreOptions = {}): BlockRepository {
   const known = options.writer;
   /** True when the writer is one of `ids` and party to no block: no statement needed. */
-  const clear = (...ids: number[]) => known !== undefined && !known.party && ids.includes(known.writer);
+  const clear = (...ids: number[]) => known?.party === false && ids.includes(known.writer);
   /** A block this unit of work writes makes its writer a party. */
   const becameParty = () => {
     if (known) known.party = true;

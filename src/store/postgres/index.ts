@@ -1,7 +1,7 @@
 /**
  * The store on PostgreSQL: a pool shared by many stateless instances. The request path's
- * statements go through pg as named statements (runner.ts); a transaction sends BEGIN and its
- * writer's row lock in one round trip (transaction.ts).
+ * statements go through pg as named statements (runner.ts); a transaction sends BEGIN, its
+ * writer's row lock and its first read in one round trip (transaction.ts).
  */
 import { fileReferences } from '../common/file-references.js';
 import { Kysely, PostgresDialect } from 'kysely';

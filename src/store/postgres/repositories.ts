@@ -9,6 +9,7 @@ import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
+import { writesLater } from './transaction-runner.js';
 import type { WriterBlocks } from '../common/blocks.js';
 import {
   chatReadQueries,
@@ -147,8 +148,9 @@ export const postgresRepositories = (
     run,
     cache,
     POSTGRES_STATEMENTS,
+    // Nobody reads what the event log and the outboxes answer: their writes go with the next message.
     eventRecorder(
-      run,
+      writesLater(run),
       async (r, userId, type, payload, at) => {
         await logEvent(r, userId, type, payload, at);
       },

@@ -21,7 +21,7 @@ export interface PgQueryable {
 const COUNTS_ROWS = new Set(['INSERT', 'UPDATE', 'DELETE', 'MERGE']);
 
 /** The result in Kysely's form, as its PostgreSQL driver gives it. */
-function asKyselyResult<O>({ command, rowCount, rows }: PgResult): QueryResult<O> {
+export function asKyselyResult<O>({ command, rowCount, rows }: PgResult): QueryResult<O> {
   return {
     numAffectedRows: COUNTS_ROWS.has(command) ? BigInt(rowCount ?? 0) : undefined,
     rows: (rows ?? []) as O[],

@@ -1,12 +1,11 @@
 /**
- * PostgreSQL's unit of work. Every statement is a round trip to the server, and sending one is
- * the largest CPU cost Souk has there (the socket write). So BEGIN and the writer's lock travel as one message: one simple-protocol
- * query holding both statements, a round trip less in every toggle and every start.
+ * PostgreSQL's unit of work: a transaction on a pooled client, begun with its first statement and
+ * its writer's lock in the same message (transaction-runner.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Pool } from 'pg';
 import type { Repositories, UnitOfWork } from '../../domain/ports.js';
-import { postgresRunner } from './runner.js';
+import { TransactionRunner } from './transaction-runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
 import type { WriterBlocks } from '../common/blocks.js';
@@ -26,13 +25,6 @@ export function beginStatement(writer: number | undefined): string {
   return `begin; select id, blocks from users where id = ${writer} for no key update`;
 }
 
-/** What the begin statement's last result says of the writer's blocks. */
-function writerBlocks(writer: number | undefined, results: unknown): WriterBlocks | undefined {
-  if (writer === undefined || !Array.isArray(results)) return undefined;
-  const blocks = (results[1] as { rows?: { blocks?: unknown }[] } | undefined)?.rows?.[0]?.blocks;
-  return blocks === undefined || blocks === null ? undefined : { writer, party: Number(blocks) !== 0 };
-}
-
 /**
  * Each transaction runs on a client of its own from the pool, its statements through pg
  * (runner.ts). A client whose ROLLBACK failed is dropped by the pool, not handed on.
@@ -45,18 +37,27 @@ export function postgresTransaction(
 ): UnitOfWork['transaction'] {
   return async (fn, writer) => {
     const client = await pool.connect();
+    // Unknown until the lock's row says: until then, the block checks run.
+    const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
+    const run = new TransactionRunner(db, client, named, beginStatement(writer), (results) => {
+      // With a writer, the lock's row is the second result: [begin, lock, first statement?].
+      const row = results[1]?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
+      const blocks = Array.isArray(row) ? row[1] : row?.blocks;
+      // A block this unit of work wrote before its first statement has made the writer a party already.
+      if (known && known.party === undefined && blocks !== undefined && blocks !== null) known.party = Number(blocks) !== 0;
+    });
     let broken: Error | undefined;
     try {
-      const begun: unknown = await client.query(beginStatement(writer));
-      const result = await fn(repositories(postgresRunner(db, client, named), writerBlocks(writer, begun)));
-      await client.query('commit');
+      const result = await fn(repositories(run, known));
+      await run.commit();
       return result;
     } catch (err) {
       // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
       // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
       // error to report is the one that ended the work, not a failed rollback's (a lost
       // connection, whose client the pool then drops).
-      await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+      run.discard();
+      if (run.started) await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
       throw err;
     } finally {
       client.release(broken);

@@ -20,9 +20,16 @@ async function preparedNames(store: Store): Promise<string[]> {
   return rows.map((r) => r.name);
 }
 
-/** A listing and a user read through the request path: in a transaction, and outside one. */
+/**
+ * A listing and a user read through the request path: in a transaction, and outside one. A
+ * transaction's first statement goes written out with its BEGIN (transaction-runner.ts), so the
+ * listing is its second.
+ */
 async function readThroughRequestPath(store: Store) {
-  const listing = await store.transaction((repos) => repos.listings.findById(LISTINGS.bike), USERS.amina);
+  const listing = await store.transaction(async (repos) => {
+    await repos.listings.statusOf(LISTINGS.bike);
+    return repos.listings.findById(LISTINGS.bike);
+  }, USERS.amina);
   const user = await store.repos.users.findById(USERS.amina);
   return { listing, user };
 }
