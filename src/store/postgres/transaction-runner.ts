@@ -5,9 +5,13 @@
  * - BEGIN and the writer's lock go with the transaction's first statement;
  * - writes whose result nobody reads (the event log, the outboxes: `later`) go with the next
  *   statement or with COMMIT.
- * A statement joins such a message only when it can be written out as text (`inlined`); otherwise
- * what waits goes just before it, and it goes alone, with its parameters, as usual. Statements
- * reach the server in the order they were asked for, so a read sees every write before it.
+ * A statement joins such a message as an EXECUTE of its named statement once that is prepared on
+ * the connection (executeText): the server then parses a line and plans nothing, as for the
+ * statement sent alone (its SQL written out in full was planned anew each time, and cost the server
+ * more than the round trips saved). Otherwise what waits goes just before it, and it goes alone, with
+ * its parameters, the plain path. Statements reach the server in the order they were asked for, so
+ * a read sees every write before it. With DB_PREPARED_STATEMENTS=false nothing is joined but BEGIN
+ * and the lock.
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { PoolClient, QueryResult as PgResult } from 'pg';
@@ -15,92 +19,47 @@ import { asKyselyResult, postgresRunner } from './runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
 
-/** A parameter as SQL text: an integer, null, or (with `quote`) a string without NUL; else undefined. */
-function literalOf(p: unknown, quote: ((s: string) => string) | undefined): string | undefined {
+/** A parameter as SQL text: an integer, null, or a string without NUL quoted by `quote`; else undefined. */
+function literalOf(p: unknown, quote: (s: string) => string): string | undefined {
   if (p === null) return 'null';
-  if (typeof p === 'number') return Number.isSafeInteger(p) ? (p < 0 ? `(${p})` : String(p)) : undefined;
+  if (typeof p === 'number') return Number.isSafeInteger(p) ? String(p) : undefined;
   // The protocol ends a query's text at NUL: such a string keeps its parameter.
-  if (typeof p === 'string' && quote && !p.includes('\u0000')) return quote(p);
+  if (typeof p === 'string' && !p.includes('\u0000')) return quote(p);
   return undefined;
 }
 
 /**
- * A query's SQL cut at its parameters: text, then for each `$n` the parameter's index and the text
- * after it. Undefined when the SQL holds what a cut could misread: a dollar quote, an E'' string, a
- * comment, a second statement. Quoted text and identifiers are kept whole ('' and "" inside).
+ * The named statement `name`, already prepared on the connection, run with the query's parameters
+ * written out (integers, nulls, strings quoted by `quote`, pg's escapeLiteral): `execute "name"(...)`.
+ * The server parses only that and runs the statement's cached plan, as for the statement sent alone.
+ * Undefined when a parameter cannot be written out.
  */
-interface Template {
-  texts: string[];
-  slots: number[];
-}
-
-function cut(sql: string): Template | undefined {
-  if (/\bE'/i.test(sql)) return undefined;
-  const texts: string[] = [];
-  const slots: number[] = [];
-  let from = 0;
-  let i = 0;
-  while (i < sql.length) {
-    const c = sql[i]!;
-    if (c === "'" || c === '"') {
-      i = closing(sql, i, c);
-      if (i < 0) return undefined;
-    } else if (c === '$') {
-      const digits = /^\$(\d+)/.exec(sql.slice(i, i + 12));
-      if (!digits) return undefined;
-      texts.push(sql.slice(from, i));
-      slots.push(Number(digits[1]) - 1);
-      i += digits[0].length;
-      from = i;
-      continue;
-    } else if (c === ';' || sql.startsWith('--', i) || sql.startsWith('/*', i)) return undefined;
-    i++;
-  }
-  texts.push(sql.slice(from));
-  return { texts, slots };
-}
-
-/** The index just past the quote that closes the one at `open` (a doubled quote is inside), or -1. */
-function closing(sql: string, open: number, quote: string): number {
-  for (let j = open + 1; ; j += 2) {
-    j = sql.indexOf(quote, j);
-    if (j < 0) return -1;
-    if (sql[j + 1] !== quote) return j + 1;
-  }
-}
-
-/** Cut templates by SQL text; the request path has a few dozen, other queries are many and kept less. */
-const templates = new Map<string, Template | undefined>();
-const TEMPLATES_KEPT = 1000;
-
-function templateOf(sql: string): Template | undefined {
-  if (templates.has(sql)) return templates.get(sql);
-  const template = cut(sql);
-  if (templates.size >= TEMPLATES_KEPT) templates.clear();
-  templates.set(sql, template);
-  return template;
-}
-
-/**
- * The query with its parameters written into its text, where that is safe: each parameter an
- * integer, null, or a string quoted by `quote` (pg's escapeLiteral), and the SQL one statement
- * that a cut at its `$n` reads right (cut). Otherwise undefined.
- */
-export function inlined(query: CompiledQuery, quote?: (s: string) => string): string | undefined {
-  const template = templateOf(query.sql);
-  if (!template) return undefined;
-  let text = template.texts[0]!;
-  for (let k = 0; k < template.slots.length; k++) {
-    const literal = literalOf(query.parameters[template.slots[k]!], quote);
+export function executeText(name: string, parameters: readonly unknown[], quote: (s: string) => string): string | undefined {
+  if (!/^[a-z0-9_]+$/.test(name)) return undefined;
+  const literals: string[] = [];
+  for (const p of parameters) {
+    const literal = literalOf(p, quote);
     if (literal === undefined) return undefined;
-    text += literal + template.texts[k + 1]!;
+    literals.push(literal);
   }
-  return text;
+  return literals.length === 0 ? `execute ${name}` : `execute ${name}(${literals.join(', ')})`;
 }
+
+/** The writer's row lock (transaction.ts): a named statement, and its text for a connection that has not prepared it. */
+export interface WriterLock {
+  name: string;
+  query: CompiledQuery;
+  text: string;
+}
+
+/** The named statements each connection has prepared, as far as this runner has seen them. */
+const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
 export class TransactionRunner implements QueryRunner {
   readonly db: Kysely<Database>;
   private readonly inner: QueryRunner;
+  /** The named statements prepared on this client; none when statements go unnamed. */
+  private readonly prepared: Set<string> | undefined;
   /** Sent with the first statement, then settled: the transaction has begun. */
   private begun: Promise<unknown> | undefined;
   private ready = false;
@@ -111,12 +70,16 @@ export class TransactionRunner implements QueryRunner {
     db: Kysely<Database>,
     private readonly client: PoolClient,
     named: boolean,
-    private readonly begin: string,
+    private readonly lock: WriterLock | undefined,
     /** Told of the results of BEGIN's message: [begin, lock?, first statement?]. */
     private readonly onBegun: (results: PgResult[]) => void,
   ) {
     this.db = db;
     this.inner = postgresRunner(db, client, named);
+    if (named) {
+      this.prepared = preparedOn.get(client) ?? new Set();
+      preparedOn.set(client, this.prepared);
+    }
   }
 
   /** Whether BEGIN was sent (then COMMIT or ROLLBACK must follow). */
@@ -125,19 +88,25 @@ export class TransactionRunner implements QueryRunner {
   }
 
   async execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>> {
-    const joined = await this.sendWithWaiting(query, false);
-    return joined ? asKyselyResult<O>(joined) : this.inner.execute(query, name);
+    const joined = await this.sendWithWaiting(query, name, false);
+    if (joined) return asKyselyResult<O>(joined);
+    const result = await this.inner.execute(query, name);
+    if (name !== undefined) this.prepared?.add(name);
+    return result;
   }
 
   async executeArrays(query: CompiledQuery, name?: string): Promise<unknown[][]> {
-    const joined = await this.sendWithWaiting(query, true);
-    return joined ? (joined.rows as unknown[][]) : this.inner.executeArrays!(query, name);
+    const joined = await this.sendWithWaiting(query, name, true);
+    if (joined) return joined.rows as unknown[][];
+    const rows = await this.inner.executeArrays!(query, name);
+    if (name !== undefined) this.prepared?.add(name);
+    return rows;
   }
 
   /** Holds a write whose result nobody reads for the next message; false when it must go now. */
-  later(query: CompiledQuery): boolean {
+  later(query: CompiledQuery, name: string | undefined): boolean {
     if (!this.ready) return false;
-    const text = inlined(query, this.quote);
+    const text = this.written(query, name);
     if (text === undefined) return false;
     this.waiting.push(text);
     return true;
@@ -157,6 +126,11 @@ export class TransactionRunner implements QueryRunner {
 
   private readonly quote = (s: string) => this.client.escapeLiteral(s);
 
+  /** The query as an EXECUTE of its statement, when that is prepared on this client (executeText). */
+  private written(query: CompiledQuery, name: string | undefined): string | undefined {
+    return name !== undefined && this.prepared?.has(name) ? executeText(name, query.parameters, this.quote) : undefined;
+  }
+
   /** `statements` after the waiting writes, as one message's text; the queue is emptied. */
   private take(statements: string[]): string {
     const text = [...this.waiting, ...statements].join('; ');
@@ -168,22 +142,25 @@ export class TransactionRunner implements QueryRunner {
    * Sends what waits (BEGIN, writes) with the query when it can be written out, and returns its
    * result; else sends what waits alone and returns undefined: the query is still to run.
    */
-  private async sendWithWaiting(query: CompiledQuery, arrays: boolean): Promise<PgResult | undefined> {
-    if (!this.begun) return this.first(query, arrays);
+  private async sendWithWaiting(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
+    if (!this.begun) return this.first(query, name, arrays);
     if (!this.ready) await this.begun;
     if (this.waiting.length === 0) return undefined;
-    const text = inlined(query, this.quote);
+    const text = this.written(query, name);
     const results = await this.simple(this.take(text === undefined ? [] : [text]), arrays);
     return text === undefined ? undefined : results.at(-1);
   }
 
-  private async first(query: CompiledQuery, arrays: boolean): Promise<PgResult | undefined> {
-    const text = inlined(query, this.quote);
-    const sent = this.simple(text === undefined ? this.begin : `${this.begin}; ${text}`, arrays);
+  private async first(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
+    const lock = this.lock && (this.written(this.lock.query, this.lock.name) ?? this.lock.text);
+    const text = this.written(query, name);
+    const sent = this.simple(['begin', lock, text].filter((t) => t !== undefined).join('; '), arrays);
     this.begun = sent;
     const results = await sent;
     this.ready = true;
     this.onBegun(results);
+    // The lock went as text: prepared now (it locks the row again, which this transaction holds), an EXECUTE next time.
+    if (this.lock && this.prepared && !this.prepared.has(this.lock.name)) await this.execute(this.lock.query, this.lock.name);
     return text === undefined ? undefined : results.at(-1);
   }
 
@@ -204,7 +181,8 @@ export function writesLater(run: QueryRunner): QueryRunner {
   const none = { rows: [] };
   return {
     db: run.db,
-    execute: async <O>(query: CompiledQuery<O>, name?: string) => (run.later(query) ? (none as QueryResult<O>) : run.execute(query, name)),
-    executeArrays: async (query, name) => (run.later(query) ? [] : run.executeArrays(query, name)),
+    execute: async <O>(query: CompiledQuery<O>, name?: string) =>
+      run.later(query, name) ? (none as QueryResult<O>) : run.execute(query, name),
+    executeArrays: async (query, name) => (run.later(query, name) ? [] : run.executeArrays(query, name)),
   };
 }

@@ -2,10 +2,10 @@
  * PostgreSQL's unit of work: a transaction on a pooled client, begun with its first statement and
  * its writer's lock in the same message (transaction-runner.ts).
  */
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { Pool } from 'pg';
 import type { Repositories, UnitOfWork } from '../../domain/ports.js';
-import { TransactionRunner } from './transaction-runner.js';
+import { TransactionRunner, type WriterLock } from './transaction-runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
 import type { WriterBlocks } from '../common/blocks.js';
@@ -16,13 +16,17 @@ import type { WriterBlocks } from '../common/blocks.js';
  * With FOR UPDATE, user A starting a conversation with B while B starts one with A deadlocked
  * (each held its own row and waited for the other's, as recipient_id's foreign key): 40P01, a 500.
  */
-export function beginStatement(writer: number | undefined): string {
-  if (writer === undefined) return 'begin';
-  // A literal, not a parameter: a query with parameters cannot hold two statements.
+export function writerLock(writer: number): WriterLock {
+  // Written into the text too: BEGIN's message holds more than one statement, so no parameters.
   if (!Number.isSafeInteger(writer)) throw new TypeError(`a writer is a user id, not ${String(writer)}`);
   // With the lock, how many blocks the writer is party to (store/common/blocks.ts): a block that
   // held the lock has updated the row, and a lock that waited for it returns the row as updated.
-  return `begin; select id, blocks from users where id = ${writer} for no key update`;
+  const sql = 'select id, blocks from users where id = $1 for no key update';
+  return {
+    name: 'souk_writer_lock',
+    query: CompiledQuery.raw(sql, [writer]),
+    text: sql.replace('$1', String(writer)),
+  };
 }
 
 /**
@@ -39,7 +43,7 @@ export function postgresTransaction(
     const client = await pool.connect();
     // Unknown until the lock's row says: until then, the block checks run.
     const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
-    const run = new TransactionRunner(db, client, named, beginStatement(writer), (results) => {
+    const run = new TransactionRunner(db, client, named, writer === undefined ? undefined : writerLock(writer), (results) => {
       // With a writer, the lock's row is the second result: [begin, lock, first statement?].
       const row = results[1]?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
       const blocks = Array.isArray(row) ? row[1] : row?.blocks;

@@ -10,70 +10,43 @@ import pg from 'pg';
 import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpers/database.js';
 import type { Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
-import { beginStatement } from '../../../src/store/postgres/transaction.js';
-import { inlined } from '../../../src/store/postgres/transaction-runner.js';
+import { writerLock } from '../../../src/store/postgres/transaction.js';
+import { executeText } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
-import { Kysely, PostgresDialect } from 'kysely';
 import { openStore } from '../../../src/store/index.js';
-import { postgresRunner } from '../../../src/store/postgres/runner.js';
-import { postgresRepositories } from '../../../src/store/postgres/repositories.js';
-import { ListingCache } from '../../../src/store/common/listing-cache.js';
-import type { Database } from '../../../src/store/common/schema.js';
-import type { Repositories } from '../../../src/domain/ports.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
-describe('the writer lock statement', () => {
-  it('is a plain BEGIN without a writer, and BEGIN plus the row lock (with the blocks the writer is party to) with one', () => {
-    assert.equal(beginStatement(undefined), 'begin');
-    assert.equal(beginStatement(42), 'begin; select id, blocks from users where id = 42 for no key update');
+describe("the writer's lock", () => {
+  it('is a named statement taking the user id, and the same with the id written in for a connection without it', () => {
+    const lock = writerLock(42);
+    assert.equal(lock.name, 'souk_writer_lock');
+    assert.equal(lock.query.sql, 'select id, blocks from users where id = $1 for no key update');
+    assert.deepEqual(lock.query.parameters, [42]);
+    assert.equal(lock.text, 'select id, blocks from users where id = 42 for no key update');
   });
 
   it('takes only an integer into its SQL', () => {
     for (const bad of [1.5, NaN, Infinity, 2 ** 53, '1; drop table users' as unknown as number]) {
-      assert.throws(() => beginStatement(bad), TypeError);
+      assert.throws(() => writerLock(bad), TypeError);
     }
   });
 });
 
-describe('a first statement written out to go with BEGIN', () => {
-  const query = (sql: string, parameters: unknown[]) => ({ sql, parameters }) as unknown as Parameters<typeof inlined>[0];
+describe('a statement written out to go with other statements', () => {
+  const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
 
-  it('takes integers and nulls into the text, a negative one in parentheses, $10 not as $1', () => {
-    const twelve = Array.from({ length: 12 }, (_, i) => i + 1);
-    assert.equal(inlined(query('select a from t where x = $1 and y = $2', [7, null])), 'select a from t where x = 7 and y = null');
-    assert.equal(inlined(query('select a - $1 from t', [-3])), 'select a - (-3) from t');
-    assert.equal(inlined(query(`select ${twelve.map((n) => `$${n}`).join(', ')}`, twelve)), 'select 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12');
+  it('is an EXECUTE of its named statement, with integers, nulls and quoted text', () => {
+    assert.equal(executeText('souk_7', [7, -3, null, "it's"], quote), "execute souk_7(7, -3, null, 'it''s')");
+    assert.equal(executeText('souk_8', [], quote), 'execute souk_8');
   });
 
-  it('reads no $n inside quoted text or a quoted name', () => {
-    assert.equal(
-      inlined(query(`select 'it''s $1', "a""$1" from t where x = $1 and y = '$2'`, [5])),
-      `select 'it''s $1', "a""$1" from t where x = 5 and y = '$2'`,
-    );
-  });
-
-  it('quotes text with the quoting it is given, and keeps a string with NUL as a parameter', () => {
-    const quote = (s: string) => `'${s.replaceAll("'", "''")}'`;
-    assert.equal(inlined(query('insert into t values ($1, $2)', ["it's", 3]), quote), "insert into t values ('it''s', 3)");
-    assert.equal(inlined(query('insert into t values ($1)', ['a\u0000b']), quote), undefined);
-  });
-
-  it('leaves a statement with text (unquoted), a fraction or a quote in its SQL to go on its own', () => {
-    for (const [sql, parameters] of [
-      ['select a from t where x = $1', ['1; drop table users']],
-      ['select a from t where x = $1', [1.5]],
-      ['select a from t where x = $1', [2 ** 53]],
-      ['select a from t where x = $1', [true]],
-      ["select E'a\\'$1' from t where x = $1", [1]],
-      ['select a from t -- $1', [1]],
-      ['select a /* $1 */ from t', [1]],
-      ["select 'a from t where x = $1", [1]],
-      ['select $$a$$ from t where x = $1', [1]],
-      ['select 1; select $1', [1]],
-    ] as [string, unknown[]][]) {
-      assert.equal(inlined(query(sql, parameters)), undefined, sql);
+  it('is not written out with a fraction, an unsafe integer, a boolean, text with NUL, or an odd name', () => {
+    for (const parameters of [[1.5], [2 ** 53], [true], ['a\u0000b'], [undefined]]) {
+      assert.equal(executeText('souk_7', parameters, quote), undefined, String(parameters));
     }
+    assert.equal(executeText('souk_7; drop table users', [1], quote), undefined);
+    assert.equal(executeText('Souk_7', [1], quote), undefined);
   });
 });
 
@@ -161,10 +134,10 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     await store.transaction(async () => assert.equal(await lockFree(USERS.sara), true));
   });
 
-  it('sends BEGIN, the lock and the first statement in one message, and answers that statement as it is answered alone', async () => {
+  /** Records the text of every query the store's clients send (the test's own client is left out). */
+  async function observingQueries<T>(fn: (sent: string[]) => Promise<T>): Promise<T> {
     const sent: string[] = [];
     const query = pg.Client.prototype.query;
-    // Observes what the store's clients send (the other client is this test's own).
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       if (this !== other) {
         const q = args[0] as string | { text: string };
@@ -173,37 +146,52 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {
-      const conversation = await store.transaction(async (repos) => {
-        const con = await repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.youssef, 5);
-        return con.id;
-      }, USERS.sara);
+      return await fn(sent);
+    } finally {
+      pg.Client.prototype.query = query;
+    }
+  }
+
+  it('sends BEGIN, the lock and the first statement in one message once it is prepared, and answers as the statement alone', async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+    try {
+      const conversation = await store.transaction(
+        async (repos) => (await repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.youssef, 5)).id,
+        USERS.sara,
+      );
       const plain = {
         status: await store.repos.listings.statusOf(LISTINGS.bike),
         listing: await store.repos.listings.findById(LISTINGS.bike),
         conversation: await store.repos.conversations.findById(conversation),
         favourites: await store.repos.favourites.listIds(USERS.youssef),
       };
-      sent.length = 0;
-      const first = {
-        status: await store.transaction((repos) => repos.listings.statusOf(LISTINGS.bike), USERS.sara),
-        listing: await store.transaction((repos) => repos.listings.findById(LISTINGS.bike), USERS.sara),
-        conversation: await store.transaction((repos) => repos.conversations.findById(conversation), USERS.youssef),
-        favourites: await store.transaction((repos) => repos.favourites.listIds(USERS.youssef)),
-      };
-      assert.deepEqual(first, plain);
       assert.ok(plain.status && plain.listing && plain.conversation, 'each read found its row');
-      // Each transaction: one message with BEGIN, the lock and the read, then COMMIT.
-      assert.equal(sent.length, 8, sent.join('\n'));
-      for (const [i, text] of sent.entries()) {
-        if (i % 2 === 1) assert.equal(text, 'commit');
-        else assert.match(text, /^begin; (select id, blocks from users where id = \d+ for no key update; )?select /, text);
-      }
-      // A transaction that runs no statement sends nothing.
-      sent.length = 0;
-      assert.equal(await store.transaction(async () => 'nothing', USERS.sara), 'nothing');
-      assert.deepEqual(sent, []);
+      const round = async () => ({
+        status: await one.transaction((repos) => repos.listings.statusOf(LISTINGS.bike), USERS.sara),
+        listing: await one.transaction((repos) => repos.listings.findById(LISTINGS.bike), USERS.sara),
+        conversation: await one.transaction((repos) => repos.conversations.findById(conversation), USERS.youssef),
+        favourites: await one.transaction((repos) => repos.favourites.listIds(USERS.youssef)),
+      });
+      await observingQueries(async (sent) => {
+        // New on the connection: BEGIN and the lock as text, the lock again to prepare it (the first
+        // time only), the statement alone (prepared now), COMMIT.
+        assert.deepEqual(await round(), plain);
+        assert.equal(sent.length, 13, sent.join('\n'));
+        sent.length = 0;
+        // Prepared: one message with BEGIN, the lock and an EXECUTE of the statement, then COMMIT.
+        assert.deepEqual(await round(), plain);
+        assert.equal(sent.length, 8, sent.join('\n'));
+        for (const [i, text] of sent.entries()) {
+          if (i % 2 === 1) assert.equal(text, 'commit');
+          else assert.match(text, /^begin; (execute souk_writer_lock\(\d+\); )?execute souk_\d+\(\d+\)$/, text);
+        }
+        // A transaction that runs no statement sends nothing.
+        sent.length = 0;
+        assert.equal(await one.transaction(async () => 'nothing', USERS.sara), 'nothing');
+        assert.deepEqual(sent, []);
+      });
     } finally {
-      pg.Client.prototype.query = query;
+      await one.close();
     }
   });
 
@@ -228,57 +216,47 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     await other.query('delete from user_blocks');
   });
 
-  it("writes the event log's and the outboxes' rows with the next message, as the plain runner writes them", async () => {
-    const urls = ['https://hooks.example/souk'];
+  it("writes the event log's and the outboxes' rows with the next message, as they are written alone", async () => {
     const mail = { delayMs: 60_000, onlineHere: () => false };
-    const options = { ...OPTIONS, webhookUrls: urls, push: true, mail };
-    const pipelined = openStore(database.url, options);
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    const plain = postgresRepositories(postgresRunner(db, pool, true), new ListingCache(), urls, true, mail);
-    // One message to `recipient` in a new conversation, and its event (the log, a webhook, a push, a mail).
-    const send = async (repos: Repositories, sender: number, recipient: number, listing: number) => {
-      const con = await repos.conversations.create(listing, sender, recipient, 7);
-      const message = await repos.messages.append({
-        conId: con.id,
-        sourceId: sender,
-        text: "it's \\ 'quoted'",
-        type: 'text',
-        attachments: null,
-        tempId: null,
-        createdAt: 8,
-      });
-      await repos.events!.record(recipient, { type: 'message.new', message }, 9);
-      return repos.favourites.listIds(sender);
-    };
+    // One connection: the first send prepares its statements there, each sent alone (the plain path).
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1, webhookUrls: ['https://hooks.example/souk'], push: true, mail });
     for (const user of [USERS.youssef, USERS.sara]) {
       await other.query(
         `insert into push_devices (token, user_id, events, registered_at, session, session_expires_at) values ($1, $2, '[]', 1, 's', 2)`,
         [`ExponentPushToken[${user}]`, user],
       );
     }
-    const sent: string[] = [];
-    const query = pg.Client.prototype.query;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const q = args[0] as string | { text: string };
-      sent.push(typeof q === 'string' ? q : q.text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
-    } as typeof query;
+    // One message to `recipient` in a new conversation, and its event (the log, a webhook, a push, a mail).
+    const send = (sender: number, recipient: number, listing: number) =>
+      one.transaction(async (repos) => {
+        const con = await repos.conversations.create(listing, sender, recipient, 7);
+        const text = "it's \\ 'quoted'";
+        const message = await repos.messages.append({
+          conId: con.id,
+          sourceId: sender,
+          text,
+          type: 'text',
+          attachments: null,
+          tempId: null,
+          createdAt: 8,
+        });
+        await repos.events!.record(recipient, { type: 'message.new', message }, 9);
+        return repos.favourites.listIds(sender);
+      }, sender);
     try {
-      await send(plain, USERS.amina, USERS.youssef, LISTINGS.bike);
-      sent.length = 0;
-      await pipelined.transaction((repos) => send(repos, USERS.amina, USERS.sara, LISTINGS.aminasOwn), USERS.amina);
+      await observingQueries(async (sent) => {
+        await send(USERS.amina, USERS.youssef, LISTINGS.bike);
+        // begin+lock, the lock prepared, conversation, message, webhook, event log, push, mail, favourites, commit.
+        assert.equal(sent.length, 10, sent.join('\n'));
+        sent.length = 0;
+        await send(USERS.amina, USERS.sara, LISTINGS.aminasOwn);
+        // begin+lock+conversation, message, [the four writes + favourites], commit.
+        assert.equal(sent.length, 4, sent.join('\n'));
+        assert.match(sent[2]!, /^(execute souk_\d+\([^;]*\); ){4}execute souk_\d+\(\d+\)$/s);
+      });
     } finally {
-      pg.Client.prototype.query = query;
-      await db.destroy();
-      await pipelined.close();
+      await one.close();
     }
-    // begin+lock+insert, append, [event writes + favourites read], commit.
-    assert.equal(sent.length, 4, sent.join('\n'));
-    assert.match(
-      sent[2]!,
-      /^insert into "webhook_outbox".*; with numbered as .*; insert into "push_outbox".*; insert into "mail_outbox".*; select /s,
-    );
     const rows = async (table: string, user: number, columns: string) =>
       (await other.query(`select ${columns} from ${table} where user_id = $1 order by 1`, [user])).rows;
     for (const [table, columns] of [
