@@ -401,6 +401,10 @@ const SETTINGS = {
       meaning:
         "PostgreSQL only: send the request path's queries as named statements, parsed and planned once per connection. Set `false` behind a pooler that moves a session's statements between server connections (PgBouncer in transaction mode, unless 1.21 or newer with `max_prepared_statements` set).",
     }),
+    joinStatements: flag('DB_JOIN_STATEMENTS', true, {
+      meaning:
+        "PostgreSQL only, with named statements: in a transaction, send BEGIN and the writer's lock with the first statement, and the writes whose answer nobody reads with the next one, as one message that runs the named statements by `EXECUTE`. Set `false` behind PgBouncer 1.21 or newer in transaction mode with `max_prepared_statements` set: it tracks the statements sent by name, not an `EXECUTE`.",
+    }),
     wordpressTablePrefix: text('WORDPRESS_TABLE_PREFIX', 'wp_', {
       meaning:
         "MySQL only: the WordPress site's table prefix (`$table_prefix` in wp-config.php). Souk's own tables there are `{prefix}souk_...`.",

@@ -42,6 +42,8 @@ export interface DbOptions {
   connectTimeoutMs: number;
   /** PostgreSQL: send the request path's queries as named statements (postgres/runner.ts); default true. */
   preparedStatements?: boolean;
+  /** PostgreSQL, with named statements: join what needs no answer of its own into the next message (postgres/transaction-runner.ts); default true. */
+  joinStatements?: boolean;
   /** SQLite: the page cache in MB; default 16. */
   cacheMb?: number;
   /**

@@ -33,7 +33,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, named, (run, writer) =>
+    transaction: postgresTransaction(db, pool, { named, join: named && (opts.joinStatements ?? true) }, (run, writer) =>
       postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer),
     ),
     webhooks: webhookOutbox(db, true),

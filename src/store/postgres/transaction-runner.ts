@@ -10,8 +10,8 @@
  * statement sent alone (its SQL written out in full was planned anew each time, and cost the server
  * more than the round trips saved). Otherwise what waits goes just before it, and it goes alone, with
  * its parameters, the plain path. Statements reach the server in the order they were asked for, so
- * a read sees every write before it. With DB_PREPARED_STATEMENTS=false nothing is joined but BEGIN
- * and the lock.
+ * a read sees every write before it. With DB_PREPARED_STATEMENTS=false or DB_JOIN_STATEMENTS=false
+ * nothing is joined but BEGIN and the lock (as text).
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { PoolClient, QueryResult as PgResult } from 'pg';
@@ -29,8 +29,19 @@ function literalOf(p: unknown, quote: (s: string) => string): string | undefined
 }
 
 /**
+ * A string as an SQL literal. Dollar-quoted: no character inside needs escaping, so the text goes
+ * as it is, without a pass over it (pg's escapeLiteral builds its answer a character at a time: a
+ * few µs per KB, for every payload). The tag ends the literal at its first `$souk$`: a string
+ * holding `$souk` anywhere (the only way one could meet the closing tag early) is escaped by pg.
+ */
+export function quoted(s: string, pg: { escapeLiteral(s: string): string }): string {
+  return s.includes('$souk') ? pg.escapeLiteral(s) : `$souk$${s}$souk$`;
+}
+
+/**
  * The named statement `name`, already prepared on the connection, run with the query's parameters
- * written out (integers, nulls, strings quoted by `quote`, pg's escapeLiteral): `execute "name"(...)`.
+ * written out (integers, nulls, strings quoted by `quote`, pg's escapeLiteral): `execute name(...)`,
+ * the name being one of Souk's own (`souk_...`, prepared.ts).
  * The server parses only that and runs the statement's cached plan, as for the statement sent alone.
  * Undefined when a parameter cannot be written out.
  */
@@ -69,14 +80,14 @@ export class TransactionRunner implements QueryRunner {
   constructor(
     db: Kysely<Database>,
     private readonly client: PoolClient,
-    named: boolean,
+    { named, join }: { named: boolean; join: boolean },
     private readonly lock: WriterLock | undefined,
     /** Told of the results of BEGIN's message: [begin, lock?, first statement?]. */
     private readonly onBegun: (results: PgResult[]) => void,
   ) {
     this.db = db;
     this.inner = postgresRunner(db, client, named);
-    if (named) {
+    if (named && join) {
       this.prepared = preparedOn.get(client) ?? new Set();
       preparedOn.set(client, this.prepared);
     }
@@ -124,7 +135,7 @@ export class TransactionRunner implements QueryRunner {
     this.waiting = [];
   }
 
-  private readonly quote = (s: string) => this.client.escapeLiteral(s);
+  private readonly quote = (s: string) => quoted(s, this.client);
 
   /** The query as an EXECUTE of its statement, when that is prepared on this client (executeText). */
   private written(query: CompiledQuery, name: string | undefined): string | undefined {

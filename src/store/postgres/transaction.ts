@@ -36,14 +36,15 @@ export function writerLock(writer: number): WriterLock {
 export function postgresTransaction(
   db: Kysely<Database>,
   pool: Pool,
-  named: boolean,
+  /** Named statements (runner.ts); with `join`, run by EXECUTE inside other statements' messages (transaction-runner.ts). */
+  statements: { named: boolean; join: boolean },
   repositories: (run: QueryRunner, writer: WriterBlocks | undefined) => Repositories,
 ): UnitOfWork['transaction'] {
   return async (fn, writer) => {
     const client = await pool.connect();
     // Unknown until the lock's row says: until then, the block checks run.
     const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
-    const run = new TransactionRunner(db, client, named, writer === undefined ? undefined : writerLock(writer), (results) => {
+    const run = new TransactionRunner(db, client, statements, writer === undefined ? undefined : writerLock(writer), (results) => {
       // With a writer, the lock's row is the second result: [begin, lock, first statement?].
       const row = results[1]?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
       const blocks = Array.isArray(row) ? row[1] : row?.blocks;

@@ -11,7 +11,7 @@ import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpe
 import type { Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
 import { writerLock } from '../../../src/store/postgres/transaction.js';
-import { executeText } from '../../../src/store/postgres/transaction-runner.js';
+import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 import { openStore } from '../../../src/store/index.js';
 
@@ -192,6 +192,52 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       });
     } finally {
       await one.close();
+    }
+  });
+
+  it('writes any text as a literal PostgreSQL reads back as the same text', async () => {
+    const texts = [
+      '',
+      "it's",
+      'back\\slash',
+      "it's \\ 'both'",
+      '$',
+      '$$',
+      'ends in $',
+      'ends in $souk',
+      '$souk$; drop table users; --',
+      'a $souk$ b',
+      '$sou',
+      "E'x'",
+      'line\nbreak\ttab',
+      'مرحبا 👋',
+      '{"type":"message.new","text":"$100, 50% off; \'today\'"}',
+    ];
+    for (const text of texts) {
+      const literal = quoted(text, other);
+      const { rows } = await other.query(`select ${literal}::text as v`);
+      assert.equal(rows[0].v, text, literal);
+    }
+    assert.equal(quoted('plain', other), '$souk$plain$souk$');
+    assert.equal(quoted('has $souk', other), "'has $souk'");
+  });
+
+  it('joins nothing but BEGIN and the lock with DB_JOIN_STATEMENTS=false (PgBouncer tracking named statements)', async () => {
+    const unjoined = openStore(database.url, { ...OPTIONS, poolSize: 1, joinStatements: false });
+    try {
+      await observingQueries(async (sent) => {
+        for (let round = 0; round < 2; round++) {
+          assert.ok(Array.isArray(await unjoined.transaction((repos) => repos.favourites.listIds(USERS.youssef), USERS.sara)));
+        }
+        assert.equal(sent.length, 6, sent.join('\n'));
+        assert.equal(
+          sent.filter((text) => text === `begin; select id, blocks from users where id = ${USERS.sara} for no key update`).length,
+          2,
+        );
+        assert.ok(sent.every((text) => !text.includes('execute')));
+      });
+    } finally {
+      await unjoined.close();
     }
   });
 
