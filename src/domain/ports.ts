@@ -274,8 +274,8 @@ export interface UnitOfWork {
    * result is the one of the run that committed.
    *
    * Given a `writer`, one user's transactions with that writer run one at a time: on PostgreSQL the
-   * transaction first locks the user's row (FOR NO KEY UPDATE, across instances); on SQLite every
-   * write transaction already holds the database's one write lock.
+   * transaction locks the user's row with its first statement, before it (FOR NO KEY UPDATE, across
+   * instances); on SQLite every write transaction already holds the database's one write lock.
    */
   transaction<T>(fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
 }
