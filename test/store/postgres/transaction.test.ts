@@ -1,19 +1,19 @@
 /**
- * PostgreSQL's unit of work (src/store/postgres/transaction.ts): BEGIN, the writer's lock and the
- * first statement go in one message, the first statement's answer is the one it gets alone, and
- * the lock is really held until the transaction ends. The SQLite store has no
- * per-user lock (its write batch runs one member at a time), so these run on PostgreSQL only.
+ * PostgreSQL's unit of work (src/store/postgres/transaction.ts, transaction-runner.ts): BEGIN, the
+ * writer's lock and the first statement go in one message, and the event log's and outboxes' writes
+ * with the next one, each joined as an EXECUTE of its prepared statement; what is joined answers and
+ * writes as it does alone; the lock is really held until the transaction ends. The SQLite store has
+ * no per-user lock (its write batch runs one member at a time), so these run on PostgreSQL only.
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpers/database.js';
-import type { Store } from '../../../src/store/index.js';
+import { openStore, type Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
 import { writerLock } from '../../../src/store/postgres/transaction.js';
 import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
-import { openStore } from '../../../src/store/index.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
