@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { startConversation } from '../../src/domain/chat/conversation.js';
+import { sendMessage } from '../../src/domain/chat/message.js';
 import { setUserDisabled } from '../../src/domain/moderation.js';
 import { deleteInactiveConversations, RETENTION_BATCH, RetentionJob, type RetentionPass } from '../../src/domain/retention.js';
 import { eraseUser, NO_SAFETY_RECORDS } from '../../src/domain/user-data.js';
@@ -65,6 +66,40 @@ it('leaves the round to the instance already deleting (PostgreSQL)', async (t) =
     return deleteInactiveConversations(store, 1, 100 * DAY);
   });
   assert.deepEqual(inside, { deleted: 0, skipped: true });
+});
+
+it('a message or a start while the retention deletes the conversation is refused or starts anew, never a failure (PostgreSQL)', async (t) => {
+  const store = await marketplaceStore(t);
+  if (store.dialect !== 'postgres') return t.skip('SQLite runs one write transaction at a time');
+  /** Runs `write` while the retention's delete of the old conversations is done but not committed. */
+  const duringRetention = async <T>(write: () => Promise<T>): Promise<T> => {
+    let deleted!: () => void;
+    const deleting = new Promise<void>((resolve) => (deleted = resolve));
+    const retention = store.transaction(async (repos) => {
+      assert.equal(await repos.moderation!.deleteInactiveConversations(50 * DAY, 10), 1);
+      deleted();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    });
+    await deleting;
+    const result = await write();
+    await retention;
+    return result;
+  };
+  const conId = await converse(store, USERS.amina, 1 * DAY);
+  const input = { conId, listingId: null, text: 'still there?', files: [], tempId: null };
+  // The send waited for the delete, then found no conversation to write in.
+  assert.deepEqual(await duringRetention(() => sendMessage(store, USERS.amina, input, LIMITS)), { ok: false, error: 'forbidden' });
+  assert.equal(await store.repos.conversations.findById(conId), undefined);
+  // A start on the listing waited for it too, then began a new conversation.
+  const again = await converse(store, USERS.amina, 1 * DAY);
+  const chat = { uow: store, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
+  const caller = (await store.repos.users.findById(USERS.amina)) as User;
+  const started = await duringRetention(() =>
+    startConversation(chat, caller, { listingId: LISTINGS.bike, text: 'hello again', files: [], tempId: null }, LIMITS),
+  );
+  assert.ok(started.ok);
+  assert.notEqual(started.value.conversation.id, again);
+  assert.ok(await store.repos.conversations.findById(started.value.conversation.id));
 });
 
 it('an import keeps a disabled user disabled and an erased one erased', async (t) => {

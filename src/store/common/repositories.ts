@@ -144,6 +144,22 @@ function conversationCount(db: Db, userId: number, listedOnly: boolean) {
   return conversationsOf(db, userId, listedOnly).select((eb) => eb.fn.countAll<number | string>().as('n'));
 }
 
+/** A conversation by its id. */
+const conversationById = (db: QueryRunner['db'], id: number) =>
+  db.selectFrom('conversations').select(CONVERSATION_COLUMNS).where('id', '=', id);
+
+/** The open conversation (neither side left) of the listing between the two. */
+const openConversation = (db: QueryRunner['db'], listingId: number, senderId: number, recipientId: number) =>
+  db
+    .selectFrom('conversations')
+    .select(CONVERSATION_COLUMNS)
+    .where('listing_id', '=', listingId)
+    .where('sender_id', '=', senderId)
+    .where('recipient_id', '=', recipientId)
+    // Literals, not parameters: only then can the database see that the partial unique index applies.
+    .where('sender_delete', '=', sql.lit(0))
+    .where('recipient_delete', '=', sql.lit(0));
+
 const q = {
   conversationCount: prepare((db, userId: number) => conversationCount(db, userId, false)),
   listedConversationCount: prepare((db, userId: number) => conversationCount(db, userId, true)),
@@ -188,17 +204,14 @@ const q = {
     db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
   ),
   openConversation: prepare((db, listingId: number, senderId: number, recipientId: number) =>
-    db
-      .selectFrom('conversations')
-      .select(CONVERSATION_COLUMNS)
-      .where('listing_id', '=', listingId)
-      .where('sender_id', '=', senderId)
-      .where('recipient_id', '=', recipientId)
-      // Literals, not parameters: only then can the database see that the partial unique index applies.
-      .where('sender_delete', '=', sql.lit(0))
-      .where('recipient_delete', '=', sql.lit(0)),
+    openConversation(db, listingId, senderId, recipientId),
   ),
-  conversationById: prepare((db, id: number) => db.selectFrom('conversations').select(CONVERSATION_COLUMNS).where('id', '=', id)),
+  openConversationKept: prepare((db, listingId: number, senderId: number, recipientId: number) =>
+    openConversation(db, listingId, senderId, recipientId).forKeyShare(),
+  ),
+  conversationById: prepare((db, id: number) => conversationById(db, id)),
+  // PostgreSQL only (DatabaseStatements.keepsConversations).
+  conversationKept: prepare((db, id: number) => conversationById(db, id).forKeyShare()),
   unreadFrom: prepare((db, conId: number, senderId: number) =>
     db
       .selectFrom('messages')
@@ -241,6 +254,13 @@ export interface DatabaseStatements {
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
+  /**
+   * In a write transaction on PostgreSQL: a conversation read is held against deletion until the
+   * transaction ends (FOR KEY SHARE). The retention's delete then waits for the message written
+   * next, or has happened and the conversation is not found; it never deletes it in between (the
+   * message's insert would fail its foreign key: a 500). SQLite's one write lock serves.
+   */
+  keepsConversations?: boolean;
   /**
    * Holds the listing's row until the transaction ends, so that its reports are counted one
    * after the other; absent where write transactions already run one at a time (SQLite).
@@ -310,7 +330,8 @@ export function repositories(
     },
     conversations: {
       async findOpen(listingId, senderId, recipientId) {
-        const row = (await q.openConversation(run, listingId, senderId, recipientId)).rows[0];
+        const open = own.keepsConversations ? q.openConversationKept : q.openConversation;
+        const row = (await open(run, listingId, senderId, recipientId)).rows[0];
         return row && toConversation(row);
       },
       async create(listingId, senderId, recipientId, at) {
@@ -318,7 +339,7 @@ export function repositories(
         return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
       },
       async findById(conId) {
-        const row = (await q.conversationById(run, conId)).rows[0];
+        const row = (await (own.keepsConversations ? q.conversationKept : q.conversationById)(run, conId)).rows[0];
         return row && toConversation(row);
       },
       async findForReader(conId, readerId) {

@@ -9,7 +9,7 @@ import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
 import { EVENTS_CHANNEL } from './event-signals.js';
-import { writesLater } from './transaction-runner.js';
+import { TransactionRunner, writesLater } from './transaction-runner.js';
 import type { WriterBlocks } from '../common/blocks.js';
 import {
   chatReadQueries,
@@ -136,6 +136,9 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   },
 };
 
+/** In a transaction, the conversations read are held against deletion until it ends (keepsConversations). */
+const TRANSACTION_STATEMENTS: DatabaseStatements = { ...POSTGRES_STATEMENTS, keepsConversations: true };
+
 export const postgresRepositories = (
   run: QueryRunner,
   cache: ListingCache,
@@ -147,7 +150,7 @@ export const postgresRepositories = (
   repositories(
     run,
     cache,
-    POSTGRES_STATEMENTS,
+    run instanceof TransactionRunner ? TRANSACTION_STATEMENTS : POSTGRES_STATEMENTS,
     // Nobody reads what the event log and the outboxes answer: their writes go with the next message.
     eventRecorder(
       writesLater(run),
