@@ -80,6 +80,7 @@ export class TransactionRunner implements QueryRunner {
   constructor(
     db: Kysely<Database>,
     private readonly client: PoolClient,
+    /** `join` only with `named` (postgres/index.ts): an EXECUTE needs a statement by its name. */
     { named, join }: { named: boolean; join: boolean },
     private readonly lock: WriterLock | undefined,
     /** Told of the results of BEGIN's message: [begin, lock?, first statement?]. */
@@ -87,7 +88,7 @@ export class TransactionRunner implements QueryRunner {
   ) {
     this.db = db;
     this.inner = postgresRunner(db, client, named);
-    if (named && join) {
+    if (join) {
       this.prepared = preparedOn.get(client) ?? new Set();
       preparedOn.set(client, this.prepared);
     }
