@@ -60,12 +60,17 @@ const CANONICAL_SIGNATURE = /\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 const SIGNATURE_LENGTH = 43;
 const NBF_LEEWAY_S = 60;
 const CACHED_TOKENS = 10_000;
+/**
+ * The longest token cached, in characters (a Souk token is about 190, a WordPress site's about
+ * 300): the cache is keyed by the text, so it holds at most CACHED_TOKENS times this. A longer
+ * token is verified each time it comes.
+ */
+const CACHED_TOKEN_MAX_LENGTH = 1024;
 
 const refused = (failure: AuthFailure): TokenCheck => ({ ok: false, failure });
 
 /** What revocations name a verified token by (TokenCheck). */
-const revocationDigest = (claims: TokenClaims, textDigest: string) =>
-  typeof claims.jti === 'string' ? tokenDigest(claims.jti) : textDigest;
+const revocationDigest = (claims: TokenClaims, token: string) => tokenDigest(typeof claims.jti === 'string' ? claims.jti : token);
 
 /** fast-jwt's decoder refuses a header or payload that is not a JSON object with these codes. */
 const NOT_JSON_OBJECT = new Set<string>([TokenError.codes.malformed, TokenError.codes.invalidPayload]);
@@ -119,7 +124,7 @@ export class TokenVerifier {
   private keys: SigningKeys | undefined;
   /** Undefined while the keys are unusable: every token is refused (fail closed). */
   private verifiers: Verifiers | undefined;
-  private readonly verified = new VerifiedTokens<TokenClaims>(CACHED_TOKENS);
+  private readonly verified = new VerifiedTokens<{ claims: TokenClaims; digest: string }>(CACHED_TOKENS);
   private signatureChecks = 0;
 
   constructor(private readonly options: TokenVerifierOptions) {}
@@ -135,9 +140,9 @@ export class TokenVerifier {
     if (!verifiers) return refused('token_bad_signature');
     if (token.length - token.lastIndexOf('.') - 1 === SIGNATURE_LENGTH && !CANONICAL_SIGNATURE.test(token))
       return refused('token_bad_signature');
-    const digest = tokenDigest(token);
-    const cached = this.verified.get(digest, nowMs);
-    if (cached) return { ok: true, claims: cached, digest: revocationDigest(cached, digest) };
+    const cacheable = token.length <= CACHED_TOKEN_MAX_LENGTH;
+    const cached = cacheable ? this.verified.get(token, nowMs) : undefined;
+    if (cached) return { ok: true, ...cached };
 
     const signed = this.verifySignature(verifiers, token, nowMs);
     if ('failure' in signed) return refused(signed.failure);
@@ -146,8 +151,9 @@ export class TokenVerifier {
     // Signed with the secret alone: whoever knows it (a WordPress site's is public) could have made it.
     if (!this.options.exempt?.(signed.claims) && !issuedBySouk(signed.claims, keys.macKey)) return refused('token_bad_signature');
     const claims = signed.claims as unknown as TokenClaims;
-    this.verified.set(digest, claims, Math.min(claims.exp * 1000, signed.untilMs));
-    return { ok: true, claims, digest: revocationDigest(claims, digest) };
+    const verified = { claims, digest: revocationDigest(claims, token) };
+    if (cacheable) this.verified.set(token, verified, Math.min(claims.exp * 1000, signed.untilMs));
+    return { ok: true, ...verified };
   }
 
   /**

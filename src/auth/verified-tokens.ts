@@ -1,9 +1,9 @@
 /**
  * The cache of tokens whose signature and claims were verified, so a token seen again is not
- * verified again. Keyed by the token's SHA-256 digest: a key is 43 characters whatever the token,
- * and two tokens share a key only if SHA-256 collides. Failures are never stored, so a client
- * cannot fill it without holding a secret; and it holds at most `capacity` entries, the least
- * recently used going first.
+ * verified again. Keyed by the token's text, which a Map hashes more cheaply than SHA-256 would;
+ * the caller caches only tokens of bounded length. Failures are never stored, so a client cannot
+ * fill it without holding a secret; and it holds at most `capacity` entries, the least recently
+ * used going first.
  */
 import { hash } from 'node:crypto';
 
@@ -24,20 +24,20 @@ export class VerifiedTokens<T> {
     return this.entries.size;
   }
 
-  get(digest: string, nowMs: number): T | undefined {
-    const entry = this.entries.get(digest);
+  get(key: string, nowMs: number): T | undefined {
+    const entry = this.entries.get(key);
     if (!entry) return undefined;
-    this.entries.delete(digest);
+    this.entries.delete(key);
     if (nowMs > entry.untilMs) return undefined;
     // Re-inserted: a Map iterates in insertion order, so its first key is the least recently used.
-    this.entries.set(digest, entry);
+    this.entries.set(key, entry);
     return entry.value;
   }
 
-  set(digest: string, value: T, untilMs: number): void {
-    this.entries.delete(digest);
+  set(key: string, value: T, untilMs: number): void {
+    this.entries.delete(key);
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(digest, { value, untilMs });
+    this.entries.set(key, { value, untilMs });
   }
 
   clear(): void {

@@ -93,6 +93,16 @@ describe('the verified-token cache', () => {
       cachedTokens: afterForged.cachedTokens + 1,
       signatureChecks: afterForged.signatureChecks + 1,
     });
+
+    // Keyed by its text, a token is cached only up to 1,024 characters: a longer genuine one (a
+    // long login in its claims) is let in each time and verified each time.
+    const long = t.token(USERS.amina, { login: 'l'.repeat(1200) });
+    assert.ok(long.length > 1024);
+    for (let i = 0; i < 2; i++) assert.equal((await call(long)).statusCode, 400);
+    assert.deepEqual(t.souk.tokens.stats(), {
+      cachedTokens: afterForged.cachedTokens + 1,
+      signatureChecks: afterForged.signatureChecks + 3,
+    });
   });
 
   it('holds at most its capacity, dropping the least recently used, and an entry only until its time', () => {

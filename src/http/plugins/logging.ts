@@ -30,10 +30,20 @@ function errorSerializer(err: Error & { code?: unknown }) {
   return { type: err.name, code: err.code, message: err.message, stack: err.stack ?? '' };
 }
 
+/** Where a request's logger holds its client address (tagRequest), for the mixin to add to each line. */
+const CLIENT = Symbol('souk.client');
+
+/** The client address of the request whose logger writes the line, as the line's `client`. */
+function clientOf(_line: object, _level: number, logger: object): object {
+  const client = (logger as { [CLIENT]?: string })[CLIENT];
+  return client === undefined ? {} : { client };
+}
+
 export async function loggerOptions(config: Config, destination?: LogDestination): Promise<FastifyServerOptions['logger']> {
   const options = {
     level: config.logLevel,
     serializers: { err: errorSerializer },
+    mixin: clientOf,
     // Belt and braces: nothing logs request objects, but if someone adds it the credentials stay out.
     redact: { paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'], censor: '[redacted]' },
   };
@@ -63,11 +73,13 @@ export function loggedPath(url: string): string {
 }
 
 /**
- * Gives the request its log binding and its reply the request id header. The client address is
- * request.ip, so it follows Fastify's trustProxy setting; every line logged for the request carries it.
+ * Gives the request's log lines their client address and its reply the request id header. The
+ * address is request.ip, so it follows Fastify's trustProxy setting; every line logged for the
+ * request carries it. It is set on the logger Fastify made for the request (a child of the app's,
+ * so of its own), not bound by a second child: a child logger serialises its bindings when made.
  */
 export function tagRequest(request: FastifyRequest, reply: FastifyReply): void {
-  request.log = request.log.child({ client: request.ip });
+  (request.log as { [CLIENT]?: string })[CLIENT] = request.ip;
   void reply.header('x-request-id', request.id);
 }
 
