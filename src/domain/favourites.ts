@@ -12,9 +12,8 @@ export async function toggleFavourite(
 ): Promise<ToggleFavouriteResult> {
   // The caller as writer: one user's toggles run one at a time, so none is lost and no id is listed twice.
   return uow.transaction(async (repos) => {
-    const status = await repos.listings.statusOf(listingId);
-    if (status === undefined || status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     const favouriteIds = await repos.favourites.toggle(userId, listingId, now);
+    if (!favouriteIds) return { ok: false, error: 'listing_not_found' } as const;
     const type = favouriteIds.includes(listingId) ? 'favourite.added' : 'favourite.removed';
     await repos.events?.record(userId, { type, userId, listingId }, now);
     return { ok: true, favouriteIds } as const;

@@ -6,6 +6,9 @@ export type { Attachment, ImageObject, ListingContact, ListingStore, MessageAtta
 export const LISTING_STATUSES = ['publish', 'pending', 'draft', 'expired', 'trash'] as const;
 export type ListingStatus = (typeof LISTING_STATUSES)[number];
 
+/** A listing a user can add to or remove from their favourites: one that exists, in any status but the trash. */
+export const canBeFavourited = (status: ListingStatus | undefined): boolean => status !== undefined && status !== 'trash';
+
 /** How a listing is priced: one price, a range (price to max price), or no price shown. */
 export const PRICING_TYPES = ['price', 'range', 'disabled'] as const;
 export type PricingType = (typeof PRICING_TYPES)[number];

@@ -6,7 +6,6 @@ import type {
   ConversationListRow,
   Listing,
   ListingRecord,
-  ListingStatus,
   Message,
   NewMessage,
   ShownListing,
@@ -23,16 +22,16 @@ export interface UserRepository {
 
 export interface ListingRepository {
   findById(id: number): Promise<Listing | undefined>;
-  /** Just the status, for rules that need no more of the listing. */
-  statusOf(id: number): Promise<ListingStatus | undefined>;
 }
 
 export interface FavouriteRepository {
   /**
    * Removes the listing from the user's favourites when it is there, else adds it (at `at`).
-   * Returns the user's favourite listing ids after, oldest addition first.
+   * Returns the user's favourite listing ids after, oldest addition first; or undefined, having
+   * changed nothing, when the listing cannot be favourited (canBeFavourited). One call, so that a
+   * database can check the listing in the statement that toggles.
    */
-  toggle(userId: number, listingId: number, at: number): Promise<number[]>;
+  toggle(userId: number, listingId: number, at: number): Promise<number[] | undefined>;
   /** The user's favourite listing ids, oldest addition first. */
   listIds(userId: number): Promise<number[]>;
 }

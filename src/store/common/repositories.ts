@@ -236,18 +236,20 @@ const q = {
   messageById: prepare((db, id: number) => db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id)),
 };
 
-/** How a database reads a listing's state cheaply: its version (for the cache) and its status. */
+/** How a database reads a listing's state cheaply: its version (for the cache). */
 export interface ListingStateQueries {
   version: Prepared<[id: number], { version: number }>;
-  status: Prepared<[id: number], { status: string }>;
 }
 
 /** The statements each database writes its own way, for the speed of its round trips. */
 export interface DatabaseStatements {
   listingState: ListingStateQueries;
   chatReads: ChatReadQueries;
-  /** Removes the favourite when it is there, else adds it; the user's favourite ids after, oldest first. */
-  toggleFavourite(run: QueryRunner, userId: number, listingId: number, at: number): Promise<number[]>;
+  /**
+   * Removes the favourite when it is there, else adds it; the user's favourite ids after, oldest
+   * first. Undefined, changing nothing, when the listing cannot be favourited (canBeFavourited).
+   */
+  toggleFavourite(run: QueryRunner, userId: number, listingId: number, at: number): Promise<number[] | undefined>;
   /** Inserts a new conversation (newConversationRow); its id. */
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
@@ -294,9 +296,6 @@ function listingRepository(run: QueryRunner, cache: ListingCache, state: Listing
         if (cached) return cached;
       }
       return readListing(run, cache, id);
-    },
-    async statusOf(id) {
-      return (await state.status(run, id)).rows[0]?.status as Awaited<ReturnType<ListingRepository['statusOf']>>;
     },
   };
 }

@@ -7,7 +7,17 @@
  */
 import { sql, type CompiledQuery } from 'kysely';
 import { serialize, unserialize } from 'php-serialize';
-import type { Conversation, ConversationListRow, Listing, Message, MessageType, NewMessage, Side, User } from '../../domain/model.js';
+import {
+  canBeFavourited,
+  type Conversation,
+  type ConversationListRow,
+  type Listing,
+  type Message,
+  type MessageType,
+  type NewMessage,
+  type Side,
+  type User,
+} from '../../domain/model.js';
 import type { FavouriteListRepository, Repositories } from '../../domain/ports.js';
 import {
   findListings,
@@ -391,8 +401,26 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     const blocked = blocksOfRows(meta!.rows, userId).users;
     return blocked.length === 0 ? plain! : (await together(db, ctx, [build('B', blocked.join(','))]))[0]!;
   };
-  /** The writer's favourites rows, read under their lock by statusOf for the toggle that follows it. */
-  let lockedFavourites: { userId: number; rows: FavouritesRow[] } | undefined;
+  /**
+   * The user's favourites row, read for update, once the listing is known to be one they can
+   * favourite; undefined when it is not. In the writer's unit of work, BEGIN and the writer's lock
+   * with their favourites rows go in the same round trip as the listing's status.
+   */
+  async function favouritesToToggle(userId: number, listingId: number): Promise<{ row: FavouritesRow | undefined } | undefined> {
+    if (scope?.writer === userId && scope.enterTakingLock()) {
+      const [status, favourites] = await together(db, ctx, [
+        statusQuery.compiled(ctx, '', listingId),
+        lockAndFavourites.compiled(ctx, '', userId),
+      ]);
+      const listed = canBeFavourited(statusOfRow(status!.rows[0] as { post_status: string } | undefined));
+      return listed ? { row: firstRow(favourites!.rows as FavouritesRow[]) } : undefined;
+    }
+    if (!canBeFavourited(await listingStatus(db, ctx, listingId))) return undefined;
+    // The unit of work holds the user's row (unit-of-work.ts); the meta row is read for update
+    // too, with the user's row when its lock is still to be taken.
+    const takeLock = scope !== undefined && scope.writer === userId ? scope.enterTakingLock() : (await enter(), false);
+    return { row: await favouritesRow(db, ctx, userId, takeLock ? 'writer-and-row' : 'row') };
+  }
   // In a writer's unit of work, the block checks ride on the statements the chat sends anyway (blocks.ts).
   const prefetch: BlockPrefetch =
     scope?.writer !== undefined
@@ -407,36 +435,15 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     users: { findById: (id) => user(id) },
     listings: {
       findById: (id) => listing(id),
-      async statusOf(id) {
-        // The toggle's first read, in its writer's unit of work: BEGIN and the writer's lock with
-        // their favourites rows go in the same round trip, as the toggle reads them next.
-        if (scope?.writer !== undefined && scope.enterTakingLock()) {
-          const [status, favourites] = await together(db, ctx, [
-            statusQuery.compiled(ctx, '', id),
-            lockAndFavourites.compiled(ctx, '', scope.writer),
-          ]);
-          lockedFavourites = { userId: scope.writer, rows: favourites!.rows as FavouritesRow[] };
-          return statusOfRow(status!.rows[0] as { post_status: string } | undefined);
-        }
-        return listingStatus(db, ctx, id);
-      },
     },
     favourites: {
       async toggle(userId, listingId) {
-        let row: FavouritesRow | undefined;
-        if (lockedFavourites?.userId === userId) {
-          row = firstRow(lockedFavourites.rows);
-          lockedFavourites = undefined;
-        } else {
-          // The unit of work holds the user's row (unit-of-work.ts); the meta row is read for update
-          // too, with the user's row when its lock is still to be taken.
-          const takeLock = scope !== undefined && scope.writer === userId ? scope.enterTakingLock() : (await enter(), false);
-          row = await favouritesRow(db, ctx, userId, takeLock ? 'writer-and-row' : 'row');
-        }
-        const ids = parseFavourites(row?.meta_value);
+        const read = await favouritesToToggle(userId, listingId);
+        if (!read) return undefined;
+        const ids = parseFavourites(read.row?.meta_value);
         const after = ids.includes(listingId) ? ids.filter((x) => x !== listingId) : [...ids, listingId];
         const value = serializeFavourites(after);
-        const id = row && row.umeta_id !== null ? Number(row.umeta_id) : null;
+        const id = read.row && read.row.umeta_id !== null ? Number(read.row.umeta_id) : null;
         await write(id === null ? insertFavourites.compiled(ctx, '', userId, value) : updateFavourites.compiled(ctx, '', id, value));
         return after;
       },

@@ -24,42 +24,35 @@ import type { MailQueueing } from '../common/store.js';
 
 const q = {
   listingVersion: prepare((db, id: number) => db.selectFrom('listings').select('version').where('id', '=', id)),
-  listingStatus: prepare((db, id: number) => db.selectFrom('listings').select('status').where('id', '=', id)),
-  // The whole toggle in one statement. Every part of a statement reads the rows as they were
-  // before it: the list is the rows read less the one removed, plus the one added (the newest, so
-  // last in id order).
+  // The whole toggle in one statement, the listing's check included (canBeFavourited): a listing
+  // that cannot be favourited changes nothing and answers one row, listed false. Every part of a
+  // statement reads the rows as they were before it: the list is the rows read less the one
+  // removed, plus the one added (the newest, so last in id order).
   toggleFavourite: prepare((db, userId: number, listingId: number, at: number) =>
-    db
-      .with('removed', (qc) =>
-        qc.deleteFrom('favourites').where('user_id', '=', userId).where('listing_id', '=', listingId).returning('id'),
-      )
-      .with('added', (qc) =>
-        qc
-          .insertInto('favourites')
-          .columns(['user_id', 'listing_id', 'added_at'])
-          .expression(
-            qc
-              .selectNoFrom([
-                sql<number>`cast(${userId} as bigint)`.as('user_id'),
-                sql<number>`cast(${listingId} as bigint)`.as('listing_id'),
-                sql<number>`cast(${at} as bigint)`.as('added_at'),
-              ])
-              .where((w) => w.not(w.exists(w.selectFrom('removed').select('removed.id')))),
-          )
-          .onConflict((oc) => oc.columns(['user_id', 'listing_id']).doNothing())
-          .returning(['id', 'listing_id']),
-      )
-      .selectFrom((eb) =>
-        eb
-          .selectFrom('favourites')
-          .select(['favourites.id', 'favourites.listing_id'])
-          .where('favourites.user_id', '=', userId)
-          .where('favourites.id', 'not in', eb.selectFrom('removed').select('removed.id'))
-          .unionAll(eb.selectFrom('added').select(['added.id', 'added.listing_id']))
-          .as('after'),
-      )
-      .select('after.listing_id')
-      .orderBy('after.id'),
+    rawQuery(
+      db,
+      sql<{ listed: boolean; listing_id: number | null }>`
+        with listed as (
+          select exists (select from listings where id = ${listingId} and status <> 'trash') as ok
+        ), removed as (
+          delete from favourites
+          where user_id = ${userId} and listing_id = ${listingId} and (select ok from listed)
+          returning id
+        ), added as (
+          insert into favourites (user_id, listing_id, added_at)
+          select cast(${userId} as bigint), cast(${listingId} as bigint), cast(${at} as bigint)
+          where (select ok from listed) and not exists (select from removed)
+          on conflict (user_id, listing_id) do nothing
+          returning id, listing_id
+        )
+        select listed.ok as listed, after.listing_id
+        from listed left join (
+          select id, listing_id from favourites where user_id = ${userId} and id not in (select id from removed)
+          union all
+          select id, listing_id from added
+        ) as after on listed.ok
+        order by after.id`,
+    ),
   ),
   createConversation: prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
     conversationInsert(db, listingId, senderId, recipientId, at).returning('id'),
@@ -123,10 +116,12 @@ const lockUsers = prepare((db, low: number, high: number) =>
 );
 
 const POSTGRES_STATEMENTS: DatabaseStatements = {
-  listingState: { version: q.listingVersion, status: q.listingStatus },
+  listingState: { version: q.listingVersion },
   chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
-  toggleFavourite: async (run, userId, listingId, at) =>
-    (await q.toggleFavourite(run, userId, listingId, at)).rows.map((r) => r.listing_id),
+  async toggleFavourite(run, userId, listingId, at) {
+    const rows = (await q.toggleFavourite(run, userId, listingId, at)).rows;
+    return rows[0]?.listed ? rows.flatMap((r) => (r.listing_id === null ? [] : [Number(r.listing_id)])) : undefined;
+  },
   insertConversation: async (run, listingId, senderId, recipientId, at) =>
     insertedId(await q.createConversation(run, listingId, senderId, recipientId, at)),
   appendMessage: async (run, m) => insertedId(await q.appendMessage(run, ...messageArguments(m))),

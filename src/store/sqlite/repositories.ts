@@ -3,6 +3,7 @@
  * round trip: a toggle or an append is a few small statements, each the cheapest SQLite has.
  */
 import { sql } from 'kysely';
+import { canBeFavourited, type ListingStatus } from '../../domain/model.js';
 import type { Repositories } from '../../domain/ports.js';
 import { eventRecorder, logEventInTwoStatements } from '../common/events.js';
 import type { ListingCache } from '../common/listing-cache.js';
@@ -52,12 +53,14 @@ const q = {
 };
 
 const SQLITE_STATEMENTS: DatabaseStatements = {
-  listingState: { version: q.listingVersion, status: q.listingStatus },
+  listingState: { version: q.listingVersion },
   // Through listings_state too, for the reason above: a join would read the listing's rowid row.
   chatReads: chatReadQueries(
     (listingId) => sql<number | null>`(select lv.version from listings as lv indexed by listings_state where lv.id = ${listingId})`,
   ),
   async toggleFavourite(run, userId, listingId, at) {
+    const status = (await q.listingStatus(run, listingId)).rows[0]?.status as ListingStatus | undefined;
+    if (!canBeFavourited(status)) return undefined;
     const removed = Number((await q.removeFavourite(run, userId, listingId)).numAffectedRows ?? 0) > 0;
     if (!removed) await q.addFavourite(run, userId, listingId, at);
     return favouriteIds(run, userId);

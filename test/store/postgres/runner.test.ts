@@ -27,7 +27,7 @@ async function preparedNames(store: Store): Promise<string[]> {
  */
 async function readThroughRequestPath(store: Store) {
   const listing = await store.transaction(async (repos) => {
-    await repos.listings.statusOf(LISTINGS.bike);
+    await repos.users.findById(USERS.youssef);
     return repos.listings.findById(LISTINGS.bike);
   }, USERS.amina);
   const user = await store.repos.users.findById(USERS.amina);

@@ -14,6 +14,7 @@ import { openMarketplaceStore } from '../../helpers/store.js';
 import { writerLock } from '../../../src/store/postgres/transaction.js';
 import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
+import { toggleFavourite } from '../../../src/domain/favourites.js';
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
@@ -85,7 +86,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
   it("holds the writer's lock from its first statement until the transaction ends, and no other user's", async () => {
     await store.transaction(async (repos) => {
       assert.equal(await lockFree(USERS.sara), true, 'locked before any statement');
-      await repos.listings.statusOf(LISTINGS.bike);
+      await repos.users.findById(USERS.youssef);
       assert.equal(await lockFree(USERS.sara), false, "the writer's row is not locked");
       assert.equal(await lockFree(USERS.youssef), true, "another user's row is locked");
     }, USERS.sara);
@@ -94,7 +95,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
 
   it('takes no lock without a writer', async () => {
     await store.transaction(async (repos) => {
-      await repos.listings.statusOf(LISTINGS.bike);
+      await repos.users.findById(USERS.youssef);
       assert.equal(await lockFree(USERS.sara), true);
     });
   });
@@ -120,7 +121,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       await other.query('select id from users where id = $1 for no key update', [USERS.sara]);
       // The store's statement timeout (OPTIONS) ends the wait.
       await assert.rejects(
-        store.transaction((repos) => repos.listings.statusOf(LISTINGS.bike), USERS.sara),
+        store.transaction((repos) => repos.users.findById(USERS.youssef), USERS.sara),
         /statement timeout/i,
       );
     } finally {
@@ -160,14 +161,14 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         USERS.sara,
       );
       const plain = {
-        status: await store.repos.listings.statusOf(LISTINGS.bike),
+        user: await store.repos.users.findById(USERS.youssef),
         listing: await store.repos.listings.findById(LISTINGS.bike),
         conversation: await store.repos.conversations.findById(conversation),
         favourites: await store.repos.favourites.listIds(USERS.youssef),
       };
-      assert.ok(plain.status && plain.listing && plain.conversation, 'each read found its row');
+      assert.ok(plain.user && plain.listing && plain.conversation, 'each read found its row');
       const round = async () => ({
-        status: await one.transaction((repos) => repos.listings.statusOf(LISTINGS.bike), USERS.sara),
+        user: await one.transaction((repos) => repos.users.findById(USERS.youssef), USERS.sara),
         listing: await one.transaction((repos) => repos.listings.findById(LISTINGS.bike), USERS.sara),
         conversation: await one.transaction((repos) => repos.conversations.findById(conversation), USERS.youssef),
         favourites: await one.transaction((repos) => repos.favourites.listIds(USERS.youssef)),
@@ -190,6 +191,26 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         assert.equal(await one.transaction(async () => 'nothing', USERS.sara), 'nothing');
         assert.deepEqual(sent, []);
       });
+    } finally {
+      await one.close();
+    }
+  });
+
+  it("toggles a favourite in two messages, the listing's check in the toggle's own statement", async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+    try {
+      const toggle = (listingId: number) => toggleFavourite(one, USERS.youssef, listingId);
+      await toggle(LISTINGS.table); // prepares the statements on the connection
+      await observingQueries(async (sent) => {
+        assert.deepEqual(await toggle(LISTINGS.table), { ok: true, favouriteIds: [] });
+        assert.equal(sent.length, 2, sent.join('\n'));
+        assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\); execute souk_\d+\(/);
+        assert.match(sent[1]!, /commit$/);
+        sent.length = 0;
+        assert.deepEqual(await toggle(LISTINGS.trashed), { ok: false, error: 'listing_not_found' });
+        assert.equal(sent.length, 2, sent.join('\n'));
+      });
+      assert.deepEqual(await one.repos.favourites.listIds(USERS.youssef), []);
     } finally {
       await one.close();
     }
@@ -245,7 +266,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     // The lock goes with the first statement: a read before the check, as a message's conversation.
     const between = (writer: number | undefined) =>
       store.transaction(async (repos) => {
-        await repos.listings.statusOf(LISTINGS.bike);
+        await repos.users.findById(USERS.youssef);
         return repos.blocks.between(USERS.sara, USERS.youssef);
       }, writer);
     const count = async (id: number) => Number((await other.query('select blocks from users where id = $1', [id])).rows[0].blocks);

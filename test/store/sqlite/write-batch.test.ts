@@ -74,7 +74,8 @@ describe('SQLite write batch', () => {
 
   it('a member that breaks a constraint gets the database error; its batch mates still commit', async () => {
     const outcomes = await Promise.allSettled([
-      store.transaction((repos) => repos.favourites.toggle(USERS.sara, 999_999, Date.now())),
+      // No such user: the favourite's foreign key to users refuses it.
+      store.transaction((repos) => repos.favourites.toggle(999_999, LISTINGS.bike, Date.now())),
       toggleFavourite(store, USERS.sara, LISTINGS.table),
     ]);
     assert.equal(outcomes[0].status, 'rejected');
