@@ -86,11 +86,16 @@ export async function startConversation(
     if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
     // A disabled user is neither a sender nor a recipient: their listings answer as missing ones,
     // so nothing is written for them and their contact data never leaves in a reply.
-    const recipient = await findUser(listing.ownerId, (id) => repos.users.findById(id));
+    // Reads that need nothing but the listing, asked together (a database may answer them in one
+    // round trip), their answers taken in the order of the rules.
+    const [recipient, closed, blocked] = await Promise.all([
+      findUser(listing.ownerId, (id) => repos.users.findById(id)),
+      closedParticipant(repos, caller.id, listing.ownerId),
+      startBlocked(repos, caller.id, listing),
+    ]);
     if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;
-    const closed = await closedParticipant(repos, caller.id, recipient.id);
     if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' } as const;
-    if (await startBlocked(repos, caller.id, listing)) return { ok: false, error: 'blocked' } as const;
+    if (blocked) return { ok: false, error: 'blocked' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
     const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);

@@ -44,14 +44,19 @@ export async function sendMessage(
     if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
     // Its reader can no longer see it: storing it would lose it silently.
     if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
-    if (await closedParticipant(repos, senderId, otherParticipant(open.conversation, senderId))) return { ok: false, error: 'user_closed' };
-    if (await blockedEitherWay(repos, senderId, otherParticipant(open.conversation, senderId))) return { ok: false, error: 'blocked' };
-    if (input.tempId !== null) {
-      const stored = await repos.messages.findByTempId(input.conId, senderId, input.tempId);
-      if (stored) return { ok: true, value: stored };
-    }
+    const other = otherParticipant(open.conversation, senderId);
+    // Reads that need nothing but the conversation, asked together (a database may answer them in
+    // one round trip), their answers taken in the order of the rules.
+    const [closed, blocked, stored] = await Promise.all([
+      closedParticipant(repos, senderId, other),
+      blockedEitherWay(repos, senderId, other),
+      input.tempId === null ? undefined : repos.messages.findByTempId(input.conId, senderId, input.tempId),
+    ]);
+    if (closed) return { ok: false, error: 'user_closed' };
+    if (blocked) return { ok: false, error: 'blocked' };
+    if (stored) return { ok: true, value: stored };
     const message = await repos.messages.append(newMessage(input.conId, senderId, input, now));
-    await recordNewMessage(repos, message, otherParticipant(open.conversation, senderId), now);
+    await recordNewMessage(repos, message, other, now);
     return { ok: true, value: message };
   }, senderId);
 }

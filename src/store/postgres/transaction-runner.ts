@@ -9,9 +9,12 @@
  * the connection (executeText): the server then parses a line and plans nothing, as for the
  * statement sent alone (its SQL written out in full was planned anew each time, and cost the server
  * more than the round trips saved). Otherwise what waits goes just before it, and it goes alone, with
- * its parameters, the plain path. Statements reach the server in the order they were asked for, so
- * a read sees every write before it. With DB_PREPARED_STATEMENTS=false or DB_JOIN_STATEMENTS=false
- * nothing is joined but BEGIN and the lock (as text).
+ * its parameters, the plain path. Statements asked for together (the use case awaits them with
+ * Promise.all: reads that depend on nothing but what it already holds) are gathered until the
+ * current job's promise callbacks have run and go as one such message too. Statements reach the
+ * server in the order they were asked for, so a read sees every write before it. With
+ * DB_PREPARED_STATEMENTS=false or DB_JOIN_STATEMENTS=false nothing is joined but BEGIN and the lock
+ * (as text).
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
 import type { PoolClient, QueryResult as PgResult } from 'pg';
@@ -66,6 +69,15 @@ export interface WriterLock {
 /** The named statements each connection has prepared, as far as this runner has seen them. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
+/** A statement written out (executeText) waiting for the others asked for with it. */
+interface Gathered {
+  text: string;
+  arrays: boolean;
+  /** Its result; undefined when it is to go alone, the plain path. */
+  settle: (result: PgResult | undefined) => void;
+  fail: (error: unknown) => void;
+}
+
 export class TransactionRunner implements QueryRunner {
   readonly db: Kysely<Database>;
   private readonly inner: QueryRunner;
@@ -76,6 +88,8 @@ export class TransactionRunner implements QueryRunner {
   private ready = false;
   /** Written-out writes waiting for the next statement or COMMIT. */
   private waiting: string[] = [];
+  /** Statements asked for since the last message, to go together (gather). */
+  private gathered: Gathered[] = [];
 
   constructor(
     db: Kysely<Database>,
@@ -157,11 +171,41 @@ export class TransactionRunner implements QueryRunner {
   private async sendWithWaiting(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
     if (!this.begun) return this.first(query, name, arrays);
     if (!this.ready) await this.begun;
-    if (this.waiting.length === 0) return undefined;
     const text = this.written(query, name);
-    const results = await this.simple(this.take(text === undefined ? [] : [text]), arrays);
-    return text === undefined ? undefined : results.at(-1);
+    if (text !== undefined) return this.gather(text, arrays);
+    if (this.waiting.length > 0) await this.simple(this.take([]), arrays);
+    return undefined;
   }
+
+  /**
+   * The statement's result, once sent with the others asked for in the same job and with what
+   * waits; undefined when it is alone with nothing waiting, so it goes the plain path. The message
+   * leaves on process.nextTick, which runs once the promise callbacks of the current job have:
+   * every statement of a Promise.all has been asked for by then, and no I/O has been waited for.
+   */
+  private gather(text: string, arrays: boolean): Promise<PgResult | undefined> {
+    return new Promise((settle, fail) => {
+      if (this.gathered.push({ text, arrays, settle, fail }) === 1) process.nextTick(this.sendGathered);
+    });
+  }
+
+  private readonly sendGathered = (): void => {
+    const gathered = this.gathered;
+    this.gathered = [];
+    if (gathered.length === 1 && this.waiting.length === 0) return gathered[0]!.settle(undefined);
+    // One message per run of statements that want their rows in the same form, in the order asked.
+    let from = 0;
+    while (from < gathered.length) {
+      let to = from + 1;
+      while (to < gathered.length && gathered[to]!.arrays === gathered[from]!.arrays) to++;
+      const run = gathered.slice(from, to);
+      this.simple(this.take(run.map((g) => g.text)), run[0]!.arrays).then(
+        (results) => run.forEach((g, i) => g.settle(results[results.length - run.length + i])),
+        (error: unknown) => run.forEach((g) => g.fail(error)),
+      );
+      from = to;
+    }
+  };
 
   private async first(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
     const lock = this.lock && (this.written(this.lock.query, this.lock.name) ?? this.lock.text);

@@ -216,6 +216,43 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
+  it('sends the reads asked for together in one message, each answered as it is alone', async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+    try {
+      const reads = (repos: Store['repos']) =>
+        Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara), repos.listings.findById(LISTINGS.bike)]);
+      const work = (repos: Store['repos']) => repos.users.findById(USERS.youssef).then(() => reads(repos));
+      const plain = await reads(store.repos);
+      assert.ok(plain[0] && plain[2], 'each read found its row');
+      assert.deepEqual(await one.transaction(work, USERS.sara), plain); // prepares them on the connection
+      await observingQueries(async (sent) => {
+        assert.deepEqual(await one.transaction(work, USERS.sara), plain);
+        assert.equal(sent.length, 3, sent.join('\n'));
+        assert.match(sent[1]!, /^execute souk_\d+\(\d+\); execute souk_\d+\(\d+\); execute souk_\d+\(\d+\)$/);
+        assert.equal(sent[2], 'commit');
+      });
+      // The second of two asked together fails (it waits for a lock past the statement timeout):
+      // both fail, and the transaction with them.
+      const conversation = await store.transaction(
+        async (repos) => (await repos.conversations.create(LISTINGS.table, USERS.amina, USERS.youssef, 5)).id,
+      );
+      await other.query('begin');
+      try {
+        await other.query('select id from conversations where id = $1 for update', [conversation]);
+        const failing = one.transaction(async (repos) => {
+          await repos.users.findById(USERS.youssef);
+          return Promise.all([repos.users.findById(USERS.amina), repos.conversations.findById(conversation)]);
+        }, USERS.sara);
+        await assert.rejects(failing, /statement timeout/i);
+      } finally {
+        await other.query('rollback');
+      }
+      assert.deepEqual(await one.transaction(work, USERS.sara), plain, 'the connection went back to the pool usable');
+    } finally {
+      await one.close();
+    }
+  });
+
   it('writes any text as a literal PostgreSQL reads back as the same text', async () => {
     const texts = [
       '',
