@@ -60,6 +60,16 @@ export interface ConversationForReader {
 export interface ConversationRepository {
   findOpen(listingId: number, senderId: number, recipientId: number): Promise<Conversation | undefined>;
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
+  /**
+   * What findOpen then create (when none is open) give, in one statement: given by a store in
+   * whose write transactions a statement is a round trip (PostgreSQL).
+   */
+  openOrCreate?(
+    listingId: number,
+    senderId: number,
+    recipientId: number,
+    at: number,
+  ): Promise<{ conversation: Conversation; created: boolean }>;
   findById(conId: number): Promise<Conversation | undefined>;
   /**
    * The conversation with what `readerId` reads along with it, in one go (the hottest read): its

@@ -47,24 +47,32 @@ export interface StartedConversation {
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
 async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number) {
+  if (repos.conversations.openOrCreate) return repos.conversations.openOrCreate(listing.id, callerId, listing.ownerId, now);
   const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
   if (existing) return { conversation: existing, created: false };
   return { conversation: await repos.conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
+/** The message a retry of this start stored (D6); a conversation this request created holds none yet. */
+async function storedRetry(
+  repos: Repositories,
+  opened: { conversation: Conversation; created: boolean },
+  callerId: number,
+  tempId: string | null,
+): Promise<Message | undefined> {
+  return tempId === null || opened.created ? undefined : repos.messages.findByTempId(opened.conversation.id, callerId, tempId);
+}
+
 async function appendMessage(
   repos: Repositories,
   opened: { conversation: Conversation; created: boolean },
+  stored: Message | undefined,
   callerId: number,
   input: StartConversationInput,
   now: number,
 ) {
   const { conversation } = opened;
-  // A conversation this request created holds no message yet: nothing this could be a retry of.
-  if (input.tempId !== null && !opened.created) {
-    const stored = await repos.messages.findByTempId(conversation.id, callerId, input.tempId);
-    if (stored) return { message: stored, conversation, isRetry: true };
-  }
+  if (stored) return { message: stored, conversation, isRetry: true };
   const message = await repos.messages.append(newMessage(conversation.id, callerId, input, now));
   return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, isRetry: false };
 }
@@ -98,15 +106,19 @@ export async function startConversation(
     if (blocked) return { ok: false, error: 'blocked' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, now);
-    const { message, conversation, isRetry } = await appendMessage(repos, opened, caller.id, input, now);
+    // A conversation has two participants: what the caller has not read, the other one sent. The
+    // caller's message leaves that count as it is, so it is asked for with the retry's check; one
+    // this request created holds only the caller's message: nothing to count.
+    const otherParty = otherParticipant(opened.conversation, caller.id);
+    const [stored, unreadCount] = await Promise.all([
+      storedRetry(repos, opened, caller.id, input.tempId),
+      opened.created ? 0 : repos.conversations.unreadFrom(opened.conversation.id, otherParty),
+    ]);
+    const { message, conversation, isRetry } = await appendMessage(repos, opened, stored, caller.id, input, now);
     const lastMessage =
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
         ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
         : message;
-    // A conversation has two participants: what the caller has not read, the other one sent.
-    // One this request created holds only the caller's message: nothing to count.
-    const otherParty = conversation.senderId === caller.id ? conversation.recipientId : conversation.senderId;
-    const unreadCount = opened.created ? 0 : await repos.conversations.unreadFrom(conversation.id, otherParty);
     const value = { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount };
     // A retry stored nothing: it caused nothing. The recipient sees the new conversation with its
     // one unread message, then the message itself, once (the plugin sends the first one twice).

@@ -13,7 +13,7 @@ import {
   type RawBuilder,
   type Selectable,
 } from 'kysely';
-import type { Listing, Message, NewMessage, Side } from '../../domain/model.js';
+import type { Conversation, Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
@@ -149,7 +149,7 @@ const conversationById = (db: QueryRunner['db'], id: number) =>
   db.selectFrom('conversations').select(CONVERSATION_COLUMNS).where('id', '=', id);
 
 /** The open conversation (neither side left) of the listing between the two. */
-const openConversation = (db: QueryRunner['db'], listingId: number, senderId: number, recipientId: number) =>
+export const openConversation = (db: QueryRunner['db'], listingId: number, senderId: number, recipientId: number) =>
   db
     .selectFrom('conversations')
     .select(CONVERSATION_COLUMNS)
@@ -254,6 +254,14 @@ export interface DatabaseStatements {
   insertConversation(run: QueryRunner, listingId: number, senderId: number, recipientId: number, at: number): Promise<number>;
   /** Inserts the message and makes it its conversation's last; the message's id. */
   appendMessage(run: QueryRunner, message: NewMessage): Promise<number>;
+  /** ConversationRepository.openOrCreate, for a database whose statements are round trips. */
+  openOrCreateConversation?(
+    run: QueryRunner,
+    listingId: number,
+    senderId: number,
+    recipientId: number,
+    at: number,
+  ): Promise<{ conversation: Conversation; created: boolean }>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
   /**
@@ -337,6 +345,10 @@ export function repositories(
         const id = await own.insertConversation(run, listingId, senderId, recipientId, at);
         return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
       },
+      ...(own.openOrCreateConversation && {
+        openOrCreate: (listingId: number, senderId: number, recipientId: number, at: number) =>
+          own.openOrCreateConversation!(run, listingId, senderId, recipientId, at),
+      }),
       async findById(conId) {
         const row = (await (own.keepsConversations ? q.conversationKept : q.conversationById)(run, conId)).rows[0];
         return row && toConversation(row);

@@ -3,7 +3,7 @@
  * a toggle and an append are one statement each (common table expressions), and an insert
  * returns its id.
  */
-import { sql } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Repositories } from '../../domain/ports.js';
 import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
@@ -17,9 +17,13 @@ import {
   insertedId,
   messageArguments,
   messageInsert,
+  newConversationRow,
+  openConversation,
   repositories,
   type DatabaseStatements,
 } from '../common/repositories.js';
+import { toConversation } from '../common/rows.js';
+import { CONVERSATION_COLUMNS, type ConversationsTable } from '../common/schema.js';
 import type { MailQueueing } from '../common/store.js';
 
 const q = {
@@ -86,6 +90,28 @@ const q = {
 };
 
 /**
+ * The open conversation of the three, read FOR KEY SHARE as findOpen reads it in a transaction,
+ * else a new one: one row, with the open conversation's columns, or nulls and the new one's id.
+ */
+const openOrCreateConversation = prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
+  rawQuery(
+    db,
+    sql<Selectable<ConversationsTable> & { created_id: number | string | null }>`
+      with open as ${openConversation(db, listingId, senderId, recipientId).forKeyShare()},
+      created as (
+        insert into conversations (listing_id, sender_id, recipient_id, sender_delete, recipient_delete,
+          sender_review, recipient_review, invert_review, last_message_id, created_at, updated_at)
+        select cast(${listingId} as bigint), cast(${senderId} as bigint), cast(${recipientId} as bigint), 0, 0, 0, 0, 0,
+          cast(null as bigint), cast(${at} as bigint), cast(${at} as bigint)
+        where not exists (select from open)
+        returning id
+      )
+      select ${sql.join(CONVERSATION_COLUMNS.map((column) => sql.ref(`open.${column}`)))}, created.id as created_id
+      from (select) as one left join open on true left join created on true`,
+  ),
+);
+
+/**
  * Numbers the user's next event, stores it and rings the user's doorbell, in one statement. The
  * sequence row stays locked until the transaction commits, so one user's events commit in number
  * order; pg_notify is delivered to every instance's listener (event-signals.ts) only at the commit,
@@ -131,8 +157,20 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
   },
 };
 
-/** In a transaction, the conversations read are held against deletion until it ends (keepsConversations). */
-const TRANSACTION_STATEMENTS: DatabaseStatements = { ...POSTGRES_STATEMENTS, keepsConversations: true };
+/**
+ * In a transaction, the conversations read are held against deletion until it ends
+ * (keepsConversations), and a start opens or creates its conversation in one statement.
+ */
+const TRANSACTION_STATEMENTS: DatabaseStatements = {
+  ...POSTGRES_STATEMENTS,
+  keepsConversations: true,
+  async openOrCreateConversation(run, listingId, senderId, recipientId, at) {
+    const row = (await openOrCreateConversation(run, listingId, senderId, recipientId, at)).rows[0]!;
+    if (row.created_id === null) return { conversation: toConversation(row), created: false };
+    const id = Number(row.created_id);
+    return { conversation: toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) }), created: true };
+  },
+};
 
 export const postgresRepositories = (
   run: QueryRunner,

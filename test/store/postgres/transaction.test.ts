@@ -253,6 +253,35 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
+  it("opens or creates a start's conversation in one statement, as findOpen then create do", async () => {
+    const { amina, sara, youssef } = USERS;
+    // The plain path, in a transaction as a start runs it.
+    const plain = (listing: number, sender: number, recipient: number, at: number) =>
+      store.transaction(async (repos) => {
+        const open = await repos.conversations.findOpen(listing, sender, recipient);
+        return open
+          ? { conversation: open, created: false }
+          : { conversation: await repos.conversations.create(listing, sender, recipient, at), created: true };
+      }, sender);
+    const joined = (listing: number, sender: number, recipient: number, at: number) =>
+      store.transaction((repos) => repos.conversations.openOrCreate!(listing, sender, recipient, at), sender);
+    const withoutId = ({ conversation, created }: Awaited<ReturnType<typeof plain>>) => ({ ...conversation, id: 0, created });
+
+    // None open: both create the same conversation (but its id); then both find it.
+    const created = await joined(LISTINGS.draft, youssef, amina, 11);
+    assert.equal(created.created, true);
+    const createdPlain = await plain(LISTINGS.draft, sara, amina, 11);
+    assert.deepEqual(withoutId(created), { ...withoutId(createdPlain), senderId: youssef });
+    assert.deepEqual(await joined(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
+    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
+    // One side left it: it is not open, and both create another.
+    await other.query('update conversations set recipient_delete = 1 where id = $1', [created.conversation.id]);
+    const again = await joined(LISTINGS.draft, youssef, amina, 13);
+    assert.equal(again.created, true);
+    assert.notEqual(again.conversation.id, created.conversation.id);
+    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 14), { conversation: again.conversation, created: false });
+  });
+
   it('writes any text as a literal PostgreSQL reads back as the same text', async () => {
     const texts = [
       '',
