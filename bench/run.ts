@@ -57,6 +57,7 @@ import {
   scenario,
   signTokens,
   type RowName,
+  type Scenario,
 } from './scenarios.js';
 import { firstDifference, FLOOR_SCRIPT, primeFavourites, startFloor, startFloorReads, writeFloorData, type FloorData } from './floor.js';
 import { sqlitePath } from '../src/store/sqlite/connection.js';
@@ -461,6 +462,19 @@ async function runPgbenchRow(ctx: RowContext): Promise<Row> {
   };
 }
 
+/**
+ * A row's connections and measured seconds. A slow row (one with a minimum, whose requests queue for
+ * seconds) is measured that long; under --smoke it is not, and runs on a few connections instead, so
+ * that its replies still come back within the row's second.
+ */
+function rowLength(sc: Scenario, opts: BenchOptions): { connections: number; seconds: number } {
+  const connections = sc.connections ?? opts.connections;
+  if (sc.minSeconds === undefined) return { connections, seconds: opts.duration };
+  if (opts.smoke) return { connections: Math.min(connections, SMOKE_SLOW_ROW_CONNECTIONS), seconds: opts.duration };
+  return { connections, seconds: Math.max(opts.duration, sc.minSeconds) };
+}
+const SMOKE_SLOW_ROW_CONNECTIONS = 4;
+
 async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   const { opts, data, tokens } = ctx;
   if (name === 'pgbench') return runPgbenchRow(ctx);
@@ -473,7 +487,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     if (name === 'toggle-streams') held = await holdStreams(servers[0]!, ctx);
     if (name === 'message-photo') await preparePhoto();
     const sc = scenario(name, data);
-    const load = { targets: servers.map((s) => s.url), connections: sc.connections ?? opts.connections, apiKey: data.apiKey, tokens };
+    const { connections, seconds } = rowLength(sc, opts);
+    const load = { targets: servers.map((s) => s.url), connections, apiKey: data.apiKey, tokens };
     const loadStart = loadavg()[0]!;
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
@@ -487,7 +502,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       name === 'toggle-under-logins'
         ? runLoad(loginScenario(data), { ...load, connections: LOGIN_BURST_CONNECTIONS, seconds: opts.duration + 1 })
         : undefined;
-    const result = await runLoad(sc, { ...load, seconds: Math.max(opts.duration, sc.minSeconds ?? 0), timeout: sc.timeoutSeconds });
+    const result = await runLoad(sc, { ...load, seconds, timeout: sc.timeoutSeconds });
     if (burst) result.counters = { ...result.counters, ...burstCounters(await burst) };
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const used = await cpu.end();
@@ -672,7 +687,7 @@ async function main(): Promise<void> {
     .replace(/-\d{3}Z$/, 'Z');
   const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}`;
   log(
-    `Souk bench (${dialectLabel}${opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
+    `Souk bench (${dialectLabel}${opts.smoke ? ', smoke' : opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
@@ -785,31 +800,35 @@ async function main(): Promise<void> {
       log(formatSummary(`profile of ${p.row} (instance ${p.instance}), ${p.file.slice(ROOT.length)}`, summary));
     }
 
-    const file = writeResults(`${db.dialect}${opts.instances > 1 ? `-x${opts.instances}` : ''}${opts.quick ? '-quick' : ''}-${stamp}`, {
-      date: new Date().toISOString(),
-      commit: gitCommit(),
-      machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-      database: {
-        dialect: db.dialect,
-        instances: opts.instances,
-        location: db.dialect === 'sqlite' ? 'temporary SQLite file' : redact(db.location),
+    const file = writeResults(
+      `${db.dialect}${opts.instances > 1 ? `-x${opts.instances}` : ''}${opts.smoke ? '-smoke' : opts.quick ? '-quick' : ''}-${stamp}`,
+      {
+        date: new Date().toISOString(),
+        commit: gitCommit(),
+        machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+        database: {
+          dialect: db.dialect,
+          instances: opts.instances,
+          location: db.dialect === 'sqlite' ? 'temporary SQLite file' : redact(db.location),
+        },
+        options: {
+          quick: opts.quick,
+          smoke: opts.smoke,
+          mail: opts.mail,
+          duration: opts.duration,
+          warmup: opts.warmup,
+          connections: opts.connections,
+          streams: opts.streams,
+          messageRate: opts.messageRate,
+          profile: opts.profile,
+          instructions: opts.instructions,
+        },
+        dataset: { ...data.counts, buildSeconds: data.buildSeconds },
+        rows: results,
+        profiles,
+        wallSeconds: (performance.now() - wallStart) / 1000,
       },
-      options: {
-        quick: opts.quick,
-        mail: opts.mail,
-        duration: opts.duration,
-        warmup: opts.warmup,
-        connections: opts.connections,
-        streams: opts.streams,
-        messageRate: opts.messageRate,
-        profile: opts.profile,
-        instructions: opts.instructions,
-      },
-      dataset: { ...data.counts, buildSeconds: data.buildSeconds },
-      rows: results,
-      profiles,
-      wallSeconds: (performance.now() - wallStart) / 1000,
-    });
+    );
     log(`\nresults: ${file.slice(ROOT.length)}`);
     log(`wall time: ${((performance.now() - wallStart) / 1000).toFixed(1)} s`);
     const failed = results.filter((r) => r.errors > 0 || r.load.requests === 0);
