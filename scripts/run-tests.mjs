@@ -33,6 +33,7 @@ import pg from 'pg';
 const CLASSES = {
   once: [
     'test/auth/api-key.test.ts',
+    'test/auth/forged-token-memory.test.ts',
     'test/auth/passwords.test.ts',
     'test/auth/password-threads.test.ts',
     'test/browser/docs-page.test.ts',

@@ -247,12 +247,25 @@ function swapCase(s: string): string {
   return [...s].map((c) => (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase())).join('');
 }
 
+// The refusals change nothing, so they share a Souk, and each checks that nothing is stored so
+// far. Started here, not in a test: startTestSouk closes its Souk after the test that started it.
+// Every refusal counts as a failed authentication from one address: that throttle is off here
+// (auth-throttle.test.ts has it).
+const refusing = startTestSouk({ RATE_LIMIT_AUTH_FAILURES: '0' });
+const restSwitchedOff = startTestSouk({ RATE_LIMIT_AUTH_FAILURES: '0' }).then(switchRestOff);
+
+async function switchRestOff(t: TestSouk): Promise<TestSouk> {
+  await t.souk.store.settings.set('rest_api', 'false');
+  await t.souk.settings.refresh();
+  return t;
+}
+
 describe('authentication (interface Errors, D4)', () => {
   for (const c of CASES) {
     for (const op of OPS) {
       const expected = 'status' in c.expected ? (c.expected as Expected) : (c.expected as Record<Op, Expected>)[op];
       it(`${op}: ${c.label} -> ${expected.status} ${JSON.stringify(expected.body).slice(0, 60)}`, async () => {
-        const t = await startTestSouk();
+        const t = await refusing;
         await assertAnswer(t, op, c.headers(t), expected);
         await assertUntouched(t);
       });
@@ -284,12 +297,7 @@ describe('authentication (interface Errors, D4)', () => {
   }
 
   describe('REST switch (D4 step 1)', () => {
-    async function disabled(): Promise<TestSouk> {
-      const t = await startTestSouk();
-      await t.souk.store.settings.set('rest_api', 'false');
-      await t.souk.settings.refresh();
-      return t;
-    }
+    const disabled = async () => switchRestOff(await startTestSouk());
 
     for (const [label, headers] of [
       ['valid credentials', (t: TestSouk) => t.auth(USERS.sara)],
@@ -298,7 +306,7 @@ describe('authentication (interface Errors, D4)', () => {
       ['a malformed token', (t: TestSouk) => withToken(t, 'a.b')],
     ] as const) {
       it(`start answers DENIED_REST_API first, with ${label}`, async () => {
-        const t = await disabled();
+        const t = await restSwitchedOff;
         await assertAnswer(t, 'start', headers(t), DENIED);
         await assertUntouched(t);
       });

@@ -123,6 +123,10 @@ async function startOk(t: TestSouk, userId: number, body: unknown): Promise<Repl
   return res.json();
 }
 
+// The refusals change nothing, so they share a Souk, and each checks that nothing is stored so
+// far. Started here, not in a test: startTestSouk closes its Souk after the test that started it.
+const refusing = startTestSouk();
+
 describe('POST /my/chat/conversation', () => {
   it('starts a conversation and replies with every field of the interface, in its order and types', async () => {
     const t = await startTestSouk();
@@ -341,7 +345,7 @@ describe('POST /my/chat/conversation', () => {
   });
 
   it("refuses a start about the caller's own listing with 403 shape A", async () => {
-    const t = await startTestSouk();
+    const t = await refusing;
     const res = await t.start(USERS.amina, { listing_id: LISTINGS.aminasOwn, text: 'hi' });
     assert.equal(res.statusCode, 403);
     assert.deepEqual(res.json(), NO_PERMISSION);
@@ -353,7 +357,7 @@ describe('POST /my/chat/conversation', () => {
     ['in the trash', LISTINGS.trashed],
   ] as const) {
     it(`answers 400 "Listing not found." for a listing ${label}`, async () => {
-      const t = await startTestSouk();
+      const t = await refusing;
       const res = await t.start(USERS.amina, { listing_id: listingId, text: 'hi' });
       assert.equal(res.statusCode, 400);
       assert.deepEqual(res.json(), NOT_FOUND);
@@ -368,7 +372,7 @@ describe('POST /my/chat/conversation', () => {
   });
 
   it('answers 400 with the listing_id message when listing_id is invalid (D3)', async () => {
-    const t = await startTestSouk();
+    const t = await refusing;
     for (const listingId of [undefined, null, 0, -1, 1.5, '12abc', true, [101]]) {
       const res = await t.start(USERS.sara, { listing_id: listingId, text: 'hi' });
       assert.equal(res.statusCode, 400, `listing_id ${JSON.stringify(listingId)}`);
@@ -462,7 +466,7 @@ describe('POST /my/chat/conversation', () => {
 
     for (const tempId of [1.5, 'abc', '1e3', true, {}, [1], 1e300]) {
       it(`refuses temp_id ${JSON.stringify(tempId)} with 400`, async () => {
-        const t = await startTestSouk();
+        const t = await refusing;
         const res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'hi', temp_id: tempId });
         assert.equal(res.statusCode, 400);
         assert.deepEqual(res.json(), bad('temp_id must be an integer or a string of digits.'));
@@ -536,7 +540,7 @@ describe('POST /my/chat/conversation', () => {
       ['a missing text with files', { files: [{ url: 'https://cdn.example/a.png' }] }, TEXT_NOT_STRING],
     ] as const) {
       it(`answers 400 and stores nothing for ${label}`, async () => {
-        const t = await startTestSouk();
+        const t = await refusing;
         const res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, ...body });
         assert.equal(res.statusCode, 400);
         assert.deepEqual(res.json(), expected);
@@ -567,7 +571,7 @@ describe('POST /my/chat/conversation', () => {
       ['5000 characters and one emoji', 'a'.repeat(5000) + '🚲'],
     ]) {
       it(`refuses ${label} with 400 and stores nothing`, async () => {
-        const t = await startTestSouk();
+        const t = await refusing;
         const res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, text });
         assert.equal(res.statusCode, 400);
         assert.deepEqual(res.json(), bad('text must be at most 5000 characters.'));
@@ -586,7 +590,7 @@ describe('POST /my/chat/conversation', () => {
     });
 
     it('refuses text holding U+0000 with 400 on every database, storing nothing', async () => {
-      const t = await startTestSouk();
+      const t = await refusing;
       for (const text of ['\u0000', 'a\u0000b']) {
         const res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, text });
         assert.equal(res.statusCode, 400);

@@ -37,6 +37,10 @@ async function assertNothingStored(t: TestSouk): Promise<void> {
   }
 }
 
+// The refusals of D1 and D2 change nothing, so they share a Souk, and each checks that nothing is
+// stored so far. Started here, not in a test: startTestSouk closes its Souk after the test that started it.
+const refusing = startTestSouk();
+
 describe('D1: routes', () => {
   const base = '/wp-json/rtcl/v1';
   for (const [method, url] of [
@@ -63,7 +67,7 @@ describe('D1: routes', () => {
     ['GET', '/'],
   ] as const) {
     it(`${method} ${url} -> 404 rest_no_route`, async () => {
-      const t = await startTestSouk();
+      const t = await refusing;
       const res = await t.app.inject({
         method,
         url,
@@ -180,7 +184,7 @@ describe('D2: request bodies', () => {
   for (const [label, payload, contentType, names] of cases) {
     for (const op of OPS) {
       it(`${op}: ${label} -> 400 BADREQUEST`, async () => {
-        const t = await startTestSouk();
+        const t = await refusing;
         assertBadRequest(await send(t, op, payload, contentType), names);
         await assertNothingStored(t);
       });
