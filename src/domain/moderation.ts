@@ -42,6 +42,12 @@ export interface ModerationRepository {
    * waits for; MySQL the barrier row shared), so a send and a disable come out in one order.
    */
   closedAmong(userIds: number[]): Promise<number[]>;
+  /**
+   * closedAmong of the conversation's two participants (none when there is no such conversation),
+   * asked without knowing them, so that a database may send it with the conversation's own read.
+   * Optional: without it, a use case reads the conversation first, then closedAmong.
+   */
+  closedInConversation?(conId: number): Promise<number[]>;
   setDisabled(userId: number, disabled: boolean, at: number): Promise<void>;
   /**
    * Removes a message as the plugin's admin does: the row stays in its place, its text and
@@ -78,7 +84,11 @@ function moderation(repos: Repositories) {
  */
 export async function closedParticipant(repos: Repositories, writerId: number, readerId: number): Promise<'writer' | 'reader' | null> {
   if (!repos.moderation) return null;
-  const closed = await repos.moderation.closedAmong([writerId, readerId]);
+  return closedSide(await repos.moderation.closedAmong([writerId, readerId]), writerId);
+}
+
+/** closedParticipant's answer, from those closed among the two participants, the writer one of them. */
+export function closedSide(closed: readonly number[], writerId: number): 'writer' | 'reader' | null {
   if (closed.length === 0) return null;
   return closed.includes(writerId) ? 'writer' : 'reader';
 }

@@ -10,7 +10,7 @@ import {
   type ChatLimits,
   type StartConversationError,
 } from './common.js';
-import { closedParticipant } from '../moderation.js';
+import { closedParticipant, closedSide } from '../moderation.js';
 import { recordNewMessage, recordUnread } from './events.js';
 import { blockedEitherWay } from '../privacy/common.js';
 
@@ -40,17 +40,21 @@ export async function sendMessage(
   const invalid = checkMessageInput(input, limits);
   if (invalid) return { ok: false, error: invalid as SendMessageError };
   return uow.transaction(async (repos): Promise<SendMessageResult> => {
-    const open = await openFor(repos, input.conId, senderId);
+    // Reads that need nothing but the conversation's id, asked together (a database may answer
+    // them in one round trip), their answers taken in the order of the rules.
+    const [open, closedInConversation, stored] = await Promise.all([
+      openFor(repos, input.conId, senderId),
+      repos.moderation?.closedInConversation?.(input.conId),
+      input.tempId === null ? undefined : repos.messages.findByTempId(input.conId, senderId, input.tempId),
+    ]);
     if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
     // Its reader can no longer see it: storing it would lose it silently.
     if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
     const other = otherParticipant(open.conversation, senderId);
-    // Reads that need nothing but the conversation, asked together (a database may answer them in
-    // one round trip), their answers taken in the order of the rules.
-    const [closed, blocked, stored] = await Promise.all([
-      closedParticipant(repos, senderId, other),
+    // The sender is a participant: those closed in the conversation are those closed among the two.
+    const [closed, blocked] = await Promise.all([
+      closedInConversation ? closedSide(closedInConversation, senderId) : closedParticipant(repos, senderId, other),
       blockedEitherWay(repos, senderId, other),
-      input.tempId === null ? undefined : repos.messages.findByTempId(input.conId, senderId, input.tempId),
     ]);
     if (closed) return { ok: false, error: 'user_closed' };
     if (blocked) return { ok: false, error: 'blocked' };
@@ -75,9 +79,9 @@ export async function markRead(
   now: number = Date.now(),
 ): Promise<MarkReadResult> {
   return uow.transaction(async (repos): Promise<MarkReadResult> => {
-    const open = await openFor(repos, conId, readerId);
+    // Both need nothing but the ids given: asked together (a database may answer them in one round trip).
+    const [open, message] = await Promise.all([openFor(repos, conId, readerId), repos.messages.findById(messageId)]);
     if (!open) return { ok: false, error: 'forbidden' };
-    const message = await repos.messages.findById(messageId);
     const other = otherParticipant(open.conversation, readerId);
     if (!message || message.conId !== conId || message.sourceId !== other) return { ok: true, changed: false };
     const changed = (await repos.messages.markRead(conId, other, messageId)) > 0;

@@ -53,7 +53,19 @@ const q = {
   // every send. PostgreSQL's locking read keeps `in` (FOR KEY SHARE is not allowed with UNION).
   participants: prepare((db, a: number, b: number) => participant(db, a).unionAll(participant(db, b))),
   participantsLocked: prepare((db, a: number, b: number) => participants(db, [a, b], true)),
+  // The same rows and locks, found through the conversation: no need to have read it first. Each
+  // participant's id is a lookup of the conversation's key; then the users' key, as above.
+  conversationParticipantsLocked: prepare((db, conId: number) => {
+    const participantOf = (column: 'sender_id' | 'recipient_id') => db.selectFrom('conversations').select(column).where('id', '=', conId);
+    return db
+      .selectFrom('users')
+      .select(['id', 'disabled'])
+      .where(sql<boolean>`id = any(array[(${participantOf('sender_id')}), (${participantOf('recipient_id')})])`)
+      .forKeyShare();
+  }),
 };
+
+const closedOf = (users: { id: number; disabled: number }[]) => users.filter((u) => u.disabled !== 0).map((u) => Number(u.id));
 
 const count = (result: { numAffectedRows?: bigint; numUpdatedOrDeletedRows?: bigint }) =>
   Number(result.numAffectedRows ?? result.numUpdatedOrDeletedRows ?? 0);
@@ -91,8 +103,12 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
         userIds.length === 2
           ? (await (rowLocks ? q.participantsLocked : q.participants)(run, userIds[0]!, userIds[1]!)).rows
           : (await exec(participants(db, userIds, rowLocks))).rows;
-      return found.filter((r) => r.disabled !== 0).map((r) => Number(r.id));
+      return closedOf(found);
     },
+    // PostgreSQL's: it saves a send a round trip; SQLite has none to save.
+    ...(rowLocks && {
+      closedInConversation: async (conId: number) => closedOf((await q.conversationParticipantsLocked(run, conId)).rows),
+    }),
     async setDisabled(userId, disabled, at) {
       await exec(
         db

@@ -2,7 +2,8 @@
  * A transaction's runner on PostgreSQL, which saves round trips: each is a socket write and a
  * wake-up on both sides, the largest cost Souk and the server have per statement. What needs no
  * answer of its own travels with the next statement, as one simple-protocol message:
- * - BEGIN and the writer's lock go with the transaction's first statement;
+ * - BEGIN and the writer's lock go with the transaction's first statement, and with those asked for
+ *   in the same job;
  * - writes whose result nobody reads (the event log, the outboxes: `later`) go with the next
  *   statement or with COMMIT.
  * A statement joins such a message as an EXECUTE of its named statement once that is prepared on
@@ -66,8 +67,27 @@ export interface WriterLock {
   text: string;
 }
 
+/**
+ * Runs `fn` once the current job's promise callbacks have run, and before any I/O is waited for:
+ * a process.nextTick asked for from a microtask. Asked for from a nextTick callback, a nextTick
+ * alone would run before the promise callbacks.
+ */
+function afterThisJob(fn: () => void): void {
+  queueMicrotask(() => process.nextTick(fn));
+}
+
 /** The named statements each connection has prepared, as far as this runner has seen them. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
+
+/** A statement asked for before BEGIN was sent: it goes with BEGIN when it can be written out. */
+interface Opening {
+  query: CompiledQuery;
+  name: string | undefined;
+  arrays: boolean;
+  /** Its result; undefined when it is to go alone, the plain path. */
+  settle: (result: PgResult | undefined) => void;
+  fail: (error: unknown) => void;
+}
 
 /** A statement written out (executeText) waiting for the others asked for with it. */
 interface Gathered {
@@ -90,6 +110,8 @@ export class TransactionRunner implements QueryRunner {
   private waiting: string[] = [];
   /** Statements asked for since the last message, to go together (gather). */
   private gathered: Gathered[] = [];
+  /** The statements asked for in the job that began the transaction, until BEGIN's message leaves. */
+  private opening: Opening[] | undefined;
 
   constructor(
     db: Kysely<Database>,
@@ -97,7 +119,7 @@ export class TransactionRunner implements QueryRunner {
     /** `join` only with `named` (postgres/index.ts): an EXECUTE needs a statement by its name. */
     { named, join }: { named: boolean; join: boolean },
     private readonly lock: WriterLock | undefined,
-    /** Told of the results of BEGIN's message: [begin, lock?, first statement?]. */
+    /** Told of the results of BEGIN's message: [begin, lock?, the statements that went with it]. */
     private readonly onBegun: (results: PgResult[]) => void,
   ) {
     this.db = db;
@@ -169,7 +191,7 @@ export class TransactionRunner implements QueryRunner {
    * result; else sends what waits alone and returns undefined: the query is still to run.
    */
   private async sendWithWaiting(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
-    if (!this.begun) return this.first(query, name, arrays);
+    if (!this.begun || this.opening) return this.open(query, name, arrays);
     if (!this.ready) await this.begun;
     const text = this.written(query, name);
     if (text !== undefined) return this.gather(text, arrays);
@@ -180,12 +202,12 @@ export class TransactionRunner implements QueryRunner {
   /**
    * The statement's result, once sent with the others asked for in the same job and with what
    * waits; undefined when it is alone with nothing waiting, so it goes the plain path. The message
-   * leaves on process.nextTick, which runs once the promise callbacks of the current job have:
-   * every statement of a Promise.all has been asked for by then, and no I/O has been waited for.
+   * leaves once the promise callbacks of the current job have run (afterThisJob): every statement
+   * of a Promise.all has been asked for by then, and no I/O has been waited for.
    */
   private gather(text: string, arrays: boolean): Promise<PgResult | undefined> {
     return new Promise((settle, fail) => {
-      if (this.gathered.push({ text, arrays, settle, fail }) === 1) process.nextTick(this.sendGathered);
+      if (this.gathered.push({ text, arrays, settle, fail }) === 1) afterThisJob(this.sendGathered);
     });
   }
 
@@ -207,17 +229,44 @@ export class TransactionRunner implements QueryRunner {
     }
   };
 
-  private async first(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
+  /**
+   * BEGIN and the lock, with the statements asked for in the same job as the first, sent once its
+   * promise callbacks have run (afterThisJob). Those written out go with BEGIN, up to the first that cannot be or wants
+   * its rows in the other form; from there on each goes alone (on a new connection, until prepared).
+   */
+  private open(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
+    return new Promise((settle, fail) => {
+      const statement = { query, name, arrays, settle, fail };
+      if (this.opening) return void this.opening.push(statement);
+      this.opening = [statement];
+      // Begun from now on (COMMIT or ROLLBACK must follow); settled, never failed, once BEGIN's message is answered.
+      this.begun = new Promise<void>((done) => afterThisJob(() => void this.sendOpening().finally(done)));
+    });
+  }
+
+  private async sendOpening(): Promise<void> {
+    const opening = this.opening!;
+    this.opening = undefined;
+    const texts: string[] = [];
+    for (const { query, name, arrays } of opening) {
+      const text = arrays === opening[0]!.arrays ? this.written(query, name) : undefined;
+      if (text === undefined) break;
+      texts.push(text);
+    }
     const lock = this.lock && (this.written(this.lock.query, this.lock.name) ?? this.lock.text);
-    const text = this.written(query, name);
-    const sent = this.simple(['begin', lock, text].filter((t) => t !== undefined).join('; '), arrays);
-    this.begun = sent;
-    const results = await sent;
-    this.ready = true;
-    this.onBegun(results);
-    // The lock went as text: prepared now (it locks the row again, which this transaction holds), an EXECUTE next time.
-    if (this.lock && this.prepared && !this.prepared.has(this.lock.name)) await this.execute(this.lock.query, this.lock.name);
-    return text === undefined ? undefined : results.at(-1);
+    let results: PgResult[];
+    try {
+      results = await this.simple(['begin', lock, ...texts].filter((t) => t !== undefined).join('; '), opening[0]!.arrays);
+      this.ready = true;
+      this.onBegun(results);
+      // The lock went as text: prepared now (it locks the row again, which this transaction holds), an EXECUTE next time.
+      if (this.lock && this.prepared && !this.prepared.has(this.lock.name)) await this.execute(this.lock.query, this.lock.name);
+    } catch (error) {
+      for (const statement of opening) statement.fail(error);
+      return;
+    }
+    // The rest go the plain path, one after the other in the order asked.
+    opening.forEach((statement, i) => statement.settle(i < texts.length ? results[results.length - texts.length + i] : undefined));
   }
 
   /** One simple-protocol message; pg answers a message of several statements with one result each. */

@@ -45,7 +45,7 @@ export function postgresTransaction(
     // Unknown until the lock's row says: until then, the block checks run.
     const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
     const run = new TransactionRunner(db, client, statements, writer === undefined ? undefined : writerLock(writer), (results) => {
-      // With a writer, the lock's row is the second result: [begin, lock, first statement?].
+      // With a writer, the lock's row is the second result: [begin, lock, statements...].
       const row = results[1]?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
       const blocks = Array.isArray(row) ? row[1] : row?.blocks;
       // A block this unit of work wrote before its first statement has made the writer a party already.

@@ -15,6 +15,9 @@ import { writerLock } from '../../../src/store/postgres/transaction.js';
 import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
+import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
+
+const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
 const OPTIONS = { poolSize: 2, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
@@ -153,6 +156,30 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   }
 
+  /**
+   * `work` on `one`, as sara, fails while another connection holds the row of a new conversation
+   * (`buyer`'s, one open per buyer) past the statement timeout.
+   */
+  async function failsOnLockedConversation(
+    one: Store,
+    buyer: number,
+    work: (repos: Store['repos'], conversation: number) => Promise<unknown>,
+  ) {
+    const conversation = await store.transaction(
+      async (repos) => (await repos.conversations.create(LISTINGS.table, buyer, USERS.youssef, 5)).id,
+    );
+    await other.query('begin');
+    try {
+      await other.query('select id from conversations where id = $1 for update', [conversation]);
+      await assert.rejects(
+        one.transaction((repos) => work(repos, conversation), USERS.sara),
+        /statement timeout/i,
+      );
+    } finally {
+      await other.query('rollback');
+    }
+  }
+
   it('sends BEGIN, the lock and the first statement in one message once it is prepared, and answers as the statement alone', async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
@@ -216,7 +243,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it('sends the reads asked for together in one message, each answered as it is alone', async () => {
+  it('sends the reads asked for together in one message (with BEGIN when they begin the transaction), each answered as it is alone', async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
       const reads = (repos: Store['repos']) =>
@@ -230,24 +257,72 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         assert.equal(sent.length, 3, sent.join('\n'));
         assert.match(sent[1]!, /^execute souk_\d+\(\d+\); execute souk_\d+\(\d+\); execute souk_\d+\(\d+\)$/);
         assert.equal(sent[2], 'commit');
+        // Asked for in the job that begins the transaction, they go with BEGIN and the lock. (Not
+        // the listing: read a third time, it is cached, and its version check goes alone.)
+        sent.length = 0;
+        const opening = (repos: Store['repos']) => Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara)]);
+        assert.deepEqual(await one.transaction(opening, USERS.sara), plain.slice(0, 2));
+        assert.equal(sent.length, 2, sent.join('\n'));
+        assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\(\d+\)){2}$/);
       });
       // The second of two asked together fails (it waits for a lock past the statement timeout):
-      // both fail, and the transaction with them.
-      const conversation = await store.transaction(
-        async (repos) => (await repos.conversations.create(LISTINGS.table, USERS.amina, USERS.youssef, 5)).id,
+      // both fail, and the transaction with them; the same when they begin it.
+      await failsOnLockedConversation(one, USERS.amina, async (repos, conversation) => {
+        await repos.users.findById(USERS.youssef);
+        return Promise.all([repos.users.findById(USERS.amina), repos.conversations.findById(conversation)]);
+      });
+      await failsOnLockedConversation(one, USERS.sara, (repos, conversation) =>
+        Promise.all([repos.users.findById(USERS.amina), repos.conversations.findById(conversation)]),
       );
-      await other.query('begin');
-      try {
-        await other.query('select id from conversations where id = $1 for update', [conversation]);
-        const failing = one.transaction(async (repos) => {
-          await repos.users.findById(USERS.youssef);
-          return Promise.all([repos.users.findById(USERS.amina), repos.conversations.findById(conversation)]);
-        }, USERS.sara);
-        await assert.rejects(failing, /statement timeout/i);
-      } finally {
-        await other.query('rollback');
-      }
       assert.deepEqual(await one.transaction(work, USERS.sara), plain, 'the connection went back to the pool usable');
+    } finally {
+      await one.close();
+    }
+  });
+
+  it("finds who is closed among a conversation's participants through it, as closedAmong of the two does", async () => {
+    const conversation = await store.transaction(
+      async (repos) => (await repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.amina, 5)).id,
+    );
+    const both = [USERS.sara, USERS.amina];
+    const disable = (ids: number[]) =>
+      other.query('update users set disabled = (id = any($1::bigint[]))::int where id = any($2)', [ids, both]);
+    try {
+      for (const closed of [[], [USERS.sara], [USERS.amina], both]) {
+        await disable(closed);
+        const through = await store.transaction((repos) => repos.moderation!.closedInConversation!(conversation), USERS.sara);
+        const plain = await store.transaction((repos) => repos.moderation!.closedAmong(both), USERS.sara);
+        assert.deepEqual(through.toSorted(), closed.toSorted());
+        assert.deepEqual(through.toSorted(), plain.toSorted());
+      }
+      assert.deepEqual(await store.transaction((repos) => repos.moderation!.closedInConversation!(999_999)), []);
+    } finally {
+      await disable([]);
+    }
+  });
+
+  it('sends a message in four messages (the conversation with its checks, the append, the count, COMMIT); a read asks for the conversation and the message at once', async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+    try {
+      const conId = await store.transaction(
+        async (repos) => (await repos.conversations.create(LISTINGS.bike, USERS.youssef, USERS.amina, 5)).id,
+      );
+      let tempId = 1;
+      const send = () =>
+        sendMessage(one, USERS.youssef, { conId, listingId: null, text: 'hi', files: [], tempId: String(tempId++) }, LIMITS);
+      assert.ok((await send()).ok); // prepares the statements on the connection
+      await observingQueries(async (sent) => {
+        const reply = await send();
+        assert.ok(reply.ok && reply.value.tempId === '2', JSON.stringify(reply));
+        assert.equal(sent.length, 4, sent.join('\n'));
+        assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){3}$/);
+        assert.match(sent[3]!, /commit$/);
+        // Marking it read: the conversation and the message in BEGIN's message too (once prepared).
+        assert.ok((await markRead(one, USERS.amina, conId, 1)).ok);
+        sent.length = 0;
+        assert.deepEqual(await markRead(one, USERS.amina, conId, reply.ok ? reply.value.id : 0), { ok: true, changed: true });
+        assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){2}$/);
+      });
     } finally {
       await one.close();
     }
@@ -390,8 +465,9 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     } finally {
       await one.close();
     }
+    // The rows of the sends above: their times are 7 to 9, other tests' are now's.
     const rows = async (table: string, user: number, columns: string) =>
-      (await other.query(`select ${columns} from ${table} where user_id = $1 order by 1`, [user])).rows;
+      (await other.query(`select ${columns} from ${table} where user_id = $1 and created_at < 100 order by 1`, [user])).rows;
     for (const [table, columns] of [
       ['events', 'type, payload, created_at'],
       ['webhook_outbox', 'url, type, payload, created_at, status'],
