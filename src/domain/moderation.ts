@@ -48,6 +48,12 @@ export interface ModerationRepository {
    * Optional: without it, a use case reads the conversation first, then closedAmong.
    */
   closedInConversation?(conId: number): Promise<number[]>;
+  /**
+   * closedAmong of `userId` and the listing's owner (of `userId` alone when there is no such
+   * listing), asked without knowing the owner, so that a database may send it with the listing's
+   * own read. Optional: without it, a use case reads the listing first, then closedAmong.
+   */
+  closedWithOwnerOf?(listingId: number, userId: number): Promise<number[]>;
   setDisabled(userId: number, disabled: boolean, at: number): Promise<void>;
   /**
    * Removes a message as the plugin's admin does: the row stays in its place, its text and

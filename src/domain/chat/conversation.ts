@@ -20,7 +20,7 @@ import {
   type StartConversationError,
   type StartConversationInput,
 } from './common.js';
-import { closedParticipant } from '../moderation.js';
+import { closedParticipant, closedSide } from '../moderation.js';
 import { recordNewMessage } from './events.js';
 import { blockedEitherWay, startBlocked } from '../privacy/common.js';
 
@@ -89,16 +89,20 @@ export async function startConversation(
 
   // The caller as writer: one caller's starts run one at a time, so concurrent starts share one conversation.
   return uow.transaction(async (repos) => {
-    const listing = await repos.listings.findById(input.listingId);
+    // Asked together (a database may answer them in one round trip): the listing, and where the
+    // database can without knowing the owner, who of the caller and the owner is closed.
+    const [listing, closedWithOwner] = await Promise.all([
+      repos.listings.findById(input.listingId),
+      repos.moderation?.closedWithOwnerOf?.(input.listingId, caller.id),
+    ]);
     if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
     if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
     // A disabled user is neither a sender nor a recipient: their listings answer as missing ones,
     // so nothing is written for them and their contact data never leaves in a reply.
-    // Reads that need nothing but the listing, asked together (a database may answer them in one
-    // round trip), their answers taken in the order of the rules.
+    // Reads that need nothing but the listing, asked together, their answers taken in the order of the rules.
     const [recipient, closed, blocked] = await Promise.all([
       findUser(listing.ownerId, (id) => repos.users.findById(id)),
-      closedParticipant(repos, caller.id, listing.ownerId),
+      closedWithOwner ? closedSide(closedWithOwner, caller.id) : closedParticipant(repos, caller.id, listing.ownerId),
       startBlocked(repos, caller.id, listing),
     ]);
     if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;

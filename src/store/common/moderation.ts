@@ -63,6 +63,15 @@ const q = {
       .where(sql<boolean>`id = any(array[(${participantOf('sender_id')}), (${participantOf('recipient_id')})])`)
       .forKeyShare();
   }),
+  // The user and the listing's owner, found through the listing's key.
+  withOwnerLocked: prepare((db, listingId: number, userId: number) => {
+    const owner = db.selectFrom('listings').select('owner_id').where('id', '=', listingId);
+    return db
+      .selectFrom('users')
+      .select(['id', 'disabled'])
+      .where(sql<boolean>`id = any(array[${userId}, (${owner})])`)
+      .forKeyShare();
+  }),
 };
 
 const closedOf = (users: { id: number; disabled: number }[]) => users.filter((u) => u.disabled !== 0).map((u) => Number(u.id));
@@ -105,9 +114,10 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
           : (await exec(participants(db, userIds, rowLocks))).rows;
       return closedOf(found);
     },
-    // PostgreSQL's: it saves a send a round trip; SQLite has none to save.
+    // PostgreSQL's: each saves a message or a start a round trip; SQLite has none to save.
     ...(rowLocks && {
       closedInConversation: async (conId: number) => closedOf((await q.conversationParticipantsLocked(run, conId)).rows),
+      closedWithOwnerOf: async (listingId: number, userId: number) => closedOf((await q.withOwnerLocked(run, listingId, userId)).rows),
     }),
     async setDisabled(userId, disabled, at) {
       await exec(

@@ -16,6 +16,8 @@ import { executeText, quoted } from '../../../src/store/postgres/transaction-run
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
 import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
+import { startConversation } from '../../../src/domain/chat/conversation.js';
+import type { User } from '../../../src/domain/model.js';
 
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
@@ -258,7 +260,8 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         assert.match(sent[1]!, /^execute souk_\d+\(\d+\); execute souk_\d+\(\d+\); execute souk_\d+\(\d+\)$/);
         assert.equal(sent[2], 'commit');
         // Asked for in the job that begins the transaction, they go with BEGIN and the lock. (Not
-        // the listing: read a third time, it is cached, and its version check goes alone.)
+        // the listing: read a third time, it is cached, and its version check, new on the
+        // connection, would go alone.)
         sent.length = 0;
         const opening = (repos: Store['repos']) => Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara)]);
         assert.deepEqual(await one.transaction(opening, USERS.sara), plain.slice(0, 2));
@@ -280,7 +283,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it("finds who is closed among a conversation's participants through it, as closedAmong of the two does", async () => {
+  it("finds who is closed among a conversation's participants, or a user and a listing's owner, through their keys, as closedAmong does", async () => {
     const conversation = await store.transaction(
       async (repos) => (await repos.conversations.create(LISTINGS.bike, USERS.sara, USERS.amina, 5)).id,
     );
@@ -290,10 +293,21 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     try {
       for (const closed of [[], [USERS.sara], [USERS.amina], both]) {
         await disable(closed);
-        const through = await store.transaction((repos) => repos.moderation!.closedInConversation!(conversation), USERS.sara);
-        const plain = await store.transaction((repos) => repos.moderation!.closedAmong(both), USERS.sara);
-        assert.deepEqual(through.toSorted(), closed.toSorted());
-        assert.deepEqual(through.toSorted(), plain.toSorted());
+        const moderation = (repos: Store['repos']) => repos.moderation!;
+        const plain = await store.transaction((repos) => moderation(repos).closedAmong(both), USERS.sara);
+        const inConversation = await store.transaction((repos) => moderation(repos).closedInConversation!(conversation), USERS.sara);
+        // Sara and the owner of amina's chair.
+        const withOwner = await store.transaction(
+          (repos) => moderation(repos).closedWithOwnerOf!(LISTINGS.aminasOwn, USERS.sara),
+          USERS.sara,
+        );
+        for (const through of [inConversation, withOwner]) {
+          assert.deepEqual(through.toSorted(), closed.toSorted());
+          assert.deepEqual(through.toSorted(), plain.toSorted());
+        }
+        // No such listing: the user alone.
+        const alone = await store.transaction((repos) => moderation(repos).closedWithOwnerOf!(999_999, USERS.sara), USERS.sara);
+        assert.deepEqual(alone, closed.includes(USERS.sara) ? [USERS.sara] : []);
       }
       assert.deepEqual(await store.transaction((repos) => repos.moderation!.closedInConversation!(999_999)), []);
     } finally {
@@ -301,7 +315,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it('sends a message in four messages (the conversation with its checks, the append, the count, COMMIT); a read asks for the conversation and the message at once', async () => {
+  it('sends a message in four messages (the conversation with its checks, the append, the count, COMMIT); a start asks for the listing with its check, a read for the conversation with the message', async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
       const conId = await store.transaction(
@@ -317,6 +331,14 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         assert.equal(sent.length, 4, sent.join('\n'));
         assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){3}$/);
         assert.match(sent[3]!, /commit$/);
+        // A start: the listing and who of the caller and its owner is closed, in BEGIN's message.
+        const sara = (await one.repos.users.findById(USERS.sara))!;
+        const chat = { uow: one, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
+        const start = () => startConversation(chat, sara, { listingId: LISTINGS.aminasOwn, text: 'hi', files: [], tempId: null }, LIMITS);
+        assert.ok((await start()).ok); // prepares its statements on the connection
+        sent.length = 0;
+        assert.ok((await start()).ok);
+        assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){2}$/);
         // Marking it read: the conversation and the message in BEGIN's message too (once prepared).
         assert.ok((await markRead(one, USERS.amina, conId, 1)).ok);
         sent.length = 0;
