@@ -167,9 +167,16 @@ export class TransactionRunner implements QueryRunner {
     await this.client.query(this.take(['commit']));
   }
 
-  /** Drops what waits: after a failure nothing more is sent but ROLLBACK. */
-  discard(): void {
+  /**
+   * ROLLBACK, once BEGIN's message has left (a job that failed before it did leaves it still to
+   * send: a ROLLBACK sent first would let BEGIN leave a transaction open on the connection). What
+   * waits is dropped: after a failure nothing more is sent. Nothing when the transaction never began.
+   */
+  async rollback(): Promise<void> {
     this.waiting = [];
+    if (!this.started) return;
+    await this.begun;
+    await this.client.query('rollback');
   }
 
   private readonly quote = (s: string) => quoted(s, this.client);

@@ -61,8 +61,7 @@ export function postgresTransaction(
       // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
       // error to report is the one that ended the work, not a failed rollback's (a lost
       // connection, whose client the pool then drops).
-      run.discard();
-      if (run.started) await client.query('rollback').catch((rollbackError: Error) => (broken = rollbackError));
+      await run.rollback().catch((rollbackError: Error) => (broken = rollbackError));
       throw err;
     } finally {
       client.release(broken);

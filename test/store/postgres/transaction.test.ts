@@ -8,6 +8,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpers/database.js';
 import { openStore, type Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
@@ -277,6 +278,16 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       await failsOnLockedConversation(one, USERS.sara, (repos, conversation) =>
         Promise.all([repos.users.findById(USERS.amina), repos.conversations.findById(conversation)]),
       );
+      // A job that fails in the job it asked its first read in: BEGIN's message has not left yet;
+      // it leaves before the ROLLBACK, and no transaction stays open on the connection.
+      const failed = one.transaction(async (repos) => {
+        void repos.users.findById(USERS.amina).catch(() => {});
+        throw new Error('refused before BEGIN left');
+      }, USERS.sara);
+      await assert.rejects(failed, /refused before BEGIN left/);
+      // On the pool's one connection: outside a transaction, now() is this statement's own time.
+      const { rows } = await sql<{ fresh: boolean }>`select now() = statement_timestamp() as fresh`.execute(one.db);
+      assert.equal(rows[0]?.fresh, true, 'no transaction left open');
       assert.deepEqual(await one.transaction(work, USERS.sara), plain, 'the connection went back to the pool usable');
     } finally {
       await one.close();
