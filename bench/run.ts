@@ -686,8 +686,9 @@ async function main(): Promise<void> {
     .replace(/[:.]/g, '-')
     .replace(/-\d{3}Z$/, 'Z');
   const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}`;
+  const mode = opts.smoke ? 'smoke' : opts.quick ? 'quick' : undefined;
   log(
-    `Souk bench (${dialectLabel}${opts.smoke ? ', smoke' : opts.quick ? ', quick' : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
+    `Souk bench (${dialectLabel}${mode ? `, ${mode}` : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
       .map((l) => l.toFixed(2))
       .join(' ')}`,
   );
@@ -800,35 +801,32 @@ async function main(): Promise<void> {
       log(formatSummary(`profile of ${p.row} (instance ${p.instance}), ${p.file.slice(ROOT.length)}`, summary));
     }
 
-    const file = writeResults(
-      `${db.dialect}${opts.instances > 1 ? `-x${opts.instances}` : ''}${opts.smoke ? '-smoke' : opts.quick ? '-quick' : ''}-${stamp}`,
-      {
-        date: new Date().toISOString(),
-        commit: gitCommit(),
-        machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
-        database: {
-          dialect: db.dialect,
-          instances: opts.instances,
-          location: db.dialect === 'sqlite' ? 'temporary SQLite file' : redact(db.location),
-        },
-        options: {
-          quick: opts.quick,
-          smoke: opts.smoke,
-          mail: opts.mail,
-          duration: opts.duration,
-          warmup: opts.warmup,
-          connections: opts.connections,
-          streams: opts.streams,
-          messageRate: opts.messageRate,
-          profile: opts.profile,
-          instructions: opts.instructions,
-        },
-        dataset: { ...data.counts, buildSeconds: data.buildSeconds },
-        rows: results,
-        profiles,
-        wallSeconds: (performance.now() - wallStart) / 1000,
+    const file = writeResults(`${db.dialect}${opts.instances > 1 ? `-x${opts.instances}` : ''}${mode ? `-${mode}` : ''}-${stamp}`, {
+      date: new Date().toISOString(),
+      commit: gitCommit(),
+      machine: { cores: cpus().length, cpu: cpus()[0]?.model, memoryGb: Math.round(totalmem() / 2 ** 30), node: process.version },
+      database: {
+        dialect: db.dialect,
+        instances: opts.instances,
+        location: db.dialect === 'sqlite' ? 'temporary SQLite file' : redact(db.location),
       },
-    );
+      options: {
+        quick: opts.quick,
+        smoke: opts.smoke,
+        mail: opts.mail,
+        duration: opts.duration,
+        warmup: opts.warmup,
+        connections: opts.connections,
+        streams: opts.streams,
+        messageRate: opts.messageRate,
+        profile: opts.profile,
+        instructions: opts.instructions,
+      },
+      dataset: { ...data.counts, buildSeconds: data.buildSeconds },
+      rows: results,
+      profiles,
+      wallSeconds: (performance.now() - wallStart) / 1000,
+    });
     log(`\nresults: ${file.slice(ROOT.length)}`);
     log(`wall time: ${((performance.now() - wallStart) / 1000).toFixed(1)} s`);
     const failed = results.filter((r) => r.errors > 0 || r.load.requests === 0);
