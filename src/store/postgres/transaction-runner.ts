@@ -238,8 +238,9 @@ export class TransactionRunner implements QueryRunner {
 
   /**
    * BEGIN and the lock, with the statements asked for in the same job as the first, sent once its
-   * promise callbacks have run (afterThisJob). Those written out go with BEGIN, up to the first that cannot be or wants
-   * its rows in the other form; from there on each goes alone (on a new connection, until prepared).
+   * promise callbacks have run (afterThisJob). Those written out go with BEGIN, up to the first
+   * that cannot be or wants its rows in the other form; from there on each goes alone, in the
+   * order asked (on a new connection, until prepared).
    */
   private open(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
     return new Promise((settle, fail) => {
