@@ -79,19 +79,12 @@ function afterThisJob(fn: () => void): void {
 /** The named statements each connection has prepared, as far as this runner has seen them. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
 
-/** A statement asked for before BEGIN was sent: it goes with BEGIN when it can be written out. */
-interface Opening {
-  query: CompiledQuery;
-  name: string | undefined;
-  arrays: boolean;
-  /** Its result; undefined when it is to go alone, the plain path. */
-  settle: (result: PgResult | undefined) => void;
-  fail: (error: unknown) => void;
-}
-
-/** A statement written out (executeText) waiting for the others asked for with it. */
-interface Gathered {
-  text: string;
+/**
+ * A statement waiting for the others asked for with it: written out (executeText), or undefined
+ * when it cannot be (it then goes alone, the plain path).
+ */
+interface Gathered<Text extends string | undefined = string> {
+  text: Text;
   arrays: boolean;
   /** Its result; undefined when it is to go alone, the plain path. */
   settle: (result: PgResult | undefined) => void;
@@ -111,7 +104,7 @@ export class TransactionRunner implements QueryRunner {
   /** Statements asked for since the last message, to go together (gather). */
   private gathered: Gathered[] = [];
   /** The statements asked for in the job that began the transaction, until BEGIN's message leaves. */
-  private opening: Opening[] | undefined;
+  private opening: Gathered<string | undefined>[] | undefined;
 
   constructor(
     db: Kysely<Database>,
@@ -244,7 +237,7 @@ export class TransactionRunner implements QueryRunner {
    */
   private open(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
     return new Promise((settle, fail) => {
-      const statement = { query, name, arrays, settle, fail };
+      const statement = { text: this.written(query, name), arrays, settle, fail };
       if (this.opening) return void this.opening.push(statement);
       this.opening = [statement];
       // Begun from now on (COMMIT or ROLLBACK must follow); settled, never failed, once BEGIN's message is answered.
@@ -256,9 +249,8 @@ export class TransactionRunner implements QueryRunner {
     const opening = this.opening!;
     this.opening = undefined;
     const texts: string[] = [];
-    for (const { query, name, arrays } of opening) {
-      const text = arrays === opening[0]!.arrays ? this.written(query, name) : undefined;
-      if (text === undefined) break;
+    for (const { text, arrays } of opening) {
+      if (text === undefined || arrays !== opening[0]!.arrays) break;
       texts.push(text);
     }
     const lock = this.lock && (this.written(this.lock.query, this.lock.name) ?? this.lock.text);
