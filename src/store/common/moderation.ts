@@ -5,7 +5,7 @@
  * own writer lock, FOR NO KEY UPDATE, does not conflict with it), so sends never wait for each
  * other here. On SQLite every write transaction already holds the database's one write lock.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { ModerationRepository } from '../../domain/moderation.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { toMessage } from './rows.js';
@@ -46,6 +46,14 @@ function participants(db: Kysely<Database>, userIds: number[], locked: boolean) 
   return locked ? query.forKeyShare() : query;
 }
 
+/** The users whose ids the SQL array `ids` holds, with their `disabled`, each read FOR KEY SHARE. */
+const usersLocked = (db: Kysely<Database>, ids: RawBuilder<unknown>) =>
+  db
+    .selectFrom('users')
+    .select(['id', 'disabled'])
+    .where(sql<boolean>`id = any(${ids})`)
+    .forKeyShare();
+
 const participant = (db: Kysely<Database>, id: number) => db.selectFrom('users').select(['id', 'disabled']).where('id', '=', id);
 
 const q = {
@@ -53,25 +61,15 @@ const q = {
   // every send. PostgreSQL's locking read keeps `in` (FOR KEY SHARE is not allowed with UNION).
   participants: prepare((db, a: number, b: number) => participant(db, a).unionAll(participant(db, b))),
   participantsLocked: prepare((db, a: number, b: number) => participants(db, [a, b], true)),
-  // The same rows and locks, found through the conversation: no need to have read it first. Each
-  // participant's id is a lookup of the conversation's key; then the users' key, as above.
+  // The same rows and locks, found through the conversation or the listing: no need to have read
+  // it first. Each id is a lookup of that row's key; then the users' key, as above.
   conversationParticipantsLocked: prepare((db, conId: number) => {
     const participantOf = (column: 'sender_id' | 'recipient_id') => db.selectFrom('conversations').select(column).where('id', '=', conId);
-    return db
-      .selectFrom('users')
-      .select(['id', 'disabled'])
-      .where(sql<boolean>`id = any(array[(${participantOf('sender_id')}), (${participantOf('recipient_id')})])`)
-      .forKeyShare();
+    return usersLocked(db, sql`array[(${participantOf('sender_id')}), (${participantOf('recipient_id')})]`);
   }),
-  // The user and the listing's owner, found through the listing's key.
-  withOwnerLocked: prepare((db, listingId: number, userId: number) => {
-    const owner = db.selectFrom('listings').select('owner_id').where('id', '=', listingId);
-    return db
-      .selectFrom('users')
-      .select(['id', 'disabled'])
-      .where(sql<boolean>`id = any(array[${userId}, (${owner})])`)
-      .forKeyShare();
-  }),
+  withOwnerLocked: prepare((db, listingId: number, userId: number) =>
+    usersLocked(db, sql`array[${userId}, (${db.selectFrom('listings').select('owner_id').where('id', '=', listingId)})]`),
+  ),
 };
 
 const closedOf = (users: { id: number; disabled: number }[]) => users.filter((u) => u.disabled !== 0).map((u) => Number(u.id));
