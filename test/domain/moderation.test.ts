@@ -10,18 +10,22 @@ import { sendMessage } from '../../src/domain/chat/message.js';
 import type { User } from '../../src/domain/model.js';
 import { removeMessage, setUserDisabled } from '../../src/domain/moderation.js';
 import { exportUserData, NO_SAFETY_RECORDS } from '../../src/domain/user-data.js';
-import type { Store } from '../../src/store/index.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { marketplaceStore } from '../helpers/marketplace-store.js';
+import { uncachedChat } from '../helpers/store.js';
 
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
-const chat = (store: Store) => ({ uow: store, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) });
 const say = (conId: number, text: string) => ({ conId, listingId: null, text, files: [], tempId: null });
 
 it('refuses messages to and from a disabled user, removes a message in place, and exports what the user sees', async (t) => {
   const store = await marketplaceStore(t);
   const amina = (await store.repos.users.findById(USERS.amina))!;
-  const started = await startConversation(chat(store), amina, { listingId: LISTINGS.bike, text: 'hi', files: [], tempId: null }, LIMITS);
+  const started = await startConversation(
+    uncachedChat(store),
+    amina,
+    { listingId: LISTINGS.bike, text: 'hi', files: [], tempId: null },
+    LIMITS,
+  );
   assert.ok(started.ok);
   const conId = started.value.conversation.id;
   assert.ok((await sendMessage(store, USERS.youssef, say(conId, 'hello'), LIMITS)).ok);

@@ -17,14 +17,20 @@ import type { User } from '../../src/domain/model.js';
 import type { Store } from '../../src/store/index.js';
 import { LISTINGS, marketplace, USERS } from '../helpers/fixtures.js';
 import { marketplaceStore } from '../helpers/marketplace-store.js';
+import { uncachedChat } from '../helpers/store.js';
 
 const DAY = 86_400_000;
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
 async function converse(store: Store, userId: number, at: number): Promise<number> {
   const caller = (await store.repos.users.findById(userId)) as User;
-  const chat = { uow: store, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
-  const started = await startConversation(chat, caller, { listingId: LISTINGS.bike, text: 'hi', files: [], tempId: null }, LIMITS, at);
+  const started = await startConversation(
+    uncachedChat(store),
+    caller,
+    { listingId: LISTINGS.bike, text: 'hi', files: [], tempId: null },
+    LIMITS,
+    at,
+  );
   assert.ok(started.ok);
   return started.value.conversation.id;
 }
@@ -92,10 +98,9 @@ it('a message or a start while the retention deletes the conversation is refused
   assert.equal(await store.repos.conversations.findById(conId), undefined);
   // A start on the listing waited for it too, then began a new conversation.
   const again = await converse(store, USERS.amina, 1 * DAY);
-  const chat = { uow: store, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
   const caller = (await store.repos.users.findById(USERS.amina)) as User;
   const started = await duringRetention(() =>
-    startConversation(chat, caller, { listingId: LISTINGS.bike, text: 'hello again', files: [], tempId: null }, LIMITS),
+    startConversation(uncachedChat(store), caller, { listingId: LISTINGS.bike, text: 'hello again', files: [], tempId: null }, LIMITS),
   );
   assert.ok(started.ok);
   assert.notEqual(started.value.conversation.id, again);

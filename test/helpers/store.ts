@@ -4,6 +4,7 @@ import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { openStore, type Store } from '../../src/store/index.js';
 import type { DbOptions } from '../../src/store/index.js';
+import type { ChatStore } from '../../src/domain/chat/conversation.js';
 import { marketplace } from './fixtures.js';
 
 export async function openMarketplaceStore(url: string, options: DbOptions): Promise<Store> {
@@ -13,4 +14,9 @@ export async function openMarketplaceStore(url: string, options: DbOptions): Pro
   assert.ok(parsed.ok);
   assert.ok((await importCatalog(store, parsed.catalog)).ok);
   return store;
+}
+
+/** The chat use cases' store without a user cache: each user is read from `store`, in the use case's transaction. */
+export function uncachedChat(store: Store): ChatStore {
+  return { uow: store, findUser: (id, load) => load(id) };
 }

@@ -7,12 +7,9 @@ import type { Attachment, User } from '../../../src/domain/model.js';
 import type { Store } from '../../../src/store/index.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 import { marketplaceStore } from '../../helpers/marketplace-store.js';
+import { uncachedChat } from '../../helpers/store.js';
 
 const LIMITS = { textMaxLength: 20, maxFiles: 2 };
-
-function chat(store: Store) {
-  return { uow: store, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
-}
 
 async function user(store: Store, id: number): Promise<User> {
   const found = await store.repos.users.findById(id);
@@ -31,7 +28,7 @@ const say = (text: string, more: Partial<StartConversationInput> = {}): StartCon
 it('creates a conversation with the first message, then adds to the same one', async (t) => {
   const store = await marketplaceStore(t);
   const amina = await user(store, USERS.amina);
-  const first = await startConversation(chat(store), amina, say('hi'), LIMITS, 1_000_000);
+  const first = await startConversation(uncachedChat(store), amina, say('hi'), LIMITS, 1_000_000);
   assert.ok(first.ok);
   const { conversation, recipient, message, lastMessage, unreadCount } = first.value;
   assert.deepEqual([conversation.listingId, conversation.senderId, conversation.recipientId], [LISTINGS.bike, USERS.amina, USERS.youssef]);
@@ -43,7 +40,7 @@ it('creates a conversation with the first message, then adds to the same one', a
   assert.equal(lastMessage.id, message.id);
   assert.equal(unreadCount, 0);
 
-  const second = await startConversation(chat(store), amina, say('hello?'), LIMITS, 2_000_000);
+  const second = await startConversation(uncachedChat(store), amina, say('hello?'), LIMITS, 2_000_000);
   assert.ok(second.ok);
   assert.equal(second.value.conversation.id, conversation.id);
   assert.equal(second.value.conversation.lastMessageId, second.value.message.id);
@@ -54,7 +51,7 @@ it('creates a conversation with the first message, then adds to the same one', a
 it('counts what the other party sent and the caller has not read', async (t) => {
   const store = await marketplaceStore(t);
   const amina = await user(store, USERS.amina);
-  const started = await startConversation(chat(store), amina, say('hi'), LIMITS);
+  const started = await startConversation(uncachedChat(store), amina, say('hi'), LIMITS);
   assert.ok(started.ok);
   const conId = started.value.conversation.id;
   for (const text of ['yes?', 'still for sale']) {
@@ -62,7 +59,7 @@ it('counts what the other party sent and the caller has not read', async (t) => 
       repos.messages.append({ conId, sourceId: USERS.youssef, text, type: 'text', attachments: null, tempId: null, createdAt: Date.now() }),
     );
   }
-  const again = await startConversation(chat(store), amina, say('great'), LIMITS);
+  const again = await startConversation(uncachedChat(store), amina, say('great'), LIMITS);
   assert.ok(again.ok);
   assert.equal(again.value.unreadCount, 2);
 });
@@ -70,9 +67,9 @@ it('counts what the other party sent and the caller has not read', async (t) => 
 it('a retry with the same temp id stores nothing new and answers with the stored message', async (t) => {
   const store = await marketplaceStore(t);
   const amina = await user(store, USERS.amina);
-  assert.ok((await startConversation(chat(store), amina, say('hi'), LIMITS)).ok);
-  const sent = await startConversation(chat(store), amina, say('offer 1000', { tempId: 'abc' }), LIMITS);
-  const retried = await startConversation(chat(store), amina, say('offer 1000', { tempId: 'abc' }), LIMITS);
+  assert.ok((await startConversation(uncachedChat(store), amina, say('hi'), LIMITS)).ok);
+  const sent = await startConversation(uncachedChat(store), amina, say('offer 1000', { tempId: 'abc' }), LIMITS);
+  const retried = await startConversation(uncachedChat(store), amina, say('offer 1000', { tempId: 'abc' }), LIMITS);
   assert.ok(sent.ok && retried.ok);
   assert.equal(retried.value.message.id, sent.value.message.id);
   assert.equal(retried.value.lastMessage.id, sent.value.message.id);
@@ -93,20 +90,22 @@ it('refuses bad input before touching the database, and listings it cannot messa
     [say('hi', { listingId: LISTINGS.aminasOwn }), 'own_listing'],
   ];
   for (const [input, error] of cases)
-    assert.deepEqual(await startConversation(chat(store), amina, input, LIMITS), { ok: false, error }, error);
+    assert.deepEqual(await startConversation(uncachedChat(store), amina, input, LIMITS), { ok: false, error }, error);
   assert.equal(await store.repos.conversations.findOpen(LISTINGS.bike, USERS.amina, USERS.youssef), undefined);
 });
 
 it('counts characters as code points: 20 emoji fit a limit of 20', async (t) => {
   const store = await marketplaceStore(t);
   const amina = await user(store, USERS.amina);
-  assert.equal((await startConversation(chat(store), amina, say('😀'.repeat(20)), LIMITS)).ok, true);
+  assert.equal((await startConversation(uncachedChat(store), amina, say('😀'.repeat(20)), LIMITS)).ok, true);
 });
 
 it("one buyer's concurrent starts about one listing share one conversation", async (t) => {
   const store = await marketplaceStore(t);
   const sara = await user(store, USERS.sara);
-  const results = await Promise.all(Array.from({ length: 10 }, (_, i) => startConversation(chat(store), sara, say(`hi ${i}`), LIMITS)));
+  const results = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => startConversation(uncachedChat(store), sara, say(`hi ${i}`), LIMITS)),
+  );
   const ids = new Set(results.map((r) => (r.ok ? r.value.conversation.id : -1)));
   assert.equal(ids.size, 1);
   assert.ok(!ids.has(-1));

@@ -11,14 +11,13 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpers/database.js';
 import { openStore, type Store } from '../../../src/store/index.js';
-import { openMarketplaceStore } from '../../helpers/store.js';
+import { openMarketplaceStore, uncachedChat } from '../../helpers/store.js';
 import { writerLock } from '../../../src/store/postgres/transaction.js';
 import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
 import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
 import { startConversation } from '../../../src/domain/chat/conversation.js';
-import type { User } from '../../../src/domain/model.js';
 
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
@@ -302,9 +301,9 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     const disable = (ids: number[]) =>
       other.query('update users set disabled = (id = any($1::bigint[]))::int where id = any($2)', [ids, both]);
     try {
+      const moderation = (repos: Store['repos']) => repos.moderation!;
       for (const closed of [[], [USERS.sara], [USERS.amina], both]) {
         await disable(closed);
-        const moderation = (repos: Store['repos']) => repos.moderation!;
         const plain = await store.transaction((repos) => moderation(repos).closedAmong(both), USERS.sara);
         const inConversation = await store.transaction((repos) => moderation(repos).closedInConversation!(conversation), USERS.sara);
         // Sara and the owner of amina's chair.
@@ -344,8 +343,8 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         assert.match(sent[3]!, /commit$/);
         // A start: the listing and who of the caller and its owner is closed, in BEGIN's message.
         const sara = (await one.repos.users.findById(USERS.sara))!;
-        const chat = { uow: one, findUser: (id: number, load: (id: number) => Promise<User | undefined>) => load(id) };
-        const start = () => startConversation(chat, sara, { listingId: LISTINGS.aminasOwn, text: 'hi', files: [], tempId: null }, LIMITS);
+        const start = () =>
+          startConversation(uncachedChat(one), sara, { listingId: LISTINGS.aminasOwn, text: 'hi', files: [], tempId: null }, LIMITS);
         assert.ok((await start()).ok); // prepares its statements on the connection
         sent.length = 0;
         assert.ok((await start()).ok);
