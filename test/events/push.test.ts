@@ -111,11 +111,13 @@ describe('push-notification/register', () => {
     assert.equal((await register(t, USERS.youssef, { push_token: token('tablet') })).statusCode, 200);
     assert.deepEqual(await devices.tokensOf(USERS.youssef), [token('tablet')]);
 
-    // A session that expired no longer holds its device.
-    const brief = { authorization: `Bearer ${t.token(USERS.amina, { ttl: 1 })}`, 'x-api-key': t.apiKey };
+    // A session that expired no longer holds its device. Its `exp` is in whole seconds, so a 2 s
+    // token lives more than 1 s (time for the 409) and has ended by the next second but one.
+    const brief = { authorization: `Bearer ${t.token(USERS.amina, { ttl: 2 })}`, 'x-api-key': t.apiKey };
+    const endedBy = (Math.floor(Date.now() / 1000) + 2) * 1000;
     assert.equal((await t.post(REGISTER, { push_token: token('old-phone') }, brief)).statusCode, 200);
     assert.equal((await register(t, USERS.youssef, { push_token: token('old-phone') })).statusCode, 409);
-    await sleep(2100);
+    await sleep(endedBy - Date.now() + 50);
     assert.equal((await register(t, USERS.youssef, { push_token: token('old-phone') })).statusCode, 200);
     assert.deepEqual(await devices.tokensOf(USERS.amina), [token('phone')]);
   });
