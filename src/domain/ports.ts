@@ -113,6 +113,13 @@ export interface MessageRepository {
 export interface EventRecorder {
   /** `userId`: whose event it is (whose stream carries it). */
   record(userId: number, event: DomainEvent, at: number): Promise<void>;
+  /**
+   * Holds the user's log until the transaction ends. A read made after it sees what every other
+   * unit of work that logs for the user has committed, and what it logs next follows their events:
+   * so a count read after it is never logged before an older one. Absent where write transactions
+   * run one at a time (SQLite).
+   */
+  hold?(userId: number): Promise<void>;
 }
 
 /** Reports (listing/report, my/chat/report), written in the unit of work with their webhook event. */
@@ -285,6 +292,9 @@ export interface UnitOfWork {
    * Given a `writer`, one user's transactions with that writer run one at a time: on PostgreSQL the
    * transaction locks the user's row with its first statement, before it (FOR NO KEY UPDATE, across
    * instances); on SQLite every write transaction already holds the database's one write lock.
+   *
+   * What fn asks of its repositories without waiting in between runs in the order asked where a
+   * use case relies on it: an unread count asked for with an append counts the new message.
    */
   transaction<T>(fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
 }

@@ -21,7 +21,7 @@ import {
   type StartConversationInput,
 } from './common.js';
 import { closedParticipant, closedSide } from '../moderation.js';
-import { recordNewMessage } from './events.js';
+import { appendMessage, recordNewMessage } from './events.js';
 import { blockedEitherWay, startBlocked } from '../privacy/common.js';
 
 /** Where a start reads and writes. */
@@ -63,7 +63,8 @@ async function storedRetry(
   return tempId === null || opened.created ? undefined : repos.messages.findByTempId(opened.conversation.id, callerId, tempId);
 }
 
-async function appendMessage(
+/** The caller's message, appended unless `stored` is its retry's (appendMessage: with its reader's unread count). */
+async function appendUnlessStored(
   repos: Repositories,
   opened: { conversation: Conversation; created: boolean },
   stored: Message | undefined,
@@ -72,9 +73,11 @@ async function appendMessage(
   now: number,
 ) {
   const { conversation } = opened;
-  if (stored) return { message: stored, conversation, isRetry: true };
-  const message = await repos.messages.append(newMessage(conversation.id, callerId, input, now));
-  return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, isRetry: false };
+  if (stored) return { message: stored, conversation, appended: undefined };
+  const reader = otherParticipant(conversation, callerId);
+  const appended = await appendMessage(repos, newMessage(conversation.id, callerId, input, now), reader);
+  const { message } = appended;
+  return { message, conversation: { ...conversation, lastMessageId: message.id, updatedAt: now }, appended };
 }
 
 export async function startConversation(
@@ -118,7 +121,8 @@ export async function startConversation(
       storedRetry(repos, opened, caller.id, input.tempId),
       opened.created ? 0 : repos.conversations.unreadFrom(opened.conversation.id, otherParty),
     ]);
-    const { message, conversation, isRetry } = await appendMessage(repos, opened, stored, caller.id, input, now);
+    const { message, conversation, appended } = await appendUnlessStored(repos, opened, stored, caller.id, input, now);
+    const isRetry = appended === undefined;
     const lastMessage =
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id
         ? ((await repos.messages.findById(conversation.lastMessageId)) ?? message)
@@ -126,9 +130,9 @@ export async function startConversation(
     const value = { conversation, listing, sender: caller, recipient, message, lastMessage, unreadCount };
     // A retry stored nothing: it caused nothing. The recipient sees the new conversation with its
     // one unread message, then the message itself, once (the plugin sends the first one twice).
-    if (!isRetry && repos.events) {
+    if (appended && repos.events) {
       if (opened.created) await repos.events.record(otherParty, { type: 'conversation.new', started: { ...value, unreadCount: 1 } }, now);
-      await recordNewMessage(repos, message, otherParty, now);
+      await recordNewMessage(repos, appended, otherParty, now);
     }
     return { ok: true, value } as const;
   }, caller.id);

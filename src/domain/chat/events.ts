@@ -1,17 +1,52 @@
 /** The events the chat's use cases record, inside their transactions (domain/events.ts). */
-import type { Message } from '../model.js';
-import type { Repositories } from '../ports.js';
+import type { Message, NewMessage } from '../model.js';
+import type { EventRecorder, Repositories } from '../ports.js';
 
-/** A stored message: `message.new` for its reader, then their unread count in the conversation. */
-export async function recordNewMessage(repos: Repositories, message: Message, readerId: number, at: number): Promise<void> {
-  if (!repos.events) return;
+/**
+ * How many messages of `senderId` in the conversation `readerId` has not read, read once the
+ * reader's log is held (EventRecorder.hold): a unit of work changing that count and logging it at
+ * the same time then logs before this one, so the `conversation.unread` logged last is the count
+ * that holds. Both asked together: a database may send them in one round trip.
+ */
+async function heldUnreadCount(repos: Repositories, events: EventRecorder, readerId: number, conId: number, senderId: number) {
+  const [, count] = await Promise.all([events.hold?.(readerId), repos.conversations.unreadFrom(conId, senderId)]);
+  return count;
+}
+
+/** A stored message, and when events are recorded its reader's unread count after it (recordNewMessage's). */
+export interface AppendedMessage {
+  message: Message;
+  unread: number | undefined;
+}
+
+/**
+ * Appends the message. With events, its reader's unread count is asked for with it, after it in
+ * the order asked (UnitOfWork): it counts the new message, and costs no round trip of its own.
+ */
+export async function appendMessage(repos: Repositories, message: NewMessage, readerId: number): Promise<AppendedMessage> {
+  if (!repos.events) return { message: await repos.messages.append(message), unread: undefined };
+  const [stored, unread] = await Promise.all([
+    repos.messages.append(message),
+    heldUnreadCount(repos, repos.events, readerId, message.conId, message.sourceId),
+  ]);
+  return { message: stored, unread };
+}
+
+/** A message appendMessage stored: `message.new` for its reader, then their unread count in the conversation. */
+export async function recordNewMessage(
+  repos: Repositories,
+  { message, unread }: AppendedMessage,
+  readerId: number,
+  at: number,
+): Promise<void> {
+  if (!repos.events || unread === undefined) return;
   await repos.events.record(readerId, { type: 'message.new', message }, at);
-  await recordUnread(repos, readerId, message.conId, message.sourceId, at);
+  await repos.events.record(readerId, { type: 'conversation.unread', userId: readerId, conversationId: message.conId, count: unread }, at);
 }
 
 /** `conversation.unread`: how many messages of `senderId` in the conversation `userId` has not read. */
 export async function recordUnread(repos: Repositories, userId: number, conId: number, senderId: number, at: number): Promise<void> {
   if (!repos.events) return;
-  const count = await repos.conversations.unreadFrom(conId, senderId);
+  const count = await heldUnreadCount(repos, repos.events, userId, conId, senderId);
   await repos.events.record(userId, { type: 'conversation.unread', userId, conversationId: conId, count }, at);
 }

@@ -11,7 +11,7 @@ import {
   type StartConversationError,
 } from './common.js';
 import { closedParticipant, closedSide } from '../moderation.js';
-import { recordNewMessage, recordUnread } from './events.js';
+import { appendMessage, recordNewMessage, recordUnread } from './events.js';
 import { blockedEitherWay } from '../privacy/common.js';
 
 export interface SendMessageInput {
@@ -59,9 +59,9 @@ export async function sendMessage(
     if (closed) return { ok: false, error: 'user_closed' };
     if (blocked) return { ok: false, error: 'blocked' };
     if (stored) return { ok: true, value: stored };
-    const message = await repos.messages.append(newMessage(input.conId, senderId, input, now));
-    await recordNewMessage(repos, message, other, now);
-    return { ok: true, value: message };
+    const appended = await appendMessage(repos, newMessage(input.conId, senderId, input, now), other);
+    await recordNewMessage(repos, appended, other, now);
+    return { ok: true, value: appended.message };
   }, senderId);
 }
 

@@ -84,6 +84,8 @@ export interface EventWrites {
   queuePush(userId: number, messageId: number, payload: string, at: number): Promise<void>;
   /** The new message in its recipient's pending mail about the conversation, due at `dueAt` when new (mail.ts). */
   queueMail(userId: number, conId: number, messageId: number, at: number, dueAt: number): Promise<void>;
+  /** EventRecorder.hold: locks the user's sequence row; absent where one write transaction runs at a time. */
+  holdLog?(userId: number): Promise<void>;
 }
 
 /**
@@ -100,7 +102,9 @@ export function recordEvents(
   push = false,
   mail?: MailQueueing,
 ): EventRecorder {
+  const holdLog = writes.holdLog;
   return {
+    ...(holdLog && { hold: (userId: number) => holdLog(userId) }),
     async record(userId: number, event: DomainEvent, at: number) {
       const toStream = streamed.has(event.type);
       // A favourite without webhooks leaves nothing: the toggle's path pays for no JSON.
@@ -117,16 +121,23 @@ export function recordEvents(
   };
 }
 
+/** How a database writes a user's log: an event, and (EventWrites.holdLog) the lock on it. */
+export interface LogWrites {
+  logEvent: LogEvent;
+  holdLog?: (run: QueryRunner, userId: number) => Promise<void>;
+}
+
 /** The EventRecorder over a transaction's runner (SQLite, PostgreSQL); push.ts writes the push row. */
 export function eventRecorder(
   run: QueryRunner,
-  logEvent: LogEvent,
+  { logEvent, holdLog }: LogWrites,
   webhookUrls: readonly string[],
   recorded?: (userId: number) => void,
   push = false,
   mail?: MailQueueing,
 ): EventRecorder {
   const writes: EventWrites = {
+    ...(holdLog && { holdLog: (userId: number) => holdLog(run, userId) }),
     logEvent: (userId, type, payload, at) => logEvent(run, userId, type, payload, at),
     queueWebhooks: (messageId, urls, userId, type, payload, at) => queueWebhooks(run, messageId, urls, userId, type, payload, at),
     queuePush: (userId, messageId, payload, at) => queuePush(run, userId, messageId, payload, at),

@@ -22,6 +22,10 @@ const q = {
     (ctx, _variant, userId: number) =>
       sql`insert into ${T(ctx.t.soukEventSequences)} (user_id, seq) values (${userId}, 1) on duplicate key update seq = seq + 1`,
   ),
+  // EventRecorder.hold: the lock nextSeq's update takes (a user without a row has nothing logged to overtake).
+  holdSeq: statement(
+    (ctx, _variant, userId: number) => sql`select seq from ${T(ctx.t.soukEventSequences)} where user_id = ${userId} for update`,
+  ),
   // Under READ COMMITTED the select reads the row as this transaction left it (it holds the lock).
   insertEvent: statement(
     (ctx, _variant, userId: number, type: string, payload: string, at: number) =>
@@ -50,6 +54,10 @@ export function mysqlEventRecorder(
   o: { webhookUrls: readonly string[]; push: boolean; mail?: MailQueueing | undefined; recorded: (userId: number) => void },
 ): EventRecorder {
   const writes: EventWrites = {
+    async holdLog(userId) {
+      await enter();
+      await q.holdSeq(db, ctx, '', userId);
+    },
     async logEvent(userId, type, payload, at) {
       await enter();
       await q.nextSeq(db, ctx, '', userId);

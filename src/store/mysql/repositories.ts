@@ -421,6 +421,34 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     const takeLock = scope !== undefined && scope.writer === userId ? scope.enterTakingLock() : (await enter(), false);
     return { row: await favouritesRow(db, ctx, userId, takeLock ? 'writer-and-row' : 'row') };
   }
+  /** The message inserted, made its conversation's last, and its temp_id kept. */
+  async function append(m: NewMessage): Promise<Message> {
+    await enter();
+    const chat = await ctx.chat();
+    const variant = formKey(chat);
+    const c = await clock();
+    const local = c.local(m.createdAt);
+    const text = siteText(m.text);
+    const files = m.attachments === null ? null : siteAttachments(m.attachments);
+    const attachments = files === null ? null : JSON.stringify(files);
+    const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
+    const id = Number(inserted.insertId);
+    await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
+    if (m.tempId !== null) await write(q.insertTempId.compiled(ctx, '', id, m.conId, m.sourceId, m.tempId));
+    return {
+      id,
+      conId: m.conId,
+      sourceId: m.sourceId,
+      text,
+      type: m.type,
+      attachments: chat.messageDetails ? files : null,
+      isRead: false,
+      tempId: m.tempId,
+      createdAt: c.epoch(local),
+    };
+  }
+  /** The appends asked for so far in the unit (unreadFrom waits for them). */
+  let appending: Promise<unknown> = Promise.resolve();
   // In a writer's unit of work, the block checks ride on the statements the chat sends anyway (blocks.ts).
   const prefetch: BlockPrefetch =
     scope?.writer !== undefined
@@ -515,6 +543,8 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         return { conversation, listing: found, unreadCount: Number(row.unread ?? 0) };
       },
       async unreadFrom(conId, senderId) {
+        // Asked with an append, it counts the new message (UnitOfWork): the append takes more turns to send its insert.
+        await appending;
         await enter();
         return Number((await q.unreadFrom(db, ctx, '', conId, senderId)).rows[0]?.n ?? 0);
       },
@@ -563,30 +593,10 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         const [row] = (await q.messageById(db, ctx, await form(), id)).rows;
         return row && toMessage(row, await clock());
       },
-      async append(m: NewMessage) {
-        await enter();
-        const chat = await ctx.chat();
-        const variant = formKey(chat);
-        const c = await clock();
-        const local = c.local(m.createdAt);
-        const text = siteText(m.text);
-        const files = m.attachments === null ? null : siteAttachments(m.attachments);
-        const attachments = files === null ? null : JSON.stringify(files);
-        const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
-        const id = Number(inserted.insertId);
-        await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
-        if (m.tempId !== null) await write(q.insertTempId.compiled(ctx, '', id, m.conId, m.sourceId, m.tempId));
-        return {
-          id,
-          conId: m.conId,
-          sourceId: m.sourceId,
-          text,
-          type: m.type,
-          attachments: chat.messageDetails ? files : null,
-          isRead: false,
-          tempId: m.tempId,
-          createdAt: c.epoch(local),
-        };
+      append(m: NewMessage) {
+        const appended = append(m);
+        appending = appended.catch(() => undefined);
+        return appended;
       },
       async pageOf(conId, afterId, offset, limit) {
         await enter();

@@ -112,6 +112,14 @@ const openOrCreateConversation = prepare((db, listingId: number, senderId: numbe
 );
 
 /**
+ * EventRecorder.hold: the lock logEvent's update takes. A user without a row is not held: nothing
+ * has been logged for them yet, so there is no count of theirs to overtake.
+ */
+const holdLog = prepare((db, userId: number) =>
+  db.selectFrom('event_sequences').select('seq').where('user_id', '=', userId).forNoKeyUpdate(),
+);
+
+/**
  * Numbers the user's next event, stores it and rings the user's doorbell, in one statement. The
  * sequence row stays locked until the transaction commits, so one user's events commit in number
  * order; pg_notify is delivered to every instance's listener (event-signals.ts) only at the commit,
@@ -187,8 +195,13 @@ export const postgresRepositories = (
     // Nobody reads what the event log and the outboxes answer: their writes go with the next message.
     eventRecorder(
       writesLater(run),
-      async (r, userId, type, payload, at) => {
-        await logEvent(r, userId, type, payload, at);
+      {
+        logEvent: async (r, userId, type, payload, at) => {
+          await logEvent(r, userId, type, payload, at);
+        },
+        holdLog: async (r, userId) => {
+          await holdLog(r, userId);
+        },
       },
       webhookUrls,
       undefined,

@@ -83,4 +83,4 @@ export const sqliteRepositories = (
   push = false,
   mail?: MailQueueing,
 ): Repositories =>
-  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, logEventInTwoStatements, webhookUrls, recorded, push, mail));
+  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, { logEvent: logEventInTwoStatements }, webhookUrls, recorded, push, mail));

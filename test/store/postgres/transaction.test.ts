@@ -15,6 +15,7 @@ import { openMarketplaceStore, uncachedChat } from '../../helpers/store.js';
 import { writerLock } from '../../../src/store/postgres/transaction.js';
 import { executeText, quoted } from '../../../src/store/postgres/transaction-runner.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
+import { until } from '../../helpers/until.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
 import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
 import { startConversation } from '../../../src/domain/chat/conversation.js';
@@ -325,7 +326,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it('sends a message in four messages (the conversation with its checks, the append, the count, COMMIT); a start asks for the listing with its check, a read for the conversation with the message', async () => {
+  it("sends a message in three messages (the conversation with its checks; the append with the reader's count; the events with COMMIT); a start asks for the listing with its check, a read for the conversation with the message", async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
       const conId = await store.transaction(
@@ -338,9 +339,11 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       await observingQueries(async (sent) => {
         const reply = await send();
         assert.ok(reply.ok && reply.value.tempId === '2', JSON.stringify(reply));
-        assert.equal(sent.length, 4, sent.join('\n'));
+        assert.equal(sent.length, 3, sent.join('\n'));
         assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){3}$/);
-        assert.match(sent[3]!, /commit$/);
+        // The reader's log held, the message appended, their unread count: one message.
+        assert.match(sent[1]!, /^execute souk_\d+\(\d+\); execute souk_\d+\(.*\$souk\$hi\$souk\$.*\); execute souk_\d+\(\d+, \d+, 0\)$/);
+        assert.match(sent[2]!, /conversation\.unread.*"count":2\}\$souk\$, \d+\); commit$/);
         // A start: the listing and who of the caller and its owner is closed, in BEGIN's message.
         const sara = (await one.repos.users.findById(USERS.sara))!;
         const start = () =>
@@ -358,6 +361,35 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     } finally {
       await one.close();
     }
+  });
+
+  it("counts a read receipt's unread messages once the reader's log is free: one logged for them meanwhile is counted, and its count is not the last", async () => {
+    const { amina, youssef } = USERS;
+    const conId = await store.transaction(async (repos) => (await repos.conversations.create(LISTINGS.table, youssef, amina, 5)).id);
+    const first = await sendMessage(store, youssef, { conId, listingId: null, text: 'one', files: [], tempId: null }, LIMITS);
+    assert.ok(first.ok);
+    // Another message from Youssef, halfway through its unit of work: stored, Amina's log held, not committed.
+    await other.query('begin');
+    await other.query(`insert into messages (con_id, source_id, message, type, is_read, created_at) values ($1, $2, 'two', 'text', 0, 6)`, [
+      conId,
+      youssef,
+    ]);
+    await other.query('select seq from event_sequences where user_id = $1 for no key update', [amina]);
+    const read = markRead(store, amina, conId, first.value.id);
+    const watcher = new pg.Client({ connectionString: database.url });
+    await watcher.connect();
+    try {
+      const waiting = `select count(*)::int as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'`;
+      await until(async () => (await watcher.query<{ n: number }>(waiting)).rows[0]!.n > 0);
+    } finally {
+      await watcher.end();
+    }
+    await other.query('commit');
+    assert.deepEqual(await read, { ok: true, changed: true });
+    const counts = (await store.eventLog!.after(amina, 0, 100))
+      .filter((e) => e.type === 'conversation.unread')
+      .map((e) => (JSON.parse(e.payload) as { count: number }).count);
+    assert.equal(counts.at(-1), 1, `'two' is unread (counts logged: ${counts.join(', ')})`);
   });
 
   it("opens or creates a start's conversation in one statement, as findOpen then create do", async () => {
