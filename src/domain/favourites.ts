@@ -1,6 +1,6 @@
 /** Favourites: toggle a listing in the caller's list (interface rules 1-2, D5), and list them (docs/routes.md). */
 import type { ShownListing, User } from './model.js';
-import type { FavouriteListRepository, UnitOfWork } from './ports.js';
+import type { FavouriteListRepository, Repositories, UnitOfWork } from './ports.js';
 
 export type ToggleFavouriteResult = { ok: true; favouriteIds: number[] } | { ok: false; error: 'listing_not_found' };
 
@@ -10,15 +10,19 @@ export async function toggleFavourite(
   listingId: number,
   now: number = Date.now(),
 ): Promise<ToggleFavouriteResult> {
-  // The caller as writer: one user's toggles run one at a time, so none is lost and no id is listed twice.
-  return uow.transaction(async (repos) => {
+  const toggle = async (repos: Repositories): Promise<ToggleFavouriteResult> => {
     const favouriteIds = await repos.favourites.toggle(userId, listingId, now);
-    if (!favouriteIds) return { ok: false, error: 'listing_not_found' } as const;
+    if (!favouriteIds) return { ok: false, error: 'listing_not_found' };
     const type = favouriteIds.includes(listingId) ? 'favourite.added' : 'favourite.removed';
     await repos.events?.record(userId, { type, userId, listingId }, now);
-    return { ok: true, favouriteIds } as const;
-  }, userId);
+    return { ok: true, favouriteIds };
+  };
+  // The caller as writer: one user's toggles run one at a time, so none is lost and no id is listed twice.
+  // One statement, then only its event: a store may run it alone.
+  return uow.alone ? uow.alone(FAVOURITE_EVENTS, toggle, userId) : uow.transaction(toggle, userId);
 }
+
+const FAVOURITE_EVENTS = ['favourite.added', 'favourite.removed'] as const;
 
 export interface FavouriteListDeps {
   favourites: FavouriteListRepository;

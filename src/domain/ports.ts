@@ -297,6 +297,13 @@ export interface UnitOfWork {
    * use case relies on it: an unread count asked for with an append counts the new message.
    */
   transaction<T>(fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
+  /**
+   * `transaction`, for fn that asks for one statement and, after its answer, records only events
+   * of `types`. Where recording those leaves nothing in the database (no stream carries them, no
+   * webhook is configured), a store may send the writer's lock and the statement as a transaction
+   * of their own, in one message, with no COMMIT to wait for (PostgreSQL).
+   */
+  alone?<T>(types: readonly EventType[], fn: (repos: Repositories) => Promise<T>, writer?: number): Promise<T>;
 }
 
 /** Admin writes: the catalog import and listing removal. */

@@ -88,6 +88,11 @@ export interface EventWrites {
   holdLog?(userId: number): Promise<void>;
 }
 
+/** Whether recording an event of this type writes anything: its user's log (the streamed types), or the webhooks' outbox. */
+export function leavesRows(type: EventType, webhookUrls: readonly string[]): boolean {
+  return streamed.has(type) || webhookUrls.length > 0;
+}
+
 /**
  * The use cases' EventRecorder over a database's writes: the user's log for the streamed
  * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
@@ -106,12 +111,11 @@ export function recordEvents(
   return {
     ...(holdLog && { hold: (userId: number) => holdLog(userId) }),
     async record(userId: number, event: DomainEvent, at: number) {
-      const toStream = streamed.has(event.type);
       // A favourite without webhooks leaves nothing: the toggle's path pays for no JSON.
-      if (!toStream && webhookUrls.length === 0) return;
+      if (!leavesRows(event.type, webhookUrls)) return;
       const payload = JSON.stringify(event);
       if (webhookUrls.length > 0) await writes.queueWebhooks(`msg_${randomUUID()}`, webhookUrls, userId, event.type, payload, at);
-      if (!toStream) return;
+      if (!streamed.has(event.type)) return;
       await writes.logEvent(userId, event.type, payload, at);
       recorded?.(userId);
       if (push && event.type === 'message.new') await writes.queuePush(userId, event.message.id, payload, at);

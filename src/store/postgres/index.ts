@@ -5,7 +5,7 @@
  */
 import { fileReferences } from '../common/file-references.js';
 import { Kysely, PostgresDialect } from 'kysely';
-import { eventLog, webhookOutbox } from '../common/events.js';
+import { eventLog, leavesRows, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
 import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
@@ -27,15 +27,17 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
   const listingCache = new ListingCache();
   const named = opts.preparedStatements ?? true;
   const signals = new PostgresEventSignals(url);
+  const transaction = postgresTransaction(db, pool, { named, join: named && (opts.joinStatements ?? true) }, (run, writer) =>
+    postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer),
+  );
   return {
     ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS)),
     dialect: 'postgres',
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
-    transaction: postgresTransaction(db, pool, { named, join: named && (opts.joinStatements ?? true) }, (run, writer) =>
-      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer),
-    ),
+    transaction: (fn, writer) => transaction(fn, writer),
+    alone: (types, fn, writer) => transaction(fn, writer, !types.some((type) => leavesRows(type, opts.webhookUrls ?? []))),
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),

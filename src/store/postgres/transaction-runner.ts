@@ -105,17 +105,24 @@ export class TransactionRunner implements QueryRunner {
   private gathered: Gathered[] = [];
   /** The statements asked for in the job that began the transaction, until BEGIN's message leaves. */
   private opening: Gathered<string | undefined>[] | undefined;
+  /** With `alone`: the unit's one statement went with the lock as a transaction of its own, now ended. */
+  private ended = false;
+  private readonly alone: boolean;
 
   constructor(
     db: Kysely<Database>,
     private readonly client: PoolClient,
-    /** `join` only with `named` (postgres/index.ts): an EXECUTE needs a statement by its name. */
-    { named, join }: { named: boolean; join: boolean },
+    /**
+     * `join` only with `named` (postgres/index.ts): an EXECUTE needs a statement by its name.
+     * `alone`: the unit asks for one statement and nothing after its answer (UnitOfWork.alone).
+     */
+    { named, join, alone = false }: { named: boolean; join: boolean; alone?: boolean },
     private readonly lock: WriterLock | undefined,
-    /** Told of the results of BEGIN's message: [begin, lock?, the statements that went with it]. */
-    private readonly onBegun: (results: PgResult[]) => void,
+    /** Told of the lock's result, once the first message is answered. */
+    private readonly onLocked: (lock: PgResult | undefined) => void,
   ) {
     this.db = db;
+    this.alone = alone;
     this.inner = postgresRunner(db, client, named);
     if (join) {
       this.prepared = preparedOn.get(client) ?? new Set();
@@ -146,6 +153,7 @@ export class TransactionRunner implements QueryRunner {
 
   /** Holds a write whose result nobody reads for the next message; false when it must go now. */
   later(query: CompiledQuery, name: string | undefined): boolean {
+    this.refuseAfterEnd(this.ended ? 1 : 0);
     if (!this.ready) return false;
     const text = this.written(query, name);
     if (text === undefined) return false;
@@ -153,10 +161,11 @@ export class TransactionRunner implements QueryRunner {
     return true;
   }
 
-  /** COMMIT, with the writes still waiting. Nothing when the transaction never began. */
+  /** COMMIT, with the writes still waiting. Nothing when the transaction never began, or ended with its one statement. */
   async commit(): Promise<void> {
     if (!this.started) return;
     await this.begun;
+    if (this.ended) return;
     await this.client.query(this.take(['commit']));
   }
 
@@ -169,7 +178,12 @@ export class TransactionRunner implements QueryRunner {
     this.waiting = [];
     if (!this.started) return;
     await this.begun;
-    await this.client.query('rollback');
+    if (!this.ended) await this.client.query('rollback');
+  }
+
+  /** A unit that said it was one statement asked for more: a fault in the code, never sent. */
+  private refuseAfterEnd(statements: number): void {
+    if (statements > 0) throw new Error('a unit of work run alone asked for a statement after its one statement');
   }
 
   private readonly quote = (s: string) => quoted(s, this.client);
@@ -191,6 +205,7 @@ export class TransactionRunner implements QueryRunner {
    * result; else sends what waits alone and returns undefined: the query is still to run.
    */
   private async sendWithWaiting(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
+    this.refuseAfterEnd(this.ended ? 1 : 0);
     if (!this.begun || this.opening) return this.open(query, name, arrays);
     if (!this.ready) await this.begun;
     const text = this.written(query, name);
@@ -254,13 +269,24 @@ export class TransactionRunner implements QueryRunner {
       texts.push(text);
     }
     const lock = this.lock && (this.written(this.lock.query, this.lock.name) ?? this.lock.text);
+    // Alone and written out: the lock and the statement, one message without BEGIN, are one
+    // transaction, committed when the message ends (rolled back on an error). Else the plain way.
+    const alone = this.alone && opening.length === 1 && texts.length === 1;
+    this.ended = alone;
     let results: PgResult[];
     try {
-      results = await this.simple(['begin', lock, ...texts].filter((t) => t !== undefined).join('; '), opening[0]!.arrays);
+      results = await this.simple(
+        [alone ? undefined : 'begin', lock, ...texts].filter((t) => t !== undefined).join('; '),
+        opening[0]!.arrays,
+      );
       this.ready = true;
-      this.onBegun(results);
-      // The lock went as text: prepared now (it locks the row again, which this transaction holds), an EXECUTE next time.
-      if (this.lock && this.prepared && !this.prepared.has(this.lock.name)) await this.execute(this.lock.query, this.lock.name);
+      this.onLocked(lock === undefined ? undefined : results[results.length - texts.length - 1]);
+      // The lock went as text: prepared now (it locks the row again, which this transaction holds, or
+      // none once ended: then it only prepares), an EXECUTE next time.
+      if (this.lock && this.prepared && !this.prepared.has(this.lock.name)) {
+        await this.inner.execute(this.lock.query, this.lock.name);
+        this.prepared.add(this.lock.name);
+      }
     } catch (error) {
       for (const statement of opening) statement.fail(error);
       return;

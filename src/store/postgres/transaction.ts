@@ -4,7 +4,7 @@
  */
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { Pool } from 'pg';
-import type { Repositories, UnitOfWork } from '../../domain/ports.js';
+import type { Repositories } from '../../domain/ports.js';
 import { TransactionRunner, type WriterLock } from './transaction-runner.js';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
@@ -29,6 +29,9 @@ export function writerLock(writer: number): WriterLock {
   };
 }
 
+/** UnitOfWork's transaction; with `alone`, fn asks for one statement and writes nothing after it (UnitOfWork.alone). */
+export type PostgresTransaction = <T>(fn: (repos: Repositories) => Promise<T>, writer?: number, alone?: boolean) => Promise<T>;
+
 /**
  * Each transaction runs on a client of its own from the pool, its statements through pg
  * (runner.ts). A client whose ROLLBACK failed is dropped by the pool, not handed on.
@@ -39,14 +42,14 @@ export function postgresTransaction(
   /** Named statements (runner.ts); with `join`, run by EXECUTE inside other statements' messages (transaction-runner.ts). */
   statements: { named: boolean; join: boolean },
   repositories: (run: QueryRunner, writer: WriterBlocks | undefined) => Repositories,
-): UnitOfWork['transaction'] {
-  return async (fn, writer) => {
+): PostgresTransaction {
+  return async (fn, writer, alone = false) => {
     const client = await pool.connect();
     // Unknown until the lock's row says: until then, the block checks run.
     const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
-    const run = new TransactionRunner(db, client, statements, writer === undefined ? undefined : writerLock(writer), (results) => {
-      // With a writer, the lock's row is the second result: [begin, lock, statements...].
-      const row = results[1]?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
+    const lock = writer === undefined ? undefined : writerLock(writer);
+    const run = new TransactionRunner(db, client, { ...statements, alone }, lock, (locked) => {
+      const row = locked?.rows[0] as { blocks?: unknown } | unknown[] | undefined;
       const blocks = Array.isArray(row) ? row[1] : row?.blocks;
       // A block this unit of work wrote before its first statement has made the writer a party already.
       if (known && known.party === undefined && blocks !== undefined && blocks !== null) known.party = Number(blocks) !== 0;

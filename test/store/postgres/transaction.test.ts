@@ -226,23 +226,41 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it("toggles a favourite in two messages, the listing's check in the toggle's own statement", async () => {
-    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+  it("toggles a favourite in one message, the writer's lock and the toggle a transaction of their own; with webhooks, in two", async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1, statementTimeoutMs: 300 });
+    const hooked = openStore(database.url, { ...OPTIONS, poolSize: 1, webhookUrls: ['http://127.0.0.1:9/hook'] });
     try {
-      const toggle = (listingId: number) => toggleFavourite(one, USERS.youssef, listingId);
-      await toggle(LISTINGS.table); // prepares the statements on the connection
+      const toggle = (on: Store, listingId: number) => toggleFavourite(on, USERS.youssef, listingId);
+      await toggle(one, LISTINGS.table); // prepares the statements on the connection
+      await toggle(hooked, LISTINGS.table);
       await observingQueries(async (sent) => {
-        assert.deepEqual(await toggle(LISTINGS.table), { ok: true, favouriteIds: [] });
+        // No BEGIN, no COMMIT: one message's statements are one transaction. The listing's check is in the toggle's statement.
+        assert.deepEqual(await toggle(one, LISTINGS.table), { ok: true, favouriteIds: [LISTINGS.table] });
+        assert.equal(sent.length, 1, sent.join('\n'));
+        assert.match(sent[0]!, /^execute souk_writer_lock\(\d+\); execute souk_\d+\([^)]*\)$/);
+        sent.length = 0;
+        assert.deepEqual(await toggle(one, LISTINGS.trashed), { ok: false, error: 'listing_not_found' });
+        assert.equal(sent.length, 1, sent.join('\n'));
+        // With a webhook receiver the toggle records its event: BEGIN, then COMMIT with the outbox row.
+        sent.length = 0;
+        assert.deepEqual(await toggle(hooked, LISTINGS.table), { ok: true, favouriteIds: [] });
         assert.equal(sent.length, 2, sent.join('\n'));
         assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\); execute souk_\d+\(/);
-        assert.match(sent[1]!, /commit$/);
-        sent.length = 0;
-        assert.deepEqual(await toggle(LISTINGS.trashed), { ok: false, error: 'listing_not_found' });
-        assert.equal(sent.length, 2, sent.join('\n'));
+        assert.match(sent[1]!, /favourite\.removed.*; commit$/);
       });
-      assert.deepEqual(await one.repos.favourites.listIds(USERS.youssef), []);
+      // Another connection holds Youssef's row past the statement timeout: the toggle fails, and
+      // leaves no transaction open on the pool's one connection.
+      await other.query('begin');
+      await other.query('select id from users where id = $1 for no key update', [USERS.youssef]);
+      await assert.rejects(toggle(one, LISTINGS.table), /statement timeout/);
+      await other.query('rollback');
+      const { rows } = await sql<{ fresh: boolean }>`select now() = statement_timestamp() as fresh`.execute(one.db);
+      assert.deepEqual(rows, [{ fresh: true }]);
+      assert.deepEqual(await toggle(one, LISTINGS.table), { ok: true, favouriteIds: [LISTINGS.table] });
+      assert.equal(await lockFree(USERS.youssef), true);
+      assert.deepEqual(await one.repos.favourites.listIds(USERS.youssef), [LISTINGS.table]);
     } finally {
-      await one.close();
+      await Promise.all([one.close(), hooked.close()]);
     }
   });
 
