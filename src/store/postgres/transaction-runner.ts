@@ -153,7 +153,7 @@ export class TransactionRunner implements QueryRunner {
 
   /** Holds a write whose result nobody reads for the next message; false when it must go now. */
   later(query: CompiledQuery, name: string | undefined): boolean {
-    this.refuseAfterEnd(this.ended ? 1 : 0);
+    this.refuseAfterEnd();
     if (!this.ready) return false;
     const text = this.written(query, name);
     if (text === undefined) return false;
@@ -181,9 +181,9 @@ export class TransactionRunner implements QueryRunner {
     if (!this.ended) await this.client.query('rollback');
   }
 
-  /** A unit that said it was one statement asked for more: a fault in the code, never sent. */
-  private refuseAfterEnd(statements: number): void {
-    if (statements > 0) throw new Error('a unit of work run alone asked for a statement after its one statement');
+  /** A unit run alone that asks for more than its one statement: a fault in the code, never sent. */
+  private refuseAfterEnd(): void {
+    if (this.ended) throw new Error('a unit of work run alone asked for a statement after its one statement');
   }
 
   private readonly quote = (s: string) => quoted(s, this.client);
@@ -205,7 +205,7 @@ export class TransactionRunner implements QueryRunner {
    * result; else sends what waits alone and returns undefined: the query is still to run.
    */
   private async sendWithWaiting(query: CompiledQuery, name: string | undefined, arrays: boolean): Promise<PgResult | undefined> {
-    this.refuseAfterEnd(this.ended ? 1 : 0);
+    this.refuseAfterEnd();
     if (!this.begun || this.opening) return this.open(query, name, arrays);
     if (!this.ready) await this.begun;
     const text = this.written(query, name);

@@ -259,6 +259,16 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       assert.deepEqual(await toggle(one, LISTINGS.table), { ok: true, favouriteIds: [LISTINGS.table] });
       assert.equal(await lockFree(USERS.youssef), true);
       assert.deepEqual(await one.repos.favourites.listIds(USERS.youssef), [LISTINGS.table]);
+      // A unit run alone that asks for a statement after its one is refused: nothing more is sent.
+      const more = one.alone!(
+        ['favourite.removed'],
+        async (repos) => {
+          await repos.favourites.toggle(USERS.youssef, LISTINGS.table, 7);
+          return repos.favourites.listIds(USERS.youssef);
+        },
+        USERS.youssef,
+      );
+      await assert.rejects(more, /asked for a statement after its one statement/);
     } finally {
       await Promise.all([one.close(), hooked.close()]);
     }
