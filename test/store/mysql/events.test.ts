@@ -16,6 +16,7 @@ import { until } from '../../helpers/until.js';
 import { webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { expoReceiver } from '../../helpers/expo-receiver.js';
 import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { markRead } from '../../../src/domain/chat/message.js';
 
 const JWT_SECRET = 'souk-mysql-events-test-secret-0123456789';
 const API = '/wp-json/rtcl/v1';
@@ -97,6 +98,33 @@ describe('event streams on MySQL', { skip }, () => {
     assert.equal(brief(await onB.next(15_000)), '16 message.new last');
     onA.close();
     onB.close();
+  });
+
+  it("counts a read receipt's unread messages once the reader's log is free: one logged for them meanwhile is counted", async () => {
+    const { t, site: wp } = await site();
+    const conId = (await t.post(PATHS.start, { listing_id: IPHONE, text: 'one' }, auth(t, ALICE))).json().con_id as number;
+    const [first] = await wp.query<{ id: number }>('select max(message_id) as id from wp_rtcl_conversation_messages where con_id = ?', [
+      conId,
+    ]);
+    // Another message from Alice, halfway through its unit of work (READ COMMITTED, as Souk's): stored, Bob's log held, not committed.
+    await wp.query('set session transaction isolation level read committed');
+    await wp.query('begin');
+    await wp.query("insert into wp_rtcl_conversation_messages (con_id, source_id, message, is_read) values (?, ?, 'two', 0)", [
+      conId,
+      ALICE,
+    ]);
+    await wp.query('select seq from wp_souk_event_sequences where user_id = ? for update', [BOB]);
+    const read = markRead(t.souk.store, BOB, conId, Number(first!.id));
+    // Until the receipt's unit of work waits on the log (MariaDB lists the waiting statement, not the lock).
+    const waiting =
+      "select count(*) as n from information_schema.processlist where id <> connection_id() and info like '%souk_event_sequences%'";
+    await until(async () => Number((await wp.query<{ n: number }>(waiting))[0]!.n) > 0);
+    await wp.query('commit');
+    assert.deepEqual(await read, { ok: true, changed: true });
+    const counts = (await t.souk.store.eventLog!.after(BOB, 0, 100))
+      .filter((e) => e.type === 'conversation.unread')
+      .map((e) => (JSON.parse(e.payload) as { count: number }).count);
+    assert.deepEqual(counts, [1, 1], "the start's count, then the receipt's: 'two' is unread");
   });
 
   it('replays after Last-Event-ID, on any instance, and resets past the retention; a ticket opens a stream on another instance', async () => {
