@@ -260,15 +260,19 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       assert.equal(await lockFree(USERS.youssef), true);
       assert.deepEqual(await one.repos.favourites.listIds(USERS.youssef), [LISTINGS.table]);
       // A unit run alone that asks for a statement after its one is refused: nothing more is sent.
-      const more = one.alone!(
-        ['favourite.removed'],
-        async (repos) => {
-          await repos.favourites.toggle(USERS.youssef, LISTINGS.table, 7);
-          return repos.favourites.listIds(USERS.youssef);
-        },
-        USERS.youssef,
-      );
-      await assert.rejects(more, /asked for a statement after its one statement/);
+      const more = () =>
+        one.alone!(
+          ['favourite.removed'],
+          async (repos) => {
+            await repos.favourites.toggle(USERS.youssef, LISTINGS.table, 7);
+            return repos.favourites.listIds(USERS.youssef);
+          },
+          USERS.youssef,
+        );
+      await observingQueries(async (sent) => {
+        await assert.rejects(more(), /asked for a statement after its one statement/);
+        assert.equal(sent.length, 1, sent.join('\n'));
+      });
     } finally {
       await Promise.all([one.close(), hooked.close()]);
     }
