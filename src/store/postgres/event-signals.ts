@@ -1,11 +1,18 @@
 /**
- * Which users got new events, from every instance on the database: one dedicated connection
- * (not the pool's) LISTENs on the channel the recording statement notifies at commit
- * (repositories.ts). It connects when the first reader subscribes; when it is lost it connects
- * again, backing off up to 5 s, and then tells every reader to look again (onGap): what was
- * notified while it was away is in the log, not lost.
+ * Which users got new events, from every instance on the database. A unit of work that logged
+ * events reports their users once it has committed (`committed`): this instance's readers hear of
+ * them at once, and the other instances through a NOTIFY sent after the commit on a pooled
+ * connection, one at a time, with the users of every commit made meanwhile. (A NOTIFY inside the
+ * transaction would hold PostgreSQL's notify lock through its commit: one notifying commit at a
+ * time, their WAL flushes one after another.) One dedicated connection (not the pool's) LISTENs,
+ * from when the first reader subscribes; when it is lost it connects again, backing off up to 5 s,
+ * and then tells every reader to look again (onGap): what was notified while it was away is in the
+ * log, not lost. An instance stopped between a commit and its NOTIFY leaves the other instances'
+ * readers of those users to hear of them with their next event; an instance's first NOTIFY tells
+ * every other instance's readers to look again, which covers one that was restarted.
  */
 import { createRequire } from 'node:module';
+import { randomBytes } from 'node:crypto';
 import type { Client, Notification } from 'pg';
 import type { EventSignals } from '../../domain/ports.js';
 
@@ -13,6 +20,38 @@ export const EVENTS_CHANNEL = 'souk_events';
 
 const require = createRequire(import.meta.url);
 const MAX_BACKOFF_MS = 5000;
+/** NOTIFY's payload is at most 8000 bytes: user ids go in notifications of at most this many characters. */
+const PAYLOAD_IDS = 7000;
+
+/**
+ * A notification's payload: the sending instance's tag, then the users' ids (comma-separated) or
+ * `*` (every reader should look again).
+ */
+export function notificationPayloads(tag: string, userIds: readonly number[]): string[] {
+  const payloads: string[] = [];
+  let ids = '';
+  for (const id of userIds) {
+    if (ids.length > 0 && ids.length + String(id).length >= PAYLOAD_IDS) {
+      payloads.push(`${tag}:${ids}`);
+      ids = '';
+    }
+    ids += ids.length === 0 ? String(id) : `,${id}`;
+  }
+  if (ids.length > 0) payloads.push(`${tag}:${ids}`);
+  return payloads;
+}
+
+/** What a notification says: from which instance, and which users (undefined: every reader should look again). */
+export function parsePayload(payload: string): { tag: string; userIds: number[] | undefined } | undefined {
+  const colon = payload.indexOf(':');
+  if (colon <= 0) return undefined;
+  const tag = payload.slice(0, colon);
+  const list = payload.slice(colon + 1);
+  if (list === '*') return { tag, userIds: undefined };
+  const ids = list.split(',');
+  if (!ids.every((id) => /^\d{1,16}$/.test(id))) return undefined;
+  return { tag, userIds: ids.map(Number) };
+}
 
 export class PostgresEventSignals implements EventSignals {
   private readonly users = new Set<(userIds: number[]) => void>();
@@ -24,8 +63,49 @@ export class PostgresEventSignals implements EventSignals {
   private retry: NodeJS.Timeout | undefined;
   /** Connections made so far (tests watch reconnections). */
   connections = 0;
+  /** This instance's mark on its notifications: it heard of its own commits already. */
+  private readonly tag = randomBytes(6).toString('hex');
+  /** Users committed since the NOTIFY in flight left, for the next one. */
+  private outgoing = new Set<number>();
+  private sending: Promise<void> | undefined;
+  private announced = false;
 
-  constructor(private readonly url: string) {}
+  constructor(
+    private readonly url: string,
+    /** Sends a NOTIFY on the channel, on a pooled connection. */
+    private readonly notify: (payload: string) => Promise<void>,
+  ) {}
+
+  /** After a unit of work that logged events for these users has committed. */
+  committed(userIds: Iterable<number>): void {
+    const users = [...userIds];
+    if (users.length === 0) return;
+    for (const listener of this.users) listener(users);
+    for (const id of users) this.outgoing.add(id);
+    this.flush();
+  }
+
+  /** One NOTIFY at a time; what commits meanwhile goes with the next. */
+  private flush(): void {
+    if (this.sending || this.outgoing.size === 0) return;
+    const users = [...this.outgoing];
+    this.outgoing = new Set();
+    this.sending = this.send(users).finally(() => {
+      this.sending = undefined;
+      this.flush();
+    });
+  }
+
+  private async send(users: number[]): Promise<void> {
+    const payloads = notificationPayloads(this.tag, users);
+    if (!this.announced) {
+      this.announced = true;
+      payloads.unshift(`${this.tag}:*`);
+    }
+    // A NOTIFY that fails (the database gone) is not sent again: the readers it was for look
+    // again when their instance's LISTEN connection comes back (onGap), or with their next event.
+    for (const payload of payloads) await this.notify(payload).catch(() => {});
+  }
 
   subscribe(onUsers: (userIds: number[]) => void, onGap: () => void): () => void {
     this.users.add(onUsers);
@@ -37,8 +117,9 @@ export class PostgresEventSignals implements EventSignals {
     };
   }
 
-  /** Ends the listening connection for good. */
+  /** Sends what is still to notify, then ends the listening connection for good. */
   async close(): Promise<void> {
+    while (this.sending) await this.sending;
     this.closed = true;
     clearTimeout(this.retry);
     const client = this.client;
@@ -99,8 +180,9 @@ export class PostgresEventSignals implements EventSignals {
   }
 
   private notified(n: Notification): void {
-    if (n.channel !== EVENTS_CHANNEL || !n.payload || !/^\d{1,16}$/.test(n.payload)) return;
-    const users = [Number(n.payload)];
-    for (const listener of this.users) listener(users);
+    const said = n.channel === EVENTS_CHANNEL && n.payload ? parsePayload(n.payload) : undefined;
+    if (!said || said.tag === this.tag) return;
+    if (said.userIds === undefined) for (const gap of this.gaps) gap();
+    else for (const listener of this.users) listener(said.userIds);
   }
 }

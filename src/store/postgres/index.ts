@@ -12,7 +12,7 @@ import { pushDeviceRepository, pushOutbox } from '../common/push.js';
 import type { Database } from '../common/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
 import { isPostgresUnavailable } from './errors.js';
-import { PostgresEventSignals } from './event-signals.js';
+import { EVENTS_CHANNEL, PostgresEventSignals } from './event-signals.js';
 import { migratePostgres, postgresMigrationsApplied } from './migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { postgresPool } from './pool.js';
@@ -26,9 +26,15 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listingCache = new ListingCache();
   const named = opts.preparedStatements ?? true;
-  const signals = new PostgresEventSignals(url);
-  const transaction = postgresTransaction(db, pool, { named, join: named && (opts.joinStatements ?? true) }, (run, writer) =>
-    postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer),
+  const signals = new PostgresEventSignals(url, async (payload) => {
+    await pool.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
+  });
+  const transaction = postgresTransaction(
+    db,
+    pool,
+    { named, join: named && (opts.joinStatements ?? true) },
+    (run, writer, recorded) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer, recorded),
+    (users) => signals.committed(users),
   );
   return {
     ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS)),

@@ -8,7 +8,6 @@ import type { Repositories } from '../../domain/ports.js';
 import type { ListingCache } from '../common/listing-cache.js';
 import { eventRecorder } from '../common/events.js';
 import { prepare, rawQuery, type QueryRunner } from '../common/prepared.js';
-import { EVENTS_CHANNEL } from './event-signals.js';
 import { TransactionRunner, writesLater } from './transaction-runner.js';
 import type { WriterBlocks } from '../common/blocks.js';
 import {
@@ -120,25 +119,20 @@ const holdLog = prepare((db, userId: number) =>
 );
 
 /**
- * Numbers the user's next event, stores it and rings the user's doorbell, in one statement. The
- * sequence row stays locked until the transaction commits, so one user's events commit in number
- * order; pg_notify is delivered to every instance's listener (event-signals.ts) only at the commit,
- * and not at all on a rollback. The notification carries the user id alone: payloads may exceed
- * NOTIFY's 8000 bytes, and the streams read the events from the log.
+ * Numbers the user's next event and stores it, in one statement. The sequence row stays locked
+ * until the transaction commits, so one user's events commit in number order. The unit of work
+ * reports the user once it has committed (event-signals.ts): no NOTIFY inside the transaction.
  */
 const logEvent = prepare((db, userId: number, type: string, payload: string, at: number) =>
   rawQuery(
     db,
-    sql<{ notified: string }>`with numbered as (
+    sql`with numbered as (
       insert into event_sequences (user_id, seq) values (cast(${userId} as bigint), 1)
       on conflict (user_id) do update set seq = event_sequences.seq + 1
       returning user_id, seq
-    ), logged as (
-      insert into events (user_id, seq, type, payload, created_at)
-      select user_id, seq, cast(${type} as text), cast(${payload} as text), cast(${at} as bigint) from numbered
-      returning user_id
     )
-    select pg_notify(${sql.lit(EVENTS_CHANNEL)}, cast(user_id as text)) as notified from logged`,
+    insert into events (user_id, seq, type, payload, created_at)
+    select user_id, seq, cast(${type} as text), cast(${payload} as text), cast(${at} as bigint) from numbered`,
   ),
 );
 
@@ -187,6 +181,8 @@ export const postgresRepositories = (
   push = false,
   mail?: MailQueueing,
   writer?: WriterBlocks,
+  /** Told of each user an event was logged for, to report once the transaction has committed. */
+  recorded?: (userId: number) => void,
 ): Repositories =>
   repositories(
     run,
@@ -204,7 +200,7 @@ export const postgresRepositories = (
         },
       },
       webhookUrls,
-      undefined,
+      recorded,
       push,
       mail,
     ),

@@ -41,10 +41,13 @@ export function postgresTransaction(
   pool: Pool,
   /** Named statements (runner.ts); with `join`, run by EXECUTE inside other statements' messages (transaction-runner.ts). */
   statements: { named: boolean; join: boolean },
-  repositories: (run: QueryRunner, writer: WriterBlocks | undefined) => Repositories,
+  repositories: (run: QueryRunner, writer: WriterBlocks | undefined, recorded: (userId: number) => void) => Repositories,
+  /** Told, after each commit, of the users the transaction logged events for. */
+  committed: (userIds: Set<number>) => void,
 ): PostgresTransaction {
   return async (fn, writer, alone = false) => {
     const client = await pool.connect();
+    const recorded = new Set<number>();
     // Unknown until the lock's row says: until then, the block checks run.
     const known: WriterBlocks | undefined = writer === undefined ? undefined : { writer, party: undefined };
     const lock = writer === undefined ? undefined : writerLock(writer);
@@ -56,8 +59,9 @@ export function postgresTransaction(
     });
     let broken: Error | undefined;
     try {
-      const result = await fn(repositories(run, known));
+      const result = await fn(repositories(run, known, (userId) => recorded.add(userId)));
       await run.commit();
+      committed(recorded);
       return result;
     } catch (err) {
       // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
