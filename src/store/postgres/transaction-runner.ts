@@ -5,7 +5,9 @@
  * - BEGIN and the writer's lock go with the transaction's first statement, and with those asked for
  *   in the same job;
  * - writes whose result nobody reads (the event log, the outboxes: `later`) go with the next
- *   statement or with COMMIT.
+ *   statement or with COMMIT;
+ * - a unit run alone (UnitOfWork.alone) sends the lock and its one statement without BEGIN: one
+ *   message is one transaction, committed as it ends, so there is no COMMIT to wait for.
  * A statement joins such a message as an EXECUTE of its named statement once that is prepared on
  * the connection (executeText): the server then parses a line and plans nothing, as for the
  * statement sent alone (its SQL written out in full was planned anew each time, and cost the server
