@@ -41,12 +41,14 @@ export async function recordNewMessage(
 ): Promise<void> {
   if (!repos.events || unread === undefined) return;
   await repos.events.record(readerId, { type: 'message.new', message }, at);
-  await repos.events.record(readerId, { type: 'conversation.unread', userId: readerId, conversationId: message.conId, count: unread }, at);
+  await logUnread(repos.events, readerId, message.conId, unread, at);
 }
 
 /** `conversation.unread`: how many messages of `senderId` in the conversation `userId` has not read. */
 export async function recordUnread(repos: Repositories, userId: number, conId: number, senderId: number, at: number): Promise<void> {
   if (!repos.events) return;
-  const count = await heldUnreadCount(repos, repos.events, userId, conId, senderId);
-  await repos.events.record(userId, { type: 'conversation.unread', userId, conversationId: conId, count }, at);
+  await logUnread(repos.events, userId, conId, await heldUnreadCount(repos, repos.events, userId, conId, senderId), at);
 }
+
+const logUnread = (events: EventRecorder, userId: number, conversationId: number, count: number, at: number) =>
+  events.record(userId, { type: 'conversation.unread', userId, conversationId, count }, at);

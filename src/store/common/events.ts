@@ -107,9 +107,8 @@ export function recordEvents(
   push = false,
   mail?: MailQueueing,
 ): EventRecorder {
-  const holdLog = writes.holdLog;
   return {
-    ...(holdLog && { hold: (userId: number) => holdLog(userId) }),
+    ...(writes.holdLog && { hold: writes.holdLog }),
     async record(userId: number, event: DomainEvent, at: number) {
       // A favourite without webhooks leaves nothing: the toggle's path pays for no JSON.
       if (!leavesRows(event.type, webhookUrls)) return;
