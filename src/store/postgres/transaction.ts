@@ -45,7 +45,7 @@ export function postgresTransaction(
   /** Told, after each commit, of the users the transaction logged events for. */
   committed: (userIds: Set<number>) => void,
 ): PostgresTransaction {
-  return async (fn, writer, alone = false) => {
+  return async <T>(fn: (repos: Repositories) => Promise<T>, writer?: number, alone = false): Promise<T> => {
     const client = await pool.connect();
     const recorded = new Set<number>();
     // Unknown until the lock's row says: until then, the block checks run.
@@ -58,11 +58,10 @@ export function postgresTransaction(
       if (known && known.party === undefined && blocks !== undefined && blocks !== null) known.party = Number(blocks) !== 0;
     });
     let broken: Error | undefined;
+    let result: T;
     try {
-      const result = await fn(repositories(run, known, (userId) => recorded.add(userId)));
+      result = await fn(repositories(run, known, (userId) => recorded.add(userId)));
       await run.commit();
-      committed(recorded);
-      return result;
     } catch (err) {
       // Also when the lock failed (a timeout): its BEGIN has left a transaction open, which must
       // not go back to the pool. After a failed COMMIT there is none, and ROLLBACK only warns. The
@@ -73,5 +72,8 @@ export function postgresTransaction(
     } finally {
       client.release(broken);
     }
+    // Once committed, outside the transaction's handling: nothing here can roll it back.
+    committed(recorded);
+    return result;
   };
 }
