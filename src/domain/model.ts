@@ -167,8 +167,12 @@ export interface Message {
   createdAt: number;
 }
 
-export interface NewMessage {
+export interface NewMessage extends FirstMessage {
   conId: number;
+}
+
+/** A new message's own fields: a start's, before its conversation has an id. */
+export interface FirstMessage {
   sourceId: number;
   text: string;
   type: MessageType;

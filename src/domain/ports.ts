@@ -4,6 +4,7 @@ import type { DomainEvent, EventType, LoggedEvent } from './events.js';
 import type {
   Conversation,
   ConversationListRow,
+  FirstMessage,
   Listing,
   ListingRecord,
   Message,
@@ -62,14 +63,17 @@ export interface ConversationRepository {
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
   /**
    * What findOpen then create (when none is open) give, in one statement: given by a store in
-   * whose write transactions a statement is a round trip (PostgreSQL).
+   * whose write transactions a statement is a round trip (PostgreSQL). A conversation it creates
+   * holds `first` already, as its first and last message (`appended`): a start's, which it would
+   * append next.
    */
   openOrCreate?(
     listingId: number,
     senderId: number,
     recipientId: number,
     at: number,
-  ): Promise<{ conversation: Conversation; created: boolean }>;
+    first: FirstMessage,
+  ): Promise<{ conversation: Conversation; created: boolean; appended?: Message }>;
   findById(conId: number): Promise<Conversation | undefined>;
   /**
    * The conversation with what `readerId` reads along with it, in one go (the hottest read): its

@@ -2,7 +2,18 @@
  * What the chat's use cases share (conversation.ts, message.ts, list.ts): what a message may hold
  * (D6), who takes part in a conversation (N3), and how the reads page.
  */
-import type { Attachment, Conversation, LastMessage, Listing, MessageType, NewMessage, Side, UploadedAttachment, User } from '../model.js';
+import type {
+  Attachment,
+  Conversation,
+  LastMessage,
+  Listing,
+  FirstMessage,
+  MessageType,
+  NewMessage,
+  Side,
+  UploadedAttachment,
+  User,
+} from '../model.js';
 import { isPublicAddress } from '../file-address.js';
 import { attachmentsOf, hasFiles, typeWithFiles } from '../files/message-files.js';
 import type { Repositories } from '../ports.js';
@@ -74,8 +85,12 @@ export function messageType(input: Pick<StartConversationInput, 'text' | 'files'
 
 /** The message a caller's input makes in a conversation. */
 export function newMessage(conId: number, sourceId: number, input: Omit<StartConversationInput, 'listingId'>, now: number): NewMessage {
+  return { conId, ...firstMessage(sourceId, input, now) };
+}
+
+/** newMessage's fields but its conversation's: a start's message before its conversation is known. */
+export function firstMessage(sourceId: number, input: Omit<StartConversationInput, 'listingId'>, now: number): FirstMessage {
   return {
-    conId,
     sourceId,
     text: input.text,
     type: messageType(input),

@@ -7,6 +7,7 @@ import type { ConversationForReader, Repositories, UnitOfWork } from '../ports.j
 import {
   checkMessageInput,
   endsTheList,
+  firstMessage,
   newMessage,
   openFor,
   otherLeft,
@@ -21,7 +22,7 @@ import {
   type StartConversationInput,
 } from './common.js';
 import { closedParticipant, closedSide } from '../moderation.js';
-import { appendMessage, recordNewMessage } from './events.js';
+import { appendMessage, firstAppended, recordNewMessage } from './events.js';
 import { blockedEitherWay, startBlocked } from '../privacy/common.js';
 
 /** Where a start reads and writes. */
@@ -46,27 +47,37 @@ export interface StartedConversation {
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
-async function openConversation(repos: Repositories, listing: Listing, callerId: number, now: number) {
-  if (repos.conversations.openOrCreate) return repos.conversations.openOrCreate(listing.id, callerId, listing.ownerId, now);
+/** The open conversation about the listing, else a new one; `appended`: the caller's message, when the store wrote it with the new one. */
+async function openConversation(
+  repos: Repositories,
+  listing: Listing,
+  callerId: number,
+  input: StartConversationInput,
+  now: number,
+): Promise<Opened> {
+  const { conversations } = repos;
+  if (conversations.openOrCreate)
+    return conversations.openOrCreate(listing.id, callerId, listing.ownerId, now, firstMessage(callerId, input, now));
   const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
   if (existing) return { conversation: existing, created: false };
   return { conversation: await repos.conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
-/** The message a retry of this start stored (D6); a conversation this request created holds none yet. */
-async function storedRetry(
-  repos: Repositories,
-  opened: { conversation: Conversation; created: boolean },
-  callerId: number,
-  tempId: string | null,
-): Promise<Message | undefined> {
+interface Opened {
+  conversation: Conversation;
+  created: boolean;
+  appended?: Message;
+}
+
+/** The message a retry of this start stored (D6); a conversation this request created holds none of an earlier request. */
+async function storedRetry(repos: Repositories, opened: Opened, callerId: number, tempId: string | null): Promise<Message | undefined> {
   return tempId === null || opened.created ? undefined : repos.messages.findByTempId(opened.conversation.id, callerId, tempId);
 }
 
 /** The caller's message, appended unless `stored` is its retry's (appendMessage: with its reader's unread count). */
 async function appendUnlessStored(
   repos: Repositories,
-  opened: { conversation: Conversation; created: boolean },
+  opened: Opened,
   stored: Message | undefined,
   callerId: number,
   input: StartConversationInput,
@@ -74,6 +85,7 @@ async function appendUnlessStored(
 ) {
   const { conversation } = opened;
   if (stored) return { message: stored, conversation, appended: undefined };
+  if (opened.appended) return { message: opened.appended, conversation, appended: firstAppended(repos, opened.appended) };
   const reader = otherParticipant(conversation, callerId);
   const appended = await appendMessage(repos, newMessage(conversation.id, callerId, input, now), reader);
   const { message } = appended;
@@ -112,7 +124,7 @@ export async function startConversation(
     if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' } as const;
     if (blocked) return { ok: false, error: 'blocked' } as const;
 
-    const opened = await openConversation(repos, listing, caller.id, now);
+    const opened = await openConversation(repos, listing, caller.id, input, now);
     // A conversation has two participants: what the caller has not read, the other one sent. The
     // caller's message leaves that count as it is, so it is asked for with the retry's check; one
     // this request created holds only the caller's message: nothing to count.

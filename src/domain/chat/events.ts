@@ -32,6 +32,15 @@ export async function appendMessage(repos: Repositories, message: NewMessage, re
   return { message: stored, unread };
 }
 
+/**
+ * The first message of a conversation its start created, stored with it (ConversationRepository.
+ * openOrCreate): its reader has it unread, and nothing else of the conversation. No count to read
+ * and no log to hold: no other unit of work sees the conversation before this one commits.
+ */
+export function firstAppended(repos: Repositories, message: Message): AppendedMessage {
+  return { message, unread: repos.events ? 1 : undefined };
+}
+
 /** A message appendMessage stored: `message.new` for its reader, then their unread count in the conversation. */
 export async function recordNewMessage(
   repos: Repositories,

@@ -13,7 +13,7 @@ import {
   type RawBuilder,
   type Selectable,
 } from 'kysely';
-import type { Conversation, Listing, Message, NewMessage, Side } from '../../domain/model.js';
+import type { Conversation, FirstMessage, Listing, Message, NewMessage, Side } from '../../domain/model.js';
 import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
@@ -60,7 +60,7 @@ export function messageArguments(m: NewMessage) {
 }
 
 /** The message just stored under `id`, as reading it back would give it. */
-function storedMessage(id: number, m: NewMessage): Message {
+export function storedMessage(id: number, m: NewMessage): Message {
   const [con_id, source_id, message, type, attachments, temp_id, created_at] = messageArguments(m);
   return toMessage({ id, con_id, source_id, message, type, attachments, temp_id, created_at, meta: null, is_read: 0 });
 }
@@ -261,7 +261,8 @@ export interface DatabaseStatements {
     senderId: number,
     recipientId: number,
     at: number,
-  ): Promise<{ conversation: Conversation; created: boolean }>;
+    first: FirstMessage,
+  ): Promise<{ conversation: Conversation; created: boolean; appended?: Message }>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
   /**
@@ -346,8 +347,8 @@ export function repositories(
         return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
       },
       ...(own.openOrCreateConversation && {
-        openOrCreate: (listingId: number, senderId: number, recipientId: number, at: number) =>
-          own.openOrCreateConversation!(run, listingId, senderId, recipientId, at),
+        openOrCreate: (listingId: number, senderId: number, recipientId: number, at: number, first: FirstMessage) =>
+          own.openOrCreateConversation!(run, listingId, senderId, recipientId, at, first),
       }),
       async findById(conId) {
         const row = (await (own.keepsConversations ? q.conversationKept : q.conversationById)(run, conId)).rows[0];

@@ -19,6 +19,7 @@ import {
   newConversationRow,
   openConversation,
   repositories,
+  storedMessage,
   type DatabaseStatements,
 } from '../common/repositories.js';
 import { toConversation } from '../common/rows.js';
@@ -90,24 +91,48 @@ const q = {
 
 /**
  * The open conversation of the three, read FOR KEY SHARE as findOpen reads it in a transaction,
- * else a new one: one row, with the open conversation's columns, or nulls and the new one's id.
+ * else a new one holding the first message as its last: one row, with the open conversation's
+ * columns, or nulls and the new conversation's and message's ids. The message's id is taken from
+ * its sequence only when no conversation is open, so a start on an open one takes none.
  */
-const openOrCreateConversation = prepare((db, listingId: number, senderId: number, recipientId: number, at: number) =>
-  rawQuery(
+const openOrCreateConversation = prepare(
+  (
     db,
-    sql<Selectable<ConversationsTable> & { created_id: number | string | null }>`
+    listingId: number,
+    senderId: number,
+    recipientId: number,
+    at: number,
+    sourceId: number,
+    text: string,
+    type: string,
+    attachments: string | null,
+    tempId: string | null,
+    createdAt: number,
+  ) =>
+    rawQuery(
+      db,
+      sql<Selectable<ConversationsTable> & { created_id: number | string | null; message_id: number | string | null }>`
       with open as ${openConversation(db, listingId, senderId, recipientId).forKeyShare()},
+      first as (select nextval('messages_id_seq') as id where not exists (select from open)),
       created as (
         insert into conversations (listing_id, sender_id, recipient_id, sender_delete, recipient_delete,
           sender_review, recipient_review, invert_review, last_message_id, created_at, updated_at)
         select cast(${listingId} as bigint), cast(${senderId} as bigint), cast(${recipientId} as bigint), 0, 0, 0, 0, 0,
-          cast(null as bigint), cast(${at} as bigint), cast(${at} as bigint)
-        where not exists (select from open)
+          first.id, cast(${at} as bigint), cast(${at} as bigint)
+        from first
+        returning id
+      ),
+      appended as (
+        insert into messages (id, con_id, source_id, message, type, attachments, temp_id, created_at, meta, is_read)
+        select first.id, created.id, cast(${sourceId} as bigint), cast(${text} as text), cast(${type} as text),
+          cast(${attachments} as text), cast(${tempId} as text), cast(${createdAt} as bigint), null, 0
+        from first, created
         returning id
       )
-      select ${sql.join(CONVERSATION_COLUMNS.map((column) => sql.ref(`open.${column}`)))}, created.id as created_id
-      from (select) as one left join open on true left join created on true`,
-  ),
+      select ${sql.join(CONVERSATION_COLUMNS.map((column) => sql.ref(`open.${column}`)))}, created.id as created_id,
+        appended.id as message_id
+      from (select) as one left join open on true left join created on true left join appended on true`,
+    ),
 );
 
 /**
@@ -166,11 +191,17 @@ const POSTGRES_STATEMENTS: DatabaseStatements = {
 const TRANSACTION_STATEMENTS: DatabaseStatements = {
   ...POSTGRES_STATEMENTS,
   keepsConversations: true,
-  async openOrCreateConversation(run, listingId, senderId, recipientId, at) {
-    const row = (await openOrCreateConversation(run, listingId, senderId, recipientId, at)).rows[0]!;
+  async openOrCreateConversation(run, listingId, senderId, recipientId, at, first) {
+    const [, ...message] = messageArguments({ conId: 0, ...first });
+    const row = (await openOrCreateConversation(run, listingId, senderId, recipientId, at, ...message)).rows[0]!;
     if (row.created_id === null) return { conversation: toConversation(row), created: false };
     const id = Number(row.created_id);
-    return { conversation: toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) }), created: true };
+    const messageId = Number(row.message_id);
+    return {
+      conversation: toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at), last_message_id: messageId }),
+      created: true,
+      appended: storedMessage(messageId, { conId: id, ...first }),
+    };
   },
 };
 

@@ -19,6 +19,7 @@ import { until } from '../../helpers/until.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
 import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
 import { startConversation } from '../../../src/domain/chat/conversation.js';
+import type { Conversation, FirstMessage, Message } from '../../../src/domain/model.js';
 
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
@@ -361,7 +362,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it("sends a message in three messages (the conversation with its checks; the append with the reader's count; the events with COMMIT); a start asks for the listing with its check, a read for the conversation with the message", async () => {
+  it("sends a message in three messages (the conversation with its checks; the append with the reader's count; the events with COMMIT); a start asks for the listing with its check, one that creates its conversation writes its message with it, a read for the conversation with the message", async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
       const conId = await store.transaction(
@@ -387,6 +388,17 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         sent.length = 0;
         assert.ok((await start()).ok);
         assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){2}$/);
+        // A start that creates its conversation: it goes with its message, its events with COMMIT.
+        const leave = () => other.query('update conversations set sender_delete = 1 where listing_id = $1', [LISTINGS.aminasOwn]);
+        await leave();
+        assert.ok((await start()).ok); // prepares its statements on the connection
+        await leave();
+        sent.length = 0;
+        assert.ok((await start()).ok);
+        // BEGIN's message; the owner (uncached here); the conversation with its message; the events with COMMIT.
+        assert.equal(sent.length, 4, sent.join('\n'));
+        assert.match(sent[2]!, /nextval\('messages_id_seq'\)[\s\S]*insert into messages/);
+        assert.match(sent[3]!, /^execute souk_\d+\(\d+, \$souk\$conversation\.new\$souk\$[\s\S]*; commit$/);
         // Marking it read: the conversation and the message in BEGIN's message too (once prepared).
         assert.ok((await markRead(one, USERS.amina, conId, 1)).ok);
         sent.length = 0;
@@ -427,32 +439,63 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     assert.equal(counts.at(-1), 1, `'two' is unread (counts logged: ${counts.join(', ')})`);
   });
 
-  it("opens or creates a start's conversation in one statement, as findOpen then create do", async () => {
+  it("opens or creates a start's conversation in one statement, the new one with its first message, as findOpen, create and append do", async () => {
     const { amina, sara, youssef } = USERS;
+    const first = (sender: number, at: number): FirstMessage => ({
+      sourceId: sender,
+      text: 'hi',
+      type: 'text',
+      attachments: null,
+      tempId: '7',
+      createdAt: at,
+    });
+    type Opened = { conversation: Conversation; created: boolean; appended?: Message };
     // The plain path, in a transaction as a start runs it.
     const plain = (listing: number, sender: number, recipient: number, at: number) =>
-      store.transaction(async (repos) => {
+      store.transaction(async (repos): Promise<Opened> => {
         const open = await repos.conversations.findOpen(listing, sender, recipient);
-        return open
-          ? { conversation: open, created: false }
-          : { conversation: await repos.conversations.create(listing, sender, recipient, at), created: true };
+        if (open) return { conversation: open, created: false };
+        const created = await repos.conversations.create(listing, sender, recipient, at);
+        const appended = await repos.messages.append({ conId: created.id, ...first(sender, at) });
+        return { conversation: { ...created, lastMessageId: appended.id, updatedAt: at }, created: true, appended };
       }, sender);
     const joined = (listing: number, sender: number, recipient: number, at: number) =>
-      store.transaction((repos) => repos.conversations.openOrCreate!(listing, sender, recipient, at), sender);
-    const withoutId = ({ conversation, created }: Awaited<ReturnType<typeof plain>>) => ({ ...conversation, id: 0, created });
+      store.transaction((repos) => repos.conversations.openOrCreate!(listing, sender, recipient, at, first(sender, at)), sender);
+    const withoutIds = ({ conversation, created, appended }: Opened) => ({
+      conversation: { ...conversation, id: 0, lastMessageId: 0 },
+      created,
+      appended: appended && { ...appended, id: 0, conId: 0 },
+    });
+    // Each returns what it stored, as reading it back gives it.
+    const asStored = async ({ conversation, appended }: Opened) => {
+      assert.deepEqual(await store.repos.conversations.findById(conversation.id), conversation);
+      assert.deepEqual(await store.repos.messages.findById(appended!.id), appended);
+      assert.equal(conversation.lastMessageId, appended!.id);
+    };
+    const lastMessageId = async () => (await other.query<{ id: string }>('select last_value as id from messages_id_seq')).rows[0]!.id;
 
-    // None open: both create the same conversation (but its id); then both find it.
+    // None open: both create the same conversation and message (but their ids and sender); then both find it.
     const created = await joined(LISTINGS.draft, youssef, amina, 11);
-    assert.equal(created.created, true);
     const createdPlain = await plain(LISTINGS.draft, sara, amina, 11);
-    assert.deepEqual(withoutId(created), { ...withoutId(createdPlain), senderId: youssef });
+    assert.equal(created.created, true);
+    await asStored(created);
+    await asStored(createdPlain);
+    const plainAsYoussef = withoutIds(createdPlain);
+    assert.deepEqual(withoutIds(created), {
+      ...plainAsYoussef,
+      conversation: { ...plainAsYoussef.conversation, senderId: youssef },
+      appended: { ...plainAsYoussef.appended!, sourceId: youssef },
+    });
+    const idBefore = await lastMessageId();
     assert.deepEqual(await joined(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
     assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
+    assert.equal(await lastMessageId(), idBefore, 'a start on an open conversation takes no message id');
     // One side left it: it is not open, and both create another.
     await other.query('update conversations set recipient_delete = 1 where id = $1', [created.conversation.id]);
     const again = await joined(LISTINGS.draft, youssef, amina, 13);
     assert.equal(again.created, true);
     assert.notEqual(again.conversation.id, created.conversation.id);
+    await asStored(again);
     assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 14), { conversation: again.conversation, created: false });
   });
 
