@@ -33,9 +33,9 @@ export async function appendMessage(repos: Repositories, message: NewMessage, re
 }
 
 /**
- * The first message of a conversation its start created, stored with it (ConversationRepository.
- * openOrCreate): its reader has it unread, and nothing else of the conversation. No count to read
- * and no log to hold: no other unit of work sees the conversation before this one commits.
+ * The first message of a conversation its start created: its reader has it unread, and nothing
+ * else of the conversation. No count to read and no log to hold: no other unit of work sees the
+ * conversation before this one commits.
  */
 export function firstAppended(repos: Repositories, message: Message): AppendedMessage {
   return { message, unread: repos.events ? 1 : undefined };
