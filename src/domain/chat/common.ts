@@ -5,9 +5,9 @@
 import type {
   Attachment,
   Conversation,
+  FirstMessage,
   LastMessage,
   Listing,
-  FirstMessage,
   MessageType,
   NewMessage,
   Side,

@@ -58,9 +58,9 @@ async function openConversation(
   const { conversations } = repos;
   if (conversations.openOrCreate)
     return conversations.openOrCreate(listing.id, callerId, listing.ownerId, now, firstMessage(callerId, input, now));
-  const existing = await repos.conversations.findOpen(listing.id, callerId, listing.ownerId);
+  const existing = await conversations.findOpen(listing.id, callerId, listing.ownerId);
   if (existing) return { conversation: existing, created: false };
-  return { conversation: await repos.conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
+  return { conversation: await conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
 interface Opened {

@@ -192,6 +192,7 @@ const TRANSACTION_STATEMENTS: DatabaseStatements = {
   ...POSTGRES_STATEMENTS,
   keepsConversations: true,
   async openOrCreateConversation(run, listingId, senderId, recipientId, at, first) {
+    // The message's insert arguments but its conversation's, which the statement makes.
     const [, ...message] = messageArguments({ conId: 0, ...first });
     const row = (await openOrCreateConversation(run, listingId, senderId, recipientId, at, ...message)).rows[0]!;
     if (row.created_id === null) return { conversation: toConversation(row), created: false };
