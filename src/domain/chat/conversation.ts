@@ -47,7 +47,14 @@ export interface StartedConversation {
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
-/** The open conversation about the listing, else a new one; `appended`: the caller's message, when the store wrote it with the new one. */
+/** A start's conversation: found open or created; `appended`, the caller's message when the store wrote it with a new one. */
+interface Opened {
+  conversation: Conversation;
+  created: boolean;
+  appended?: Message;
+}
+
+/** The open conversation about the listing, else a new one (with the caller's message where the store writes both at once). */
 async function openConversation(
   repos: Repositories,
   listing: Listing,
@@ -61,12 +68,6 @@ async function openConversation(
   const existing = await conversations.findOpen(listing.id, callerId, listing.ownerId);
   if (existing) return { conversation: existing, created: false };
   return { conversation: await conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
-}
-
-interface Opened {
-  conversation: Conversation;
-  created: boolean;
-  appended?: Message;
 }
 
 /** The message a retry of this start stored (D6); a conversation this request created holds none of an earlier request. */
