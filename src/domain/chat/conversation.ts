@@ -86,11 +86,11 @@ async function appendUnlessStored(
 ) {
   const { conversation } = opened;
   if (stored) return { message: stored, conversation, appended: undefined };
-  if (opened.appended) return { message: opened.appended, conversation, appended: firstAppended(repos, opened.appended) };
   const message = newMessage(conversation.id, callerId, input, now);
-  // In a conversation this request created, the message is its reader's one unread: nothing to count.
+  // In a conversation this request created (where the store may have written it already), the
+  // message is its reader's one unread: nothing to count.
   const appended = opened.created
-    ? firstAppended(repos, await repos.messages.append(message))
+    ? firstAppended(repos, opened.appended ?? (await repos.messages.append(message)))
     : await appendMessage(repos, message, otherParticipant(conversation, callerId));
   return { message: appended.message, conversation: { ...conversation, lastMessageId: appended.message.id, updatedAt: now }, appended };
 }
