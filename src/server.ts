@@ -3,7 +3,6 @@ import type { FastifyInstance } from 'fastify';
 import { apiBase, ConfigError, databaseTarget, parseMailbox, type Config } from './config.js';
 import { mailUnsubscribeKey, unsubscribeSignature } from './auth/mail-unsubscribe.js';
 import { MailSender } from './events/mail.js';
-import { smtpTransport } from './events/mail-transport.js';
 import { Presence } from './events/presence.js';
 import { listingUrl } from './present/listing.js';
 import { CLASSIFIED_LISTING_SECRET, isWordpressToken } from './auth/authenticate.js';
@@ -261,6 +260,8 @@ async function mailNotifications(
   if (smtpUrl === undefined) return undefined;
   const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
   if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
+  // nodemailer is loaded only where mail is sent.
+  const { smtpTransport } = await import('./events/mail-transport.js');
   const presence = new Presence({
     repo: store.presence,
     windowMs: config.mail.onlineWindowS * 1000,

@@ -33,7 +33,6 @@ import { cors } from './plugins/cors.js';
 import { docs } from './plugins/docs.js';
 import { health } from './plugins/health.js';
 import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogDestination } from './plugins/logging.js';
-import { metrics } from './plugins/metrics.js';
 import { openapi } from './plugins/openapi.js';
 import { hardening, serverOptions } from './plugins/hardening.js';
 import { abuseLimits } from './plugins/abuse-limits.js';
@@ -80,15 +79,19 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   for (const shape of ERROR_SHAPES) app.addSchema(shape);
 
   await app.register(requestIdHeader);
-  await app.register(metrics, {
-    token: config.metricsToken,
-    port: config.metricsPort,
-    host: config.metricsHost,
-    poolStats: () => deps.health.poolStats(),
-    rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
-    passwordStats: deps.passwordStats,
-    mailStats: deps.mailStats,
-  });
+  // Counted only where a scrape can read them; prom-client is loaded only then.
+  if (config.metricsToken !== undefined || config.metricsPort > 0) {
+    const { metrics } = await import('./plugins/metrics.js');
+    await app.register(metrics, {
+      token: config.metricsToken,
+      port: config.metricsPort,
+      host: config.metricsHost,
+      poolStats: () => deps.health.poolStats(),
+      rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
+      passwordStats: deps.passwordStats,
+      mailStats: deps.mailStats,
+    });
+  }
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
   // Before the routes: @fastify/swagger collects the routes as they are added.
   await app.register(openapi, { apiBase: apiBase(config) });

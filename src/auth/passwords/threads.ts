@@ -4,7 +4,7 @@
  * process open.
  */
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import type { Piscina } from 'piscina';
 import type { PasswordTask, ThreadSettings, VerifyOutcome } from './thread.js';
 
 export interface PasswordThreads {
@@ -22,18 +22,27 @@ const PROGRAM = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './threa
 const IDLE_MS = 60_000;
 
 export function passwordThreads({ threads, nice }: { threads: number } & ThreadSettings): PasswordThreads {
-  const pool = new Piscina({
-    filename: PROGRAM,
-    minThreads: 0,
-    maxThreads: threads,
-    idleTimeout: IDLE_MS,
-    workerData: { nice } satisfies ThreadSettings,
-  });
-  const run = (task: PasswordTask) => pool.run(task) as Promise<unknown>;
+  // Piscina itself is loaded with the first task: a process that hashes nothing never loads it.
+  let pool: Piscina | undefined;
+  let opening: Promise<Piscina> | undefined;
+  const open = () =>
+    (opening ??= import('piscina').then(
+      ({ Piscina }) =>
+        (pool = new Piscina({
+          filename: PROGRAM,
+          minThreads: 0,
+          maxThreads: threads,
+          idleTimeout: IDLE_MS,
+          workerData: { nice } satisfies ThreadSettings,
+        })),
+    ));
+  const run = async (task: PasswordTask) => (await open()).run(task) as Promise<unknown>;
   return {
     verify: (password, stored) => run({ op: 'verify', password, stored }) as Promise<VerifyOutcome>,
     hash: (password) => run({ op: 'hash', password }) as Promise<string>,
-    completed: () => pool.completed,
-    close: () => pool.destroy(),
+    completed: () => pool?.completed ?? 0,
+    close: async () => {
+      if (opening) await (await opening).destroy();
+    },
   };
 }

@@ -5,13 +5,21 @@
  * before any pixel is decoded (`limitInputPixels`), and the work is timed out, so a decompression
  * bomb is refused at the cost of reading its header. Images are re-encoded a few at a time.
  */
-import sharp from 'sharp';
+import type { Sharp } from 'sharp';
 
-// libvips's operation cache would keep decoded images after their request: memory stays per request.
-sharp.cache(false);
-// One libvips thread per image: FILES_IMAGE_CONCURRENCY images at once use that many cores, and each
-// thread's buffers count in the process's memory.
-sharp.concurrency(1);
+type SharpModule = (typeof import('sharp'))['default'];
+let loaded: Promise<SharpModule> | undefined;
+/** sharp (libvips) is loaded with the first image, not with every process that could receive one. */
+function loadSharp(): Promise<SharpModule> {
+  return (loaded ??= import('sharp').then(({ default: sharp }) => {
+    // libvips's operation cache would keep decoded images after their request: memory stays per request.
+    sharp.cache(false);
+    // One libvips thread per image: FILES_IMAGE_CONCURRENCY images at once use that many cores, and each
+    // thread's buffers count in the process's memory.
+    sharp.concurrency(1);
+    return sharp;
+  }));
+}
 
 export interface ImageLimits {
   maxPx: number;
@@ -49,9 +57,7 @@ class Turns {
 
 const turns = new Map<number, Turns>();
 
-type Image = ReturnType<typeof sharp>;
-
-function encode(image: Image, format: ImageFormat): Image {
+function encode(image: Sharp, format: ImageFormat): Sharp {
   if (format === 'png') return image.png({ compressionLevel: 6 });
   if (format === 'webp') return image.webp({ quality: 85 });
   return image.jpeg({ quality: 85 });
@@ -61,6 +67,7 @@ function encode(image: Image, format: ImageFormat): Image {
 export async function reencodeImage(path: string, format: ImageFormat, limits: ImageLimits): Promise<ReencodedImage> {
   let queue = turns.get(limits.concurrency);
   if (!queue) turns.set(limits.concurrency, (queue = new Turns(limits.concurrency)));
+  const sharp = await loadSharp();
   return queue.run(async () => {
     // Sequential: the decoder streams rows through the resize instead of holding the whole picture.
     const open = () => sharp(path, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true });

@@ -8,7 +8,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { extname } from 'node:path';
-import { fileTypeFromFile } from 'file-type';
 import type { UploadedAttachment } from '../model.js';
 import type { FileStorage } from './storage.js';
 import { FILE_EXTENSIONS } from './types.js';
@@ -77,6 +76,8 @@ export const keyFor = (digest: string, ext: string, suffix = '') => `chat/${dige
 
 /** The MIME type the bytes show, as accepted, or why not. */
 async function typeOf(file: ReceivedFile, types: readonly string[]): Promise<{ mimeType: string } | { reason: string }> {
+  // Loaded with the first upload, not with every process that could receive one.
+  const { fileTypeFromFile } = await import('file-type');
   const found = await fileTypeFromFile(file.path);
   let mimeType = found?.mime as string | undefined;
   if (mimeType === 'application/x-cfb') {
