@@ -295,7 +295,14 @@ describe('pushes', () => {
     expo.state.mode = 'down';
     // The in-process Souk makes the database and the fixture, and pushes nothing; processes serve it.
     const t = await startTestSouk({ PUSH_NOTIFICATIONS: 'false' });
-    const env = { DATABASE_URL: t.database.url, SITE_URL: t.config.siteUrl, EXPO_PUSH_URL: expo.url, PUSH_RETRY_BASE_MS: '100' };
+    // A short timeout keeps the killed process's lease (the timeout and a second) short.
+    const env = {
+      DATABASE_URL: t.database.url,
+      SITE_URL: t.config.siteUrl,
+      EXPO_PUSH_URL: expo.url,
+      PUSH_RETRY_BASE_MS: '100',
+      PUSH_TIMEOUT_MS: '1000',
+    };
     const first = await startServerProcess(env);
     const post = (path: string, userId: number, body: unknown) =>
       fetch(`${first.base}${path}`, {
