@@ -18,8 +18,9 @@
  * Within a pass, files run side by side (each has its own database, schema, ports and Redis
  * prefix), except ALONE: they kill, starve or time a server, or churn the shared database, and run
  * one at a time afterwards so that a neighbour's load cannot turn their timeouts into failures.
- * TEST_CONCURRENCY overrides the width. PostgreSQL is TEST_DATABASE_URL, or the local server on
- * 127.0.0.1:5432 (database `test`); without one the PostgreSQL pass is skipped with a warning,
+ * The width is one more than the cores; TEST_CONCURRENCY overrides it. PostgreSQL is
+ * TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`); without one the
+ * PostgreSQL pass is skipped with a warning,
  * except under CI (CI=true), where that is an error. The run ends with one line summing every
  * pass: `N passed, N failed, N skipped`; it exits non-zero when a test failed.
  */
@@ -180,7 +181,9 @@ if (options.list) {
   process.exit(0);
 }
 
-const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism());
+// One more file than cores: a file spends part of its time waiting (timers, child processes, the
+// databases), and the extra one fills that wait.
+const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism()) + 1;
 const countsDir = mkdtempSync(join(tmpdir(), 'souk-test-counts-'));
 /** The pass of each `node --test` run, in order; run i writes its counts to i.json. */
 const runLabels = [];
