@@ -58,6 +58,18 @@ export interface ConversationForReader {
   unreadCount: number;
 }
 
+/** A start's conversation: found open or created, with what the store could give along with it. */
+export interface OpenedConversation {
+  conversation: Conversation;
+  created: boolean;
+  /** Created: the start's message, when the store wrote it with the conversation. */
+  appended?: Message;
+  /** Found open, when the store asked along: the message a retry of the start stored there (null: none). */
+  retried?: Message | null;
+  /** Found open, when the store asked along: the messages of the other participant the caller has not read. */
+  unreadCount?: number;
+}
+
 export interface ConversationRepository {
   findOpen(listingId: number, senderId: number, recipientId: number): Promise<Conversation | undefined>;
   create(listingId: number, senderId: number, recipientId: number, at: number): Promise<Conversation>;
@@ -65,15 +77,10 @@ export interface ConversationRepository {
    * What findOpen then create (when none is open) give, in one statement: given by a store in
    * whose write transactions a statement is a round trip (PostgreSQL). A conversation it creates
    * holds `first` already, as its first and last message (`appended`): a start's, which it would
-   * append next.
+   * append next. Of an open one it also gives what the start asks next: the message `first`'s
+   * tempId stored there (findByTempId) and the recipient's messages the sender has not read (unreadFrom).
    */
-  openOrCreate?(
-    listingId: number,
-    senderId: number,
-    recipientId: number,
-    at: number,
-    first: FirstMessage,
-  ): Promise<{ conversation: Conversation; created: boolean; appended?: Message }>;
+  openOrCreate?(listingId: number, senderId: number, recipientId: number, at: number, first: FirstMessage): Promise<OpenedConversation>;
   findById(conId: number): Promise<Conversation | undefined>;
   /**
    * The conversation with what `readerId` reads along with it, in one go (the hottest read): its

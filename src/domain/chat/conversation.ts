@@ -3,7 +3,7 @@
  * message (D6), read one with a page of its messages, leave one.
  */
 import type { Conversation, LastMessage, Listing, Message, User } from '../model.js';
-import type { ConversationForReader, Repositories, UnitOfWork } from '../ports.js';
+import type { ConversationForReader, OpenedConversation, Repositories, UnitOfWork } from '../ports.js';
 import {
   checkMessageInput,
   endsTheList,
@@ -47,13 +47,6 @@ export interface StartedConversation {
 
 export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
 
-/** A start's conversation: found open or created; `appended`, the caller's message when the store wrote it with a new one. */
-interface Opened {
-  conversation: Conversation;
-  created: boolean;
-  appended?: Message;
-}
-
 /** The open conversation about the listing, else a new one (with the caller's message where the store writes both at once). */
 async function openConversation(
   repos: Repositories,
@@ -61,7 +54,7 @@ async function openConversation(
   callerId: number,
   input: StartConversationInput,
   now: number,
-): Promise<Opened> {
+): Promise<OpenedConversation> {
   const { conversations } = repos;
   if (conversations.openOrCreate)
     return conversations.openOrCreate(listing.id, callerId, listing.ownerId, now, firstMessage(callerId, input, now));
@@ -70,15 +63,32 @@ async function openConversation(
   return { conversation: await conversations.create(listing.id, callerId, listing.ownerId, now), created: true };
 }
 
-/** The message a retry of this start stored (D6); a conversation this request created holds none of an earlier request. */
-async function storedRetry(repos: Repositories, opened: Opened, callerId: number, tempId: string | null): Promise<Message | undefined> {
-  return tempId === null || opened.created ? undefined : repos.messages.findByTempId(opened.conversation.id, callerId, tempId);
+/**
+ * What the start asks once its conversation is open: the message a retry of it stored (D6), and
+ * what the caller has not read there. A conversation has two participants: what the caller has not
+ * read, the other one sent, and the caller's message leaves that count as it is. One this request
+ * created holds only the caller's message: no retry's, nothing to count. Asked together, unless
+ * the store gave both with the conversation.
+ */
+async function afterOpening(
+  repos: Repositories,
+  opened: OpenedConversation,
+  callerId: number,
+  tempId: string | null,
+): Promise<[stored: Message | undefined, unreadCount: number]> {
+  if (opened.created) return [undefined, 0];
+  if (opened.unreadCount !== undefined) return [opened.retried ?? undefined, opened.unreadCount];
+  const { id } = opened.conversation;
+  return Promise.all([
+    tempId === null ? undefined : repos.messages.findByTempId(id, callerId, tempId),
+    repos.conversations.unreadFrom(id, otherParticipant(opened.conversation, callerId)),
+  ]);
 }
 
 /** The caller's message, appended unless `stored` is its retry's (appendMessage: with its reader's unread count). */
 async function appendUnlessStored(
   repos: Repositories,
-  opened: Opened,
+  opened: OpenedConversation,
   stored: Message | undefined,
   callerId: number,
   input: StartConversationInput,
@@ -128,14 +138,8 @@ export async function startConversation(
     if (blocked) return { ok: false, error: 'blocked' } as const;
 
     const opened = await openConversation(repos, listing, caller.id, input, now);
-    // A conversation has two participants: what the caller has not read, the other one sent. The
-    // caller's message leaves that count as it is, so it is asked for with the retry's check; one
-    // this request created holds only the caller's message: nothing to count.
     const otherParty = otherParticipant(opened.conversation, caller.id);
-    const [stored, unreadCount] = await Promise.all([
-      storedRetry(repos, opened, caller.id, input.tempId),
-      opened.created ? 0 : repos.conversations.unreadFrom(opened.conversation.id, otherParty),
-    ]);
+    const [stored, unreadCount] = await afterOpening(repos, opened, caller.id, input.tempId);
     const { message, conversation, appended } = await appendUnlessStored(repos, opened, stored, caller.id, input, now);
     const isRetry = appended === undefined;
     const lastMessage =

@@ -13,8 +13,8 @@ import {
   type RawBuilder,
   type Selectable,
 } from 'kysely';
-import type { Conversation, FirstMessage, Listing, Message, NewMessage, Side } from '../../domain/model.js';
-import type { EventRecorder, ListingRepository, Repositories } from '../../domain/ports.js';
+import type { FirstMessage, Listing, Message, NewMessage, Side } from '../../domain/model.js';
+import type { EventRecorder, ListingRepository, OpenedConversation, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
@@ -160,6 +160,35 @@ export const openConversation = (db: QueryRunner['db'], listingId: number, sende
     .where('sender_delete', '=', sql.lit(0))
     .where('recipient_delete', '=', sql.lit(0));
 
+/** A conversation's id: a number, or a statement's expression for it. */
+type ConversationId = number | Expression<number>;
+
+/** How many of the conversation's messages from `senderId` are unread. */
+export const unreadFrom = (db: Db, conId: ConversationId, senderId: number) =>
+  db
+    .selectFrom('messages')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('con_id', '=', conId)
+    .where('source_id', '=', senderId)
+    .where('is_read', '=', 0);
+
+/**
+ * The message `sourceId` stored in the conversation with `tempId` (null: none). The messages_by_sender index
+ * (migration 006) has is_read before temp_id: one exact seek for unread, one for read. SQLite's
+ * is_read in (0, 1) would build a temporary table on every run.
+ */
+export const messageByTempId = (db: Db, conId: ConversationId, sourceId: number, tempId: string | null) => {
+  const withIsRead = (isRead: number) =>
+    db
+      .selectFrom('messages')
+      .select(MESSAGE_COLUMNS)
+      .where('con_id', '=', conId)
+      .where('source_id', '=', sourceId)
+      .where('is_read', '=', isRead)
+      .where('temp_id', '=', tempId);
+  return withIsRead(0).unionAll(withIsRead(1));
+};
+
 const q = {
   conversationCount: prepare((db, userId: number) => conversationCount(db, userId, false)),
   listedConversationCount: prepare((db, userId: number) => conversationCount(db, userId, true)),
@@ -212,27 +241,8 @@ const q = {
   conversationById: prepare((db, id: number) => conversationById(db, id)),
   // PostgreSQL only (DatabaseStatements.keepsConversations).
   conversationKept: prepare((db, id: number) => conversationById(db, id).forKeyShare()),
-  unreadFrom: prepare((db, conId: number, senderId: number) =>
-    db
-      .selectFrom('messages')
-      .select((eb) => eb.fn.countAll<number | string>().as('n'))
-      .where('con_id', '=', conId)
-      .where('source_id', '=', senderId)
-      .where('is_read', '=', 0),
-  ),
-  // The messages_by_sender index (migration 006) has is_read before temp_id: one exact seek for
-  // unread, one for read. SQLite's is_read in (0, 1) would build a temporary table on every run.
-  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) => {
-    const withIsRead = (isRead: number) =>
-      db
-        .selectFrom('messages')
-        .select(MESSAGE_COLUMNS)
-        .where('con_id', '=', conId)
-        .where('source_id', '=', sourceId)
-        .where('is_read', '=', isRead)
-        .where('temp_id', '=', tempId);
-    return withIsRead(0).unionAll(withIsRead(1));
-  }),
+  unreadFrom: prepare((db, conId: number, senderId: number) => unreadFrom(db, conId, senderId)),
+  messageByTempId: prepare((db, conId: number, sourceId: number, tempId: string) => messageByTempId(db, conId, sourceId, tempId)),
   messageById: prepare((db, id: number) => db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', id)),
 };
 
@@ -262,7 +272,7 @@ export interface DatabaseStatements {
     recipientId: number,
     at: number,
     first: FirstMessage,
-  ): Promise<{ conversation: Conversation; created: boolean; appended?: Message }>;
+  ): Promise<OpenedConversation>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
   /**

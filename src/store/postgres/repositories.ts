@@ -15,15 +15,17 @@ import {
   conversationInsert,
   insertedId,
   messageArguments,
+  messageByTempId,
   messageInsert,
   newConversationRow,
   openConversation,
   repositories,
   storedMessage,
+  unreadFrom,
   type DatabaseStatements,
 } from '../common/repositories.js';
-import { toConversation } from '../common/rows.js';
-import { CONVERSATION_COLUMNS, type ConversationsTable } from '../common/schema.js';
+import { toConversation, toMessage } from '../common/rows.js';
+import { CONVERSATION_COLUMNS, type ConversationsTable, type MessagesTable } from '../common/schema.js';
 import type { MailQueueing } from '../common/store.js';
 
 const q = {
@@ -93,7 +95,9 @@ const q = {
  * The open conversation of the three, read FOR KEY SHARE as findOpen reads it in a transaction,
  * else a new one holding the first message as its last: one row, with the open conversation's
  * columns, or nulls and the new conversation's and message's ids. The message's id is taken from
- * its sequence only when no conversation is open, so a start on an open one takes none.
+ * its sequence only when no conversation is open, so a start on an open one takes none. Of an open
+ * one, the row also holds what the start asks next: the sender's message stored with the first
+ * message's temp_id (as JSON, or null) and the count of the recipient's messages still unread.
  */
 const openOrCreateConversation = prepare(
   (
@@ -111,7 +115,14 @@ const openOrCreateConversation = prepare(
   ) =>
     rawQuery(
       db,
-      sql<Selectable<ConversationsTable> & { created_id: number | string | null; message_id: number | string | null }>`
+      sql<
+        Selectable<ConversationsTable> & {
+          created_id: number | string | null;
+          message_id: number | string | null;
+          retried: Selectable<MessagesTable> | null;
+          unread: number | string | null;
+        }
+      >`
       with open as ${openConversation(db, listingId, senderId, recipientId).forKeyShare()},
       first as (select nextval('messages_id_seq') as id where not exists (select from open)),
       created as (
@@ -128,9 +139,11 @@ const openOrCreateConversation = prepare(
           cast(${attachments} as text), cast(${tempId} as text), cast(${createdAt} as bigint), null, 0
         from first, created
         returning id
-      )
+      ),
+      retried as ${messageByTempId(db, sql<number>`(select id from open)`, sourceId, tempId)},
+      unread as ${unreadFrom(db, sql<number>`(select id from open)`, recipientId)}
       select ${sql.join(CONVERSATION_COLUMNS.map((column) => sql.ref(`open.${column}`)))}, created.id as created_id,
-        appended.id as message_id
+        appended.id as message_id, (select row_to_json(retried) from retried limit 1) as retried, (select n from unread) as unread
       from (select) as one left join open on true left join created on true left join appended on true`,
     ),
 );
@@ -195,7 +208,10 @@ const TRANSACTION_STATEMENTS: DatabaseStatements = {
     // The message's insert arguments but its conversation's, which the statement makes.
     const [, ...message] = messageArguments({ conId: 0, ...first });
     const row = (await openOrCreateConversation(run, listingId, senderId, recipientId, at, ...message)).rows[0]!;
-    if (row.created_id === null) return { conversation: toConversation(row), created: false };
+    if (row.created_id === null) {
+      const retried = row.retried && toMessage(row.retried);
+      return { conversation: toConversation(row), created: false, retried, unreadCount: Number(row.unread) };
+    }
     const id = Number(row.created_id);
     const messageId = Number(row.message_id);
     return {

@@ -19,7 +19,8 @@ import { until } from '../../helpers/until.js';
 import { toggleFavourite } from '../../../src/domain/favourites.js';
 import { markRead, sendMessage } from '../../../src/domain/chat/message.js';
 import { startConversation } from '../../../src/domain/chat/conversation.js';
-import type { Conversation, FirstMessage, Message } from '../../../src/domain/model.js';
+import type { FirstMessage } from '../../../src/domain/model.js';
+import type { OpenedConversation } from '../../../src/domain/ports.js';
 
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 
@@ -362,7 +363,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
-  it("sends a message in three messages (the conversation with its checks; the append with the reader's count; the events with COMMIT); a start asks for the listing with its check, one that creates its conversation writes its message with it, a read for the conversation with the message", async () => {
+  it("sends a message in three messages (the conversation with its checks; the append with the reader's count; the events with COMMIT); a start asks for the listing with its check, one that creates its conversation writes its message with it, one on an open one asks for its retry and count with it, a read for the conversation with the message", async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
       const conId = await store.transaction(
@@ -388,6 +389,9 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         sent.length = 0;
         assert.ok((await start()).ok);
         assert.match(sent[0]!, /^begin; execute souk_writer_lock\(\d+\)(; execute souk_\d+\([^)]*\)){2}$/);
+        // On its open conversation: BEGIN's message; the owner (uncached here); the conversation with
+        // the retry's message and the caller's unread count; the append with the owner's; the events with COMMIT.
+        assert.equal(sent.length, 5, sent.join('\n'));
         // A start that creates its conversation: it goes with its message, its events with COMMIT.
         const leave = () => other.query('update conversations set sender_delete = 1 where listing_id = $1', [LISTINGS.aminasOwn]);
         await leave();
@@ -449,25 +453,28 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       tempId: '7',
       createdAt: at,
     });
-    type Opened = { conversation: Conversation; created: boolean; appended?: Message };
-    // The plain path, in a transaction as a start runs it.
+    // The plain path, in a transaction as a start runs it: of an open conversation, the retry's
+    // message (the first message's temp_id) and the recipient's unread messages, asked after it.
     const plain = (listing: number, sender: number, recipient: number, at: number) =>
-      store.transaction(async (repos): Promise<Opened> => {
+      store.transaction(async (repos): Promise<OpenedConversation> => {
         const open = await repos.conversations.findOpen(listing, sender, recipient);
-        if (open) return { conversation: open, created: false };
+        if (open) {
+          const retried = (await repos.messages.findByTempId(open.id, sender, first(sender, at).tempId!)) ?? null;
+          return { conversation: open, created: false, retried, unreadCount: await repos.conversations.unreadFrom(open.id, recipient) };
+        }
         const created = await repos.conversations.create(listing, sender, recipient, at);
         const appended = await repos.messages.append({ conId: created.id, ...first(sender, at) });
         return { conversation: { ...created, lastMessageId: appended.id, updatedAt: at }, created: true, appended };
       }, sender);
     const joined = (listing: number, sender: number, recipient: number, at: number) =>
       store.transaction((repos) => repos.conversations.openOrCreate!(listing, sender, recipient, at, first(sender, at)), sender);
-    const withoutIds = ({ conversation, created, appended }: Opened) => ({
+    const withoutIds = ({ conversation, created, appended }: OpenedConversation) => ({
       conversation: { ...conversation, id: 0, lastMessageId: 0 },
       created,
       appended: appended && { ...appended, id: 0, conId: 0 },
     });
     // Each returns what it stored, as reading it back gives it.
-    const asStored = async ({ conversation, appended }: Opened) => {
+    const asStored = async ({ conversation, appended }: OpenedConversation) => {
       assert.deepEqual(await store.repos.conversations.findById(conversation.id), conversation);
       assert.deepEqual(await store.repos.messages.findById(appended!.id), appended);
       assert.equal(conversation.lastMessageId, appended!.id);
@@ -487,16 +494,43 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
       appended: { ...plainAsYoussef.appended!, sourceId: youssef },
     });
     const idBefore = await lastMessageId();
-    assert.deepEqual(await joined(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
-    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 12), { conversation: created.conversation, created: false });
+    // Open: youssef's first message carries the temp_id a retry sends again; nothing of amina's is unread.
+    const found = { conversation: created.conversation, created: false, retried: created.appended, unreadCount: 0 };
+    assert.deepEqual(await joined(LISTINGS.draft, youssef, amina, 12), found);
+    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 12), found);
     assert.equal(await lastMessageId(), idBefore, 'a start on an open conversation takes no message id');
+    // Two of amina's messages, one read; and a start whose temp_id nothing stored.
+    const conId = created.conversation.id;
+    for (const [text, isRead] of [
+      ['one', 1],
+      ['two', 0],
+    ] as const) {
+      const { id } = await store.repos.messages.append({ conId, ...first(amina, 15), text, tempId: null });
+      await other.query('update messages set is_read = $2 where id = $1', [id, isRead]);
+    }
+    const afterReplies = await store.repos.conversations.findById(conId);
+    const withUnread = { conversation: afterReplies, created: false, retried: created.appended, unreadCount: 1 };
+    assert.deepEqual(await joined(LISTINGS.draft, youssef, amina, 16), withUnread);
+    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 16), withUnread);
+    const fresh = (tempId: string | null) =>
+      store.transaction(
+        (repos) => repos.conversations.openOrCreate!(LISTINGS.draft, youssef, amina, 17, { ...first(youssef, 17), tempId }),
+        youssef,
+      );
+    assert.deepEqual(await fresh('8'), { ...withUnread, retried: null });
+    assert.deepEqual(await fresh(null), { ...withUnread, retried: null });
     // One side left it: it is not open, and both create another.
     await other.query('update conversations set recipient_delete = 1 where id = $1', [created.conversation.id]);
     const again = await joined(LISTINGS.draft, youssef, amina, 13);
     assert.equal(again.created, true);
     assert.notEqual(again.conversation.id, created.conversation.id);
     await asStored(again);
-    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 14), { conversation: again.conversation, created: false });
+    assert.deepEqual(await plain(LISTINGS.draft, youssef, amina, 14), {
+      conversation: again.conversation,
+      created: false,
+      retried: again.appended,
+      unreadCount: 0,
+    });
   });
 
   it('writes any text as a literal PostgreSQL reads back as the same text', async () => {
@@ -533,7 +567,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         for (let round = 0; round < 2; round++) {
           assert.ok(Array.isArray(await unjoined.transaction((repos) => repos.favourites.listIds(USERS.youssef), USERS.sara)));
         }
-        assert.equal(sent.length, 6, sent.join('\n'));
+        assert.equal(sent.length, 5, sent.join('\n'));
         assert.equal(
           sent.filter((text) => text === `begin; select id, blocks from users where id = ${USERS.sara} for no key update`).length,
           2,
