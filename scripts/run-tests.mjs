@@ -20,9 +20,9 @@
  * one at a time afterwards so that a neighbour's load cannot turn their timeouts into failures.
  * The width is one more than the cores; TEST_CONCURRENCY overrides it. PostgreSQL is
  * TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`); without one the
- * PostgreSQL pass is skipped with a warning,
- * except under CI (CI=true), where that is an error. The run ends with one line summing every
- * pass: `N passed, N failed, N skipped`; it exits non-zero when a test failed.
+ * PostgreSQL pass is skipped with a warning, except under CI (CI=true), where that is an error.
+ * The run ends with one line summing every pass: `N passed, N failed, N skipped`; it exits
+ * non-zero when a test failed.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';

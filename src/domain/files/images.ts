@@ -10,7 +10,7 @@ import type { Sharp } from 'sharp';
 type SharpModule = (typeof import('sharp'))['default'];
 let loaded: Promise<SharpModule> | undefined;
 /** sharp (libvips) is loaded with the first image, not with every process that could receive one. */
-function loadSharp(): Promise<SharpModule> {
+export function loadImageCodec(): Promise<SharpModule> {
   return (loaded ??= import('sharp').then(({ default: sharp }) => {
     // libvips's operation cache would keep decoded images after their request: memory stays per request.
     sharp.cache(false);
@@ -67,7 +67,7 @@ function encode(image: Sharp, format: ImageFormat): Sharp {
 export async function reencodeImage(path: string, format: ImageFormat, limits: ImageLimits): Promise<ReencodedImage> {
   let queue = turns.get(limits.concurrency);
   if (!queue) turns.set(limits.concurrency, (queue = new Turns(limits.concurrency)));
-  const sharp = await loadSharp();
+  const sharp = await loadImageCodec();
   return queue.run(async () => {
     // Sequential: the decoder streams rows through the resize instead of holding the whole picture.
     const open = () => sharp(path, { limitInputPixels: limits.maxPixels, failOn: 'error', animated: false, sequentialRead: true });

@@ -11,7 +11,7 @@ import { extname } from 'node:path';
 import type { UploadedAttachment } from '../model.js';
 import type { FileStorage } from './storage.js';
 import { FILE_EXTENSIONS } from './types.js';
-import { reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
+import { loadImageCodec, reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
 
 /** A file as received, in a temporary file. */
 export interface ReceivedFile {
@@ -104,6 +104,8 @@ async function prepare(storage: FileStorage, file: ReceivedFile, mimeType: strin
       puts: [{ key, body: () => createReadStream(file.path), contentType: mimeType }],
     };
   }
+  // A codec that cannot load is the server's fault, not the image's: not caught here.
+  await loadImageCodec();
   let image;
   try {
     image = await reencodeImage(file.path, format, limits.image);

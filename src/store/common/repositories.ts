@@ -173,9 +173,9 @@ export const unreadFrom = (db: Db, conId: ConversationId, senderId: number) =>
     .where('is_read', '=', 0);
 
 /**
- * The message `sourceId` stored in the conversation with `tempId` (null: none). The messages_by_sender index
- * (migration 006) has is_read before temp_id: one exact seek for unread, one for read. SQLite's
- * is_read in (0, 1) would build a temporary table on every run.
+ * The message `sourceId` stored in the conversation with `tempId` (null: none). The
+ * messages_by_sender index (migration 006) has is_read before temp_id: one exact seek for unread,
+ * one for read. SQLite's is_read in (0, 1) would build a temporary table on every run.
  */
 export const messageByTempId = (db: Db, conId: ConversationId, sourceId: number, tempId: string | null) => {
   const withIsRead = (isRead: number) =>
