@@ -567,7 +567,7 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
         for (let round = 0; round < 2; round++) {
           assert.ok(Array.isArray(await unjoined.transaction((repos) => repos.favourites.listIds(USERS.youssef), USERS.sara)));
         }
-        assert.equal(sent.length, 5, sent.join('\n'));
+        assert.equal(sent.length, 6, sent.join('\n'));
         assert.equal(
           sent.filter((text) => text === `begin; select id, blocks from users where id = ${USERS.sara} for no key update`).length,
           2,
