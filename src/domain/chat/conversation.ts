@@ -74,6 +74,7 @@ async function afterOpening(
   repos: Repositories,
   opened: OpenedConversation,
   callerId: number,
+  otherParty: number,
   tempId: string | null,
 ): Promise<[stored: Message | undefined, unreadCount: number]> {
   if (opened.created) return [undefined, 0];
@@ -81,7 +82,7 @@ async function afterOpening(
   const { id } = opened.conversation;
   return Promise.all([
     tempId === null ? undefined : repos.messages.findByTempId(id, callerId, tempId),
-    repos.conversations.unreadFrom(id, otherParticipant(opened.conversation, callerId)),
+    repos.conversations.unreadFrom(id, otherParty),
   ]);
 }
 
@@ -91,6 +92,7 @@ async function appendUnlessStored(
   opened: OpenedConversation,
   stored: Message | undefined,
   callerId: number,
+  otherParty: number,
   input: StartConversationInput,
   now: number,
 ) {
@@ -101,7 +103,7 @@ async function appendUnlessStored(
   // message is its reader's one unread: nothing to count.
   const appended = opened.created
     ? firstAppended(repos, opened.appended ?? (await repos.messages.append(message)))
-    : await appendMessage(repos, message, otherParticipant(conversation, callerId));
+    : await appendMessage(repos, message, otherParty);
   return { message: appended.message, conversation: { ...conversation, lastMessageId: appended.message.id, updatedAt: now }, appended };
 }
 
@@ -139,8 +141,8 @@ export async function startConversation(
 
     const opened = await openConversation(repos, listing, caller.id, input, now);
     const otherParty = otherParticipant(opened.conversation, caller.id);
-    const [stored, unreadCount] = await afterOpening(repos, opened, caller.id, input.tempId);
-    const { message, conversation, appended } = await appendUnlessStored(repos, opened, stored, caller.id, input, now);
+    const [stored, unreadCount] = await afterOpening(repos, opened, caller.id, otherParty, input.tempId);
+    const { message, conversation, appended } = await appendUnlessStored(repos, opened, stored, caller.id, otherParty, input, now);
     const isRetry = appended === undefined;
     const lastMessage =
       isRetry && conversation.lastMessageId !== null && conversation.lastMessageId !== message.id

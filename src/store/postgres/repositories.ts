@@ -112,8 +112,10 @@ const openOrCreateConversation = prepare(
     attachments: string | null,
     tempId: string | null,
     createdAt: number,
-  ) =>
-    rawQuery(
+  ) => {
+    // The open conversation's id, null when there is none: what the retry and the count look in.
+    const openId = sql<number>`(select id from open)`;
+    return rawQuery(
       db,
       sql<
         Selectable<ConversationsTable> & {
@@ -140,12 +142,13 @@ const openOrCreateConversation = prepare(
         from first, created
         returning id
       ),
-      retried as ${messageByTempId(db, sql<number>`(select id from open)`, sourceId, tempId)},
-      unread as ${unreadFrom(db, sql<number>`(select id from open)`, recipientId)}
+      retried as ${messageByTempId(db, openId, sourceId, tempId)},
+      unread as ${unreadFrom(db, openId, recipientId)}
       select ${sql.join(CONVERSATION_COLUMNS.map((column) => sql.ref(`open.${column}`)))}, created.id as created_id,
         appended.id as message_id, (select row_to_json(retried) from retried limit 1) as retried, (select n from unread) as unread
       from (select) as one left join open on true left join created on true left join appended on true`,
-    ),
+    );
+  },
 );
 
 /**
