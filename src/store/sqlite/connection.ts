@@ -37,7 +37,8 @@ function openSqliteFile(path: string, opts: DbOptions): SqliteConnection {
   // WAL with synchronous=NORMAL: a commit is in the WAL before the reply, so a crash of the
   // process loses nothing answered; only a power cut may roll back the last commits.
   // Checkpoints every ~64 MB of WAL instead of ~4 MB: a page written many times is copied back
-  // once per checkpoint, so fewer, larger checkpoints do far less work per write.
+  // once per checkpoint, so fewer, larger checkpoints do far less work per write. Under many
+  // writes a thread copies most of it beforehand (checkpointer.ts).
   // The page cache fills up to its size with whatever was read, so it counts in full towards the
   // process's memory: DB_CACHE_MB trades memory for fewer reads (docs/operations.md).
   database.exec(`

@@ -1,7 +1,8 @@
 /**
  * The store on SQLite: one connection in this process. Writes from the requests of one turn of
- * the event loop share a commit (write-batch.ts), and a libuv thread syncs the WAL after each
- * commit (wal-flusher.ts); reads run on the same connection, straight while no transaction is open.
+ * the event loop share a commit (write-batch.ts), a libuv thread syncs the WAL after each commit
+ * (wal-flusher.ts), and a thread of its own copies it back into the file (checkpointer.ts); reads
+ * run on the same connection, straight while no transaction is open.
  */
 import { fileReferences } from '../common/file-references.js';
 import type { UnitOfWork } from '../../domain/ports.js';
@@ -18,6 +19,7 @@ import { looseSqlitePermissions } from './files.js';
 import { SQLITE_MIGRATIONS } from './migrations/index.js';
 import { sqliteRepositories } from './repositories.js';
 import { WalFlusher } from './wal-flusher.js';
+import { WalCheckpointer } from './checkpointer.js';
 import { sqliteReadRunner, sqliteRunner } from './runner.js';
 import { SqliteWriteBatch } from './write-batch.js';
 
@@ -27,6 +29,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const { db, connection, walPath } = connectSqlite(path, opts);
   const listingCache = new ListingCache();
   const walFlusher = walPath ? new WalFlusher(walPath) : undefined;
+  const checkpointer = walPath ? new WalCheckpointer(path, walPath) : undefined;
   const signals = new LocalEventSignals();
   const batch = new SqliteWriteBatch(
     db,
@@ -35,6 +38,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     undefined,
     () => {
       walFlusher?.afterCommit();
+      checkpointer?.afterCommit();
       signals.committed();
     },
   );
@@ -60,6 +64,8 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     loosePermissions: () => (path === ':memory:' ? [] : looseSqlitePermissions(path)),
     async close() {
       walFlusher?.close();
+      // The thread's connection first: the serving one, closed last, copies what is left and removes the WAL.
+      await checkpointer?.close();
       await db.destroy();
     },
   };
