@@ -1,12 +1,12 @@
 /**
  * The WAL checkpointer's thread (checkpointer.ts): a connection of its own to the database file,
  * which copies the WAL's committed pages back into the file, PASSIVE: it neither waits for the
- * connection serving the requests nor holds it up. Every `intervalMs` while there are pages to copy;
- * less often, up to `idleMs`, while there are none, or so few that copying them took under
- * `slowMs` (the commit's checkpoint would find as little). After a checkpoint that copied pages it syncs
- * the file: SQLite syncs it only after a checkpoint that copied the whole WAL, which one running
- * beside the writes seldom does, and the commit's checkpoint that does would then wait for the
- * disk to take every page copied since.
+ * connection serving the requests nor holds it up. Every `intervalMs` while there are pages to
+ * copy; less often, up to `idleMs`, while there are none, or so few that copying them took under
+ * `slowMs` (the commit's checkpoint would find as little). After a checkpoint that copied pages it
+ * syncs the file: SQLite syncs it only after a checkpoint that copied the whole WAL, which one
+ * running beside the writes seldom does, and the commit's checkpoint that does would then wait for
+ * the disk to take every page copied since.
  */
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';

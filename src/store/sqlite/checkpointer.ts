@@ -4,9 +4,9 @@
  * (connection.ts): on the event loop, where every request in flight waits while it copies them
  * (30-50 ms each under the bench's writes, mostly waiting for the disk to take the pages). With the
  * thread copying what commits add every 100 ms while that takes it a while, and syncing the file
- * after, the commit's checkpoint finds little left to copy or to sync. That one stays, and must: SQLite starts the
- * WAL over only when a writer finds it all copied, which a checkpoint running beside the writes
- * rarely leaves it.
+ * after, the commit's checkpoint finds little left to copy or to sync. That one stays, and must:
+ * SQLite starts the WAL over only when a writer finds it all copied, which a checkpoint running
+ * beside the writes rarely leaves it.
  *
  * The thread starts once the WAL has grown past `startAtBytes`: a database that is seldom
  * written never needs it. If it fails, the commits' checkpoints do all the work, as before.
