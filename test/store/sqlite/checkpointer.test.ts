@@ -11,12 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WalCheckpointer } from '../../../src/store/sqlite/checkpointer.js';
 import { openSqlite, type SqliteConnection } from '../../../src/store/sqlite/driver.js';
-
-/** Waits until `check` holds, for at most five seconds (a thread starts, then loads its modules). */
-async function eventually(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !check(); i++) await sleep(10);
-  assert.ok(check(), 'condition not reached within 5 s');
-}
+import { until } from '../../helpers/until.js';
 
 describe('WAL checkpointer', () => {
   let dir: string;
@@ -70,13 +65,13 @@ describe('WAL checkpointer', () => {
     commit(1500);
     checkpointer.afterCommit();
     assert.equal(checkpointer.snapshot().running, true);
-    await eventually(() => checkpointer.snapshot().checkpoints > 0);
+    await until(() => checkpointer.snapshot().checkpoints > 0);
     assert.equal(rowsInFileAlone(), 1510);
 
     // Commits made while it runs reach the file too.
     const before = checkpointer.snapshot().pages;
     commit(20);
-    await eventually(() => checkpointer.snapshot().pages > before);
+    await until(() => checkpointer.snapshot().pages > before);
     assert.equal(rowsInFileAlone(), 1530);
 
     await checkpointer.close();
