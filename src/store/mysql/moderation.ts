@@ -125,9 +125,17 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
         const ids = found.map((r) => Number(r.con_id));
         if (ids.length === 0) return 0;
         const list = sql.join(ids);
-        await run(sql`delete from ${T(t.messages)} where con_id in (${list})`);
-        await run(sql`delete from ${T(t.soukMessageTempIds)} where con_id in (${list})`);
-        return affected(await run(sql`delete from ${T(t.conversations)} where con_id in (${list})`));
+        // The conversations first, their time checked again on the rows deleted: the delete waits
+        // for a writer holding one (repositories.ts, kept) and reads it as that writer left it, so
+        // one that got a message meanwhile stays. Then the messages of those deleted.
+        const deleted = affected(
+          await run(sql`delete c from ${T(t.conversations)} c left join ${T(t.messages)} m on m.message_id = c.last_message_id
+            where c.con_id in (${list}) and coalesce(m.created_at, c.created_at) < ${cutoff}`),
+        );
+        const gone = sql`con_id in (${list}) and con_id not in (select con_id from ${T(t.conversations)} where con_id in (${list}))`;
+        await run(sql`delete from ${T(t.messages)} where ${gone}`);
+        await run(sql`delete from ${T(t.soukMessageTempIds)} where ${gone}`);
+        return deleted;
       } finally {
         await rows(db, sql`select release_lock(${RETENTION_LOCK})`);
       }

@@ -302,9 +302,11 @@ const q = {
         from ${T(ctx.t.conversations)} c left join ${T(ctx.t.posts)} p on p.ID = c.listing_id and p.post_type = 'rtcl_listing'
         where c.con_id = ${conId}`,
   ),
+  // Variant `x`: read for update, held until the transaction ends (kept, below).
   conversationById: statement(
     (ctx, variant, conId: number) =>
-      sql<ConversationRow>`select ${conversationColumns(ctx, formOf(variant))} from ${T(ctx.t.conversations)} c where c.con_id = ${conId}`,
+      sql<ConversationRow>`select ${conversationColumns(ctx, formOf(variant))} from ${T(ctx.t.conversations)} c where c.con_id = ${conId}
+        ${variant.includes('x') ? sql`for update` : sql``}`,
   ),
   unreadFrom: statement(
     (ctx, _variant, conId: number, senderId: number) =>
@@ -391,6 +393,12 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   const listing: (id: number) => Promise<Listing | undefined> = scope ? findListing : batched((ids) => findListings(db, ctx, ids));
   /** A write whose result nobody reads: in a unit of work it waits for the next statement (WriteScope.later). */
   const write = async (query: CompiledQuery) => (scope ? scope.later(query) : void (await db.executeQuery(query)));
+  /**
+   * The conversation, held until the transaction ends: the retention's delete waits for a writer
+   * that holds it, then finds it active; one it deleted first is not found (the plugin's tables
+   * have no foreign key to refuse a message in a conversation gone).
+   */
+  const kept = async (conId: number) => (await q.conversationById(db, ctx, `${await form()}x`, conId)).rows[0];
   /**
    * A chat list's statement without the conversations with users `userId` blocked (docs/safety.md):
    * sent with the read of their blocked users, in one round trip; sent again with them left out
@@ -482,9 +490,12 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
         await enter();
         const read = prefetch.open?.key === openKey(listingId, senderId, recipientId) ? prefetch.open.rows : undefined;
         prefetch.open = undefined;
-        const [row] = (read ??
+        const [found] = (read ??
           (await q.openConversation(db, ctx, await form(), listingId, senderId, recipientId)).rows) as ConversationRow[];
-        return row && toConversation(row, await clock());
+        // A writer appends to it: held from here (kept) and still open, or the start begins a new one.
+        const row = found && scope?.writer !== undefined ? await kept(Number(found.con_id)) : found;
+        const open = row && Number(row.sender_delete) === 0 && Number(row.recipient_delete) === 0;
+        return open ? toConversation(row, await clock()) : undefined;
       },
       async create(listingId, senderId, recipientId, at) {
         await enter();
@@ -512,8 +523,9 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
           const [row] = (await q.conversationById(db, ctx, await form(), conId)).rows;
           return row && toConversation(row, await clock());
         }
+        // A writer's: held until the transaction ends, as kept() holds it.
         const [found, metas] = await together(db, ctx, [
-          q.conversationById.compiled(ctx, await form(), conId),
+          q.conversationById.compiled(ctx, `${await form()}x`, conId),
           participantMetasQuery(ctx, conId),
         ]);
         const row = found!.rows[0] as ConversationRow | undefined;
