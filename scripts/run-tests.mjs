@@ -39,6 +39,7 @@ const CLASSES = {
     'test/auth/password-threads.test.ts',
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
+    'test/events/mail-tls.test.ts',
     'test/events/stream-hub.test.ts',
     'test/http/schema-compilers.test.ts',
     'test/ops/config.test.ts',

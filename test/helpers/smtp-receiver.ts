@@ -1,7 +1,9 @@
 /**
  * A real SMTP server for the mail tests (smtp-server, by nodemailer's authors), on 127.0.0.1: it
  * keeps what it was sent, parsed enough to read (headers, the text and HTML parts), and can
- * refuse for a while. AUTH PLAIN/LOGIN with one user; no STARTTLS (smtp:// without TLS).
+ * refuse for a while. AUTH PLAIN/LOGIN with one user. Without `tls`, no STARTTLS (smtp:// without
+ * TLS); with it, TLS from the start (smtps://) or STARTTLS offered, and AUTH only once the
+ * connection is encrypted.
  */
 import { after } from 'node:test';
 import type { AddressInfo } from 'node:net';
@@ -15,14 +17,16 @@ export interface ReceivedMail {
   text: string;
   html: string;
   raw: string;
+  /** Whether it came over TLS (from the start or after STARTTLS). */
+  secure: boolean;
 }
 
 export interface SmtpReceiver {
-  /** smtp://user:password@127.0.0.1:PORT */
+  /** smtp://user:password@127.0.0.1:PORT (smtps:// for TLS from the start) */
   url: string;
   mails: ReceivedMail[];
   /** While true, every mail is refused with 451 (a temporary failure). */
-  state: { refuse: boolean; refused: number };
+  state: { refuse: boolean; refused: number; auths: number };
   close(): Promise<void>;
 }
 
@@ -59,9 +63,9 @@ function split(raw: string): { headers: Map<string, string>; body: string } {
   return { headers: unfoldHeaders(raw.slice(0, at)), body: raw.slice(at).replace(/^\r?\n\r?\n/, '') };
 }
 
-export function parseMail(raw: string, from: string, to: string[]): ReceivedMail {
+export function parseMail(raw: string, from: string, to: string[], secure = false): ReceivedMail {
   const { headers, body } = split(raw);
-  const mail: ReceivedMail = { from, to, headers, subject: decodeWords(headers.get('subject') ?? ''), text: '', html: '', raw };
+  const mail: ReceivedMail = { from, to, headers, subject: decodeWords(headers.get('subject') ?? ''), text: '', html: '', raw, secure };
   const boundary = /boundary="?([^";]+)"?/i.exec(headers.get('content-type') ?? '')?.[1];
   const parts = boundary ? body.split(`--${boundary}`).slice(1, -1) : [raw];
   for (const part of parts) {
@@ -74,17 +78,24 @@ export function parseMail(raw: string, from: string, to: string[]): ReceivedMail
   return mail;
 }
 
-export async function smtpReceiver(): Promise<SmtpReceiver> {
+export interface ReceiverTls {
+  key: Buffer;
+  cert: Buffer;
+  /** TLS from the start (smtps://); else STARTTLS is offered on a plain connection. */
+  secure: boolean;
+}
+
+export async function smtpReceiver(tls?: ReceiverTls): Promise<SmtpReceiver> {
   const mails: ReceivedMail[] = [];
-  const state = { refuse: false, refused: 0 };
+  const state = { refuse: false, refused: 0, auths: 0 };
   const server = new SMTPServer({
-    disabledCommands: ['STARTTLS'],
-    allowInsecureAuth: true,
+    ...(tls ? { key: tls.key, cert: tls.cert, secure: tls.secure } : { disabledCommands: ['STARTTLS'], allowInsecureAuth: true }),
     authMethods: ['PLAIN', 'LOGIN'],
     logger: false,
     // Pooled client connections stay open until Souk closes: do not wait 30 s for them.
     closeTimeout: 50,
     onAuth(auth, _session, callback) {
+      state.auths++;
       if (auth.username === SMTP_USER && auth.password === SMTP_PASSWORD) callback(null, { user: auth.username });
       else callback(new Error('Invalid username or password'));
     },
@@ -105,6 +116,7 @@ export async function smtpReceiver(): Promise<SmtpReceiver> {
             Buffer.concat(chunks).toString('utf8'),
             from,
             session.envelope.rcptTo.map((r) => r.address),
+            session.secure,
           ),
         );
         callback();
@@ -115,5 +127,6 @@ export async function smtpReceiver(): Promise<SmtpReceiver> {
   const { port } = server.server.address() as AddressInfo;
   const close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   after(close);
-  return { url: `smtp://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${port}`, mails, state, close };
+  const scheme = tls?.secure ? 'smtps' : 'smtp';
+  return { url: `${scheme}://${SMTP_USER}:${SMTP_PASSWORD}@127.0.0.1:${port}`, mails, state, close };
 }
