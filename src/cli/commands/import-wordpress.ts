@@ -2,14 +2,14 @@
  * souk import --from-wordpress mysql://... : copies a WordPress site with Classified Listing (the
  * MySQL store's readers, store/mysql/site-export.ts) into Souk's own database (SQLite or
  * PostgreSQL, DATABASE_URL), keeping every id: users with their password hashes and profiles,
- * listings with images, terms and details, favourites, conversations and messages. Times: the
- * plugin's chat tables hold the site's local time, read as such into epoch ms.
+ * listings with images, terms and details, favourites, block lists, conversations and messages.
+ * Times: the plugin's chat tables hold the site's local time, read as such into epoch ms.
  *
  * Idempotent and resumable: each page of rows is one transaction that writes only what differs
  * (store/common/site-import.ts), so a second run writes nothing, and a run cut short is finished
  * by running it again. Rows that name what was not copied are left out and counted: a listing of
- * a user missing from wp_users, a favourite of a deleted listing, a conversation of a missing
- * user, a message of a conversation not copied. Open conversations the plugin let exist twice for
+ * a user missing from wp_users, a favourite or a block of a deleted listing or user, a
+ * conversation of a missing user, a message of a conversation not copied. Open conversations the plugin let exist twice for
  * one buyer, seller and listing (Souk keeps one, D6) become their newest one, holding all their
  * messages. Password hashes are never printed.
  */
@@ -46,6 +46,7 @@ async function copy(site: WordpressSiteExport, to: SiteImportWriter, now: number
   const users = counts();
   const listings = counts();
   const favourites = counts();
+  const blocks = counts();
   const conversations = counts();
   const messages = counts();
   const copiedUsers = new Set<number>();
@@ -84,6 +85,17 @@ async function copy(site: WordpressSiteExport, to: SiteImportWriter, now: number
       favourites.skipped += list.length - lists.get(user)!.length;
     }
     favourites.written += await to.favourites(page, lists);
+    const blockLists = await site.blocks(page);
+    for (const [user, list] of blockLists) {
+      const kept = {
+        users: list.users.filter((id) => copiedUsers.has(id)),
+        listings: list.listings.filter((id) => copiedListings.has(id)),
+      };
+      blocks.read += list.users.length + list.listings.length;
+      blocks.skipped += list.users.length + list.listings.length - kept.users.length - kept.listings.length;
+      blockLists.set(user, kept);
+    }
+    blocks.written += await to.blocks(page, blockLists);
   }
 
   // Duplicates go into the group's newest conversation, which comes last (ids ascending).
@@ -132,7 +144,7 @@ async function copy(site: WordpressSiteExport, to: SiteImportWriter, now: number
   }
 
   await to.finish(users.written + listings.written > 0);
-  return { users, listings, favourites, conversations, messages, mergedConversations: mergedInto.size };
+  return { users, listings, favourites, blocks, conversations, messages, mergedConversations: mergedInto.size };
 }
 
 export async function importFromWordpress(ctx: CliContext, url: string): Promise<void> {
@@ -162,6 +174,7 @@ export async function importFromWordpress(ctx: CliContext, url: string): Promise
     ctx.out(line('users', result.users));
     ctx.out(line('listings', result.listings));
     ctx.out(line('favourites', result.favourites));
+    ctx.out(line('blocks', result.blocks));
     ctx.out(line('conversations', result.conversations));
     if (result.mergedConversations) ctx.out(`  ${result.mergedConversations} duplicate open conversations merged into their newest`);
     ctx.out(line('messages', result.messages));

@@ -51,7 +51,7 @@ export const importCommand: Command = {
   name: 'import',
   summary: 'upsert users and listings from a JSON document, or copy a WordPress site',
   about:
-    'Upserts users and listings by id from one JSON document (docs/import-schema.json), all or nothing: a document with one bad entry imports nothing and names the entry. With --from-wordpress, copies a WordPress site with Classified Listing (users with their password hashes, listings, favourites, chat) keeping its ids; running it again writes only what changed and finishes a run cut short.',
+    'Upserts users and listings by id from one JSON document (docs/import-schema.json), all or nothing: a document with one bad entry imports nothing and names the entry. With --from-wordpress, copies a WordPress site with Classified Listing (users with their password hashes, listings, favourites, blocks, chat) keeping its ids; running it again writes only what changed and finishes a run cut short.',
   args: [{ name: 'FILE|-', help: 'the JSON document, or - to read it from standard input', optional: true }],
   options: {
     'from-wordpress': { value: 'URL', help: 'copy the WordPress site whose database is at URL (mysql://USER:PASSWORD@HOST:PORT/DB)' },

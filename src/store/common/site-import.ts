@@ -1,7 +1,7 @@
 /**
  * Writes a copied site (`souk import --from-wordpress`) into Souk's own database, keeping every
- * id: users with their password hashes, listings with their details, favourites, conversations
- * and messages. Each batch is one transaction and writes only the rows that differ from what is
+ * id: users with their password hashes, listings with their details, favourites, block lists,
+ * conversations and messages. Each batch is one transaction and writes only the rows that differ from what is
  * stored, so running the copy again changes nothing, and a copy cut short is finished by running
  * it again (each batch is whole or absent).
  */
@@ -13,6 +13,7 @@ import { listingDetailsRow } from './catalog.js';
 import { imagesJson, termsJson } from './media-json.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database } from './schema.js';
 import { settingsRepository } from './settings.js';
+import { writeBlockLists, type BlockLists } from './site-import-blocks.js';
 
 export interface CopiedMessage extends Message {
   meta: string | null;
@@ -106,6 +107,8 @@ export interface SiteImportWriter {
   listings(listings: ListingRecord[]): Promise<number>;
   /** Each user's whole list, oldest addition first; a user absent from the map keeps none. */
   favourites(userIds: number[], lists: Map<number, number[]>): Promise<number>;
+  /** Each user's whole block lists, as favourites (site-import-blocks.ts). */
+  blocks(userIds: number[], lists: Map<number, BlockLists>): Promise<number>;
   conversations(conversations: Conversation[]): Promise<number>;
   messages(messages: CopiedMessage[]): Promise<number>;
   /** Which of these ids are stored (users, listings or conversations), for checking references. */
@@ -230,6 +233,11 @@ export function siteImportWriter(db: Kysely<Database>, dialect: 'sqlite' | 'post
         }
         return written;
       });
+    },
+
+    async blocks(userIds, lists) {
+      if (userIds.length === 0) return 0;
+      return db.transaction().execute((trx) => writeBlockLists(trx, userIds, lists, now));
     },
 
     async conversations(conversations) {

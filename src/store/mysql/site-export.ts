@@ -1,14 +1,16 @@
 /**
  * A WordPress site read whole, for `souk import --from-wordpress` (moving off the site): its
  * users with their password hashes, its listings with images, terms and details, favourites,
- * conversations and messages, in the domain's types and by ascending id, a page at a time. Read
- * with the MySQL store's own readers (catalog.ts, repositories.ts), so that what is copied is what
- * Souk on the site serves. Nothing is written to the site: not even Souk's own tables are created.
+ * block lists, conversations and messages, in the domain's types and by ascending id, a page at a
+ * time. Read with the MySQL store's own readers (catalog.ts, repositories.ts, blocks.ts), so that
+ * what is copied is what Souk on the site serves. Nothing is written to the site: not even Souk's own tables are created.
  */
 import { createRequire } from 'node:module';
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import type { Pool } from 'mysql2';
 import type { Conversation, ListingRecord, Message, UserRecord } from '../../domain/model.js';
+import type { BlockLists } from '../common/site-import-blocks.js';
+import { BLOCKED_LISTINGS_META_KEY, BLOCKED_USERS_META_KEY, blockedIds } from './blocks.js';
 import { loadShownListings, loadUser } from './catalog.js';
 import { mysqlContext, rows, T, type Db, type MysqlContext, type WpDatabase } from './context.js';
 import {
@@ -48,6 +50,8 @@ export interface WordpressSiteExport {
   listings(ids: number[], now: number): Promise<ListingRecord[]>;
   /** Each user's favourites in the plugin's order (oldest addition first); a user without any is absent. */
   favourites(userIds: number[]): Promise<Map<number, number[]>>;
+  /** Each user's block lists in the plugin's order; a user without any is absent. */
+  blocks(userIds: number[]): Promise<Map<number, BlockLists>>;
   duplicateConversations(): Promise<DuplicateConversations>;
   conversations(afterId: number, limit: number): Promise<Conversation[]>;
   messages(afterId: number, limit: number): Promise<ExportedMessage[]>;
@@ -135,6 +139,27 @@ export function openWordpressExport(url: string, opts: { tablePrefix: string; co
       );
       // The plugin reads the first row of a key (get_user_meta(..., true)), as the MySQL store does.
       for (const row of found) if (!out.has(Number(row.user_id))) out.set(Number(row.user_id), parseFavourites(row.meta_value));
+      return out;
+    },
+    async blocks(userIds) {
+      const out = new Map<number, BlockLists>();
+      if (userIds.length === 0) return out;
+      const found = await rows(
+        db,
+        sql<{ user_id: number | string; meta_key: string; meta_value: string | null }>`select user_id, meta_key, meta_value
+          from ${T(t.usermeta)} where meta_key in (${BLOCKED_USERS_META_KEY}, ${BLOCKED_LISTINGS_META_KEY})
+          and user_id in (${sql.join(userIds)}) order by umeta_id`,
+      );
+      const seen = new Set<string>();
+      for (const row of found) {
+        // The first row of each key, as the plugin reads it (get_user_meta(..., true)).
+        const name = `${row.user_id}:${row.meta_key}`;
+        if (seen.has(name)) continue;
+        seen.add(name);
+        const lists = out.get(Number(row.user_id)) ?? { users: [], listings: [] };
+        lists[row.meta_key === BLOCKED_USERS_META_KEY ? 'users' : 'listings'] = blockedIds(row.meta_value);
+        out.set(Number(row.user_id), lists);
+      }
       return out;
     },
     async duplicateConversations() {

@@ -14,6 +14,7 @@
  *   when it was made). A listing's `view_count` is the dump's: it was taken after 04-listings-and-misc.txt, whose
  *   GET listings/8 counted a view (seeded 0, after 1), so it is one more than [069]/[070] show.
  * - the users sign in with their WordPress passwords (01-login.txt's), copied as hashes;
+ * - the site's block lists become Souk's blocks, with the counts the checks go by, and hold;
  * - a second run writes nothing and every row is unchanged; after rows are removed as an
  *   interrupted run would leave them missing, a run restores exactly the first copy;
  * - nothing the CLI prints holds a password hash.
@@ -90,7 +91,20 @@ async function importSite(databaseUrl: string, siteUrl: string): Promise<string>
   return run.stdout;
 }
 
-const TABLES = ['users', 'user_credentials', 'listings', 'listing_details', 'favourites', 'conversations', 'messages'] as const;
+const TABLES = [
+  'users',
+  'user_credentials',
+  'listings',
+  'listing_details',
+  'favourites',
+  'user_blocks',
+  'listing_blocks',
+  'conversations',
+  'messages',
+] as const;
+/** The admin's block lists on the site, as the plugin writes them: bob and listing 8, and a user and a listing the site no longer has. */
+const BLOCKS = { users: 'a:2:{i:0;i:3;i:2;i:99999;}', listings: 'a:2:{i:0;i:99998;i:1;i:8;}' };
+const pairs = (rows: Json[], a: string, b: string) => rows.map((r) => [r[a], r[b]]);
 
 /** Every row of the copied tables, in key order, numbers as numbers. */
 async function snapshot(store: Store): Promise<Record<string, Json[]>> {
@@ -196,6 +210,10 @@ describe('souk import --from-wordpress', { skip }, () => {
       (select count(*) from wp_rtcl_conversations) as conversations,
       (select count(*) from wp_rtcl_conversation_messages) as messages`);
     counts = Object.fromEntries(Object.entries(c!).map(([k, v]) => [k, Number(v)]));
+    await site.query(
+      "insert into wp_usermeta (user_id, meta_key, meta_value) values (?, '_rtcl_blocked_user_ids', ?), (?, '_rtcl_blocked_listing_ids', ?)",
+      [USERS.admin, BLOCKS.users, USERS.admin, BLOCKS.listings],
+    );
   });
 
   for (const target of ['sqlite', 'postgres'] as const) {
@@ -226,10 +244,23 @@ describe('souk import --from-wordpress', { skip }, () => {
         [[USERS.alice, 8]],
         "alice's favourites, as the site's rtcl_favourites meta holds them",
       );
+      // The admin's block lists, without what the site no longer has; the counts the checks go by.
+      assert.match(first, /blocks: 4 read, 1 written, 2 left out/);
+      assert.deepEqual(pairs(copied.user_blocks!, 'blocker_id', 'blocked_id'), [[USERS.admin, USERS.bob]]);
+      assert.deepEqual(pairs(copied.listing_blocks!, 'user_id', 'listing_id'), [[USERS.admin, 8]]);
+      assert.deepEqual(
+        copied.users!.map((u) => [u.id, u.blocks]),
+        [
+          [USERS.admin, 2],
+          [USERS.alice, 0],
+          [USERS.bob, 1],
+          [USERS.carol, 0],
+        ],
+      );
 
       // Run again: nothing is written, no row changes.
       const second = await importSite(database.url, site.url);
-      for (const kind of ['users', 'listings', 'favourites', 'conversations', 'messages']) {
+      for (const kind of ['users', 'listings', 'favourites', 'blocks', 'conversations', 'messages']) {
         assert.match(second, new RegExp(`${kind}: \\d+ read, 0 written`), second);
       }
       assert.deepEqual(await snapshot(store), copied, 'the second run changed nothing');
@@ -238,17 +269,26 @@ describe('souk import --from-wordpress', { skip }, () => {
       await store.db.deleteFrom('messages').where('id', '>=', 4).execute();
       await store.db.deleteFrom('user_credentials').where('user_id', '=', USERS.carol!).execute();
       await store.db.deleteFrom('favourites').execute();
+      await store.db.deleteFrom('user_blocks').execute();
       await importSite(database.url, site.url);
       const resumed = await snapshot(store);
-      assert.deepEqual(
-        { ...resumed, favourites: resumed.favourites!.map((f) => [f.user_id, f.listing_id]) },
-        { ...copied, favourites: copied.favourites!.map((f) => [f.user_id, f.listing_id]) },
-      );
+      // Rewritten rows are dated anew: compared by their pairs.
+      const undated = (snap: Record<string, Json[]>) => ({
+        ...snap,
+        favourites: pairs(snap.favourites!, 'user_id', 'listing_id'),
+        user_blocks: pairs(snap.user_blocks!, 'blocker_id', 'blocked_id'),
+        listing_blocks: pairs(snap.listing_blocks!, 'user_id', 'listing_id'),
+      });
+      assert.deepEqual(undated(resumed), undated(copied));
 
       const t = await startTestSouk({ DATABASE_URL: database.url, ACCEPT_WORDPRESS_TOKENS: 'true', ...PRESENTATION }, null);
       after(() => t.close());
       await answersTheTranscripts(t, site);
       await signsIn(t);
+      // The copied blocks hold: the admin cannot write to bob about his listing.
+      const blocked = await t.start(USERS.admin!, { listing_id: 8, text: 'Is it still there?' });
+      assert.equal(blocked.statusCode, 403, blocked.body);
+      assert.equal(blocked.json().message, 'You cannot send messages to this user.');
       // New rows get ids after the copied ones (PostgreSQL's sequences were moved past them).
       const started = await t.start(USERS.carol!, { listing_id: 8, text: 'A new conversation' });
       assert.equal(started.statusCode, 200, started.body);
