@@ -1,9 +1,9 @@
 /**
  * Writes a copied site (`souk import --from-wordpress`) into Souk's own database, keeping every
  * id: users with their password hashes, listings with their details, favourites, block lists,
- * conversations and messages. Each batch is one transaction and writes only the rows that differ from what is
- * stored, so running the copy again changes nothing, and a copy cut short is finished by running
- * it again (each batch is whole or absent).
+ * conversations and messages. Each batch is one transaction and writes only the rows that differ
+ * from what is stored, so running the copy again changes nothing, and a copy cut short is finished
+ * by running it again (each batch is whole or absent).
  */
 import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
@@ -13,7 +13,6 @@ import { listingDetailsRow } from './catalog.js';
 import { imagesJson, termsJson } from './media-json.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database } from './schema.js';
 import { settingsRepository } from './settings.js';
-import { writeBlockLists, type BlockLists } from './site-import-blocks.js';
 
 export interface CopiedMessage extends Message {
   meta: string | null;
@@ -101,13 +100,90 @@ function messageRow(m: CopiedMessage) {
 
 const byId = <R extends { id: number | string }>(found: R[]) => new Map(found.map((r) => [Number(r.id), r as unknown as Row]));
 
+/** Which of `ids` are rows of `table`, asked 500 at a time. */
+async function storedIds(db: Kysely<Database>, table: 'users' | 'listings' | 'conversations', ids: number[]): Promise<Set<number>> {
+  const found = new Set<number>();
+  for (let i = 0; i < ids.length; i += 500) {
+    const chunk = ids.slice(i, i + 500);
+    for (const r of await db.selectFrom(table).select('id').where('id', 'in', chunk).execute()) found.add(Number(r.id));
+  }
+  return found;
+}
+
+/** A user's block lists: the users and the listings they blocked, in the order they blocked them. */
+export interface BlockLists {
+  users: number[];
+  listings: number[];
+}
+
+const sameList = (a: number[], b: number[]) => a.length === b.length && a.every((id, i) => id === b[i]);
+
+/** The block lists stored for `userIds`, in blocking order. */
+async function storedLists(trx: Kysely<Database>, userIds: number[]): Promise<Map<number, BlockLists>> {
+  const out = new Map(userIds.map((id) => [id, { users: [] as number[], listings: [] as number[] }]));
+  const users = await trx
+    .selectFrom('user_blocks')
+    .select(['blocker_id', 'blocked_id'])
+    .where('blocker_id', 'in', userIds)
+    .orderBy('id')
+    .execute();
+  for (const r of users) out.get(Number(r.blocker_id))!.users.push(Number(r.blocked_id));
+  const listings = await trx
+    .selectFrom('listing_blocks')
+    .select(['user_id', 'listing_id'])
+    .where('user_id', 'in', userIds)
+    .orderBy('id')
+    .execute();
+  for (const r of listings) out.get(Number(r.user_id))!.listings.push(Number(r.listing_id));
+  return out;
+}
+
+/**
+ * Writes each user's whole block lists (a user absent from `lists` keeps none); entries naming a
+ * user or a listing that is not stored, or the user themselves, are left out. The `users.blocks`
+ * count (migration 017) of everyone whose blocks changed is counted again: the writer's lock skips
+ * the checks of a user at 0 (blocks.ts). Returns how many users' lists it wrote.
+ */
+async function writeBlockLists(trx: Kysely<Database>, userIds: number[], lists: Map<number, BlockLists>, now: number): Promise<number> {
+  if (userIds.length === 0) return 0;
+  const named = [...lists.values()];
+  const knownUsers = await storedIds(trx, 'users', [...new Set(named.flatMap((l) => l.users))]);
+  const knownListings = await storedIds(trx, 'listings', [...new Set(named.flatMap((l) => l.listings))]);
+  const have = await storedLists(trx, userIds);
+  const recount = new Set<number>();
+  let written = 0;
+  for (const userId of userIds) {
+    const wanted = lists.get(userId) ?? { users: [], listings: [] };
+    const users = wanted.users.filter((id) => id !== userId && knownUsers.has(id));
+    const listings = wanted.listings.filter((id) => knownListings.has(id));
+    const old = have.get(userId)!;
+    if (sameList(old.users, users) && sameList(old.listings, listings)) continue;
+    await trx.deleteFrom('user_blocks').where('blocker_id', '=', userId).execute();
+    await trx.deleteFrom('listing_blocks').where('user_id', '=', userId).execute();
+    // The site keeps no dates: all are dated now, their ids keeping the plugin's order.
+    for (const blocked of users)
+      await trx.insertInto('user_blocks').values({ blocker_id: userId, blocked_id: blocked, created_at: now }).execute();
+    for (const listing of listings)
+      await trx.insertInto('listing_blocks').values({ user_id: userId, listing_id: listing, created_at: now }).execute();
+    for (const id of [userId, ...old.users, ...users]) recount.add(id);
+    written++;
+  }
+  if (recount.size > 0) {
+    await sql`update users set blocks =
+        (select count(*) from user_blocks b where b.blocker_id = users.id or b.blocked_id = users.id)
+        + (select count(*) from listing_blocks l where l.user_id = users.id)
+      where id in (${sql.join([...recount])})`.execute(trx);
+  }
+  return written;
+}
+
 export interface SiteImportWriter {
   /** Each returns how many rows it wrote (new or changed). */
   users(users: UserRecord[]): Promise<number>;
   listings(listings: ListingRecord[]): Promise<number>;
   /** Each user's whole list, oldest addition first; a user absent from the map keeps none. */
   favourites(userIds: number[], lists: Map<number, number[]>): Promise<number>;
-  /** Each user's whole block lists, as favourites (site-import-blocks.ts). */
+  /** Each user's whole block lists, as favourites (writeBlockLists). */
   blocks(userIds: number[], lists: Map<number, BlockLists>): Promise<number>;
   conversations(conversations: Conversation[]): Promise<number>;
   messages(messages: CopiedMessage[]): Promise<number>;
@@ -122,11 +198,7 @@ export interface SiteImportWriter {
 
 export function siteImportWriter(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', now = Date.now()): SiteImportWriter {
   return {
-    async existing(table, ids) {
-      if (ids.length === 0) return new Set();
-      const found = await db.selectFrom(table).select('id').where('id', 'in', ids).execute();
-      return new Set(found.map((r) => Number(r.id)));
-    },
+    existing: (table, ids) => storedIds(db, table, ids),
 
     async users(users) {
       if (users.length === 0) return 0;
@@ -213,17 +285,13 @@ export function siteImportWriter(db: Kysely<Database>, dialect: 'sqlite' | 'post
           .execute();
         for (const r of found) stored.set(Number(r.user_id), [...(stored.get(Number(r.user_id)) ?? []), Number(r.listing_id)]);
         const wantedListings = [...new Set([...lists.values()].flat())];
-        const known = new Set<number>();
-        for (let i = 0; i < wantedListings.length; i += 500) {
-          const chunk = wantedListings.slice(i, i + 500);
-          for (const r of await trx.selectFrom('listings').select('id').where('id', 'in', chunk).execute()) known.add(Number(r.id));
-        }
+        const known = await storedIds(trx, 'listings', wantedListings);
         let written = 0;
         for (const userId of userIds) {
           // Favourites of listings that were not copied (deleted posts) are left out.
           const wanted = (lists.get(userId) ?? []).filter((id) => known.has(id));
           const have = stored.get(userId) ?? [];
-          if (have.length === wanted.length && have.every((id, i) => id === wanted[i])) continue;
+          if (sameList(have, wanted)) continue;
           await trx.deleteFrom('favourites').where('user_id', '=', userId).execute();
           // In the plugin's order: the ids keep it (oldest addition first); the site keeps no dates, so all are dated now.
           for (const listingId of wanted) {

@@ -9,7 +9,7 @@ import { createRequire } from 'node:module';
 import { Kysely, MysqlDialect, sql } from 'kysely';
 import type { Pool } from 'mysql2';
 import type { Conversation, ListingRecord, Message, UserRecord } from '../../domain/model.js';
-import type { BlockLists } from '../common/site-import-blocks.js';
+import type { BlockLists } from '../common/site-import.js';
 import { BLOCKED_LISTINGS_META_KEY, BLOCKED_USERS_META_KEY, blockedIds } from './blocks.js';
 import { loadShownListings, loadUser } from './catalog.js';
 import { mysqlContext, rows, T, type Db, type MysqlContext, type WpDatabase } from './context.js';
