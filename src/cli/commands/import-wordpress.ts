@@ -9,9 +9,9 @@
  * (store/common/site-import.ts), so a second run writes nothing, and a run cut short is finished
  * by running it again. Rows that name what was not copied are left out and counted: a listing of
  * a user missing from wp_users, a favourite or a block of a deleted listing or user, a
- * conversation of a missing user, a message of a conversation not copied. Open conversations the plugin let exist twice for
- * one buyer, seller and listing (Souk keeps one, D6) become their newest one, holding all their
- * messages. Password hashes are never printed.
+ * conversation of a missing user, a message of a conversation not copied. Open conversations the
+ * plugin let exist twice for one buyer, seller and listing (Souk keeps one, D6) become their
+ * newest one, holding all their messages. Password hashes are never printed.
  */
 import { maskUrlSecrets } from '../../config.js';
 import type { Conversation } from '../../domain/model.js';

@@ -3,7 +3,8 @@
  * users with their password hashes, its listings with images, terms and details, favourites,
  * block lists, conversations and messages, in the domain's types and by ascending id, a page at a
  * time. Read with the MySQL store's own readers (catalog.ts, repositories.ts, blocks.ts), so that
- * what is copied is what Souk on the site serves. Nothing is written to the site: not even Souk's own tables are created.
+ * what is copied is what Souk on the site serves. Nothing is written to the site: not even Souk's
+ * own tables are created.
  */
 import { createRequire } from 'node:module';
 import { Kysely, MysqlDialect, sql } from 'kysely';
