@@ -30,7 +30,7 @@ import pg from 'pg';
 import { openStore, type Store } from '../../../src/store/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
-import { outputOf, type CliRun } from '../../helpers/processes.js';
+import { outputOf, SOUK_BIN as BIN, type CliRun } from '../../helpers/processes.js';
 import { recordedSteps } from '../../helpers/recordings.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
@@ -66,21 +66,10 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-/** The CLI's own entry (src/cli/main.ts, through tsx: no build needed), with only what Souk reads in its environment. */
+/** The built CLI (bin/souk: `npm test` builds it first; alone, `npm run build` before), with only what Souk reads in its environment. */
 function souk(databaseUrl: string, args: string[]): Promise<CliRun> {
   return outputOf(
-    spawn(
-      process.execPath,
-      [
-        '--import',
-        'tsx',
-        '--input-type=module',
-        '-e',
-        "import { main } from './src/cli/main.ts'; await main(process.argv.slice(1));",
-        ...args,
-      ],
-      { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } },
-    ),
+    spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }),
   );
 }
 
