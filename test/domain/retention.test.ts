@@ -17,6 +17,7 @@ import type { User } from '../../src/domain/model.js';
 import type { Store } from '../../src/store/index.js';
 import { LISTINGS, marketplace, USERS } from '../helpers/fixtures.js';
 import { marketplaceStore } from '../helpers/marketplace-store.js';
+import { duringRetention } from '../helpers/retention.js';
 import { uncachedChat } from '../helpers/store.js';
 
 const DAY = 86_400_000;
@@ -77,29 +78,21 @@ it('leaves the round to the instance already deleting (PostgreSQL)', async (t) =
 it('a message or a start while the retention deletes the conversation is refused or starts anew, never a failure (PostgreSQL)', async (t) => {
   const store = await marketplaceStore(t);
   if (store.dialect !== 'postgres') return t.skip('SQLite runs one write transaction at a time');
-  /** Runs `write` while the retention's delete of the old conversations is done but not committed. */
-  const duringRetention = async <T>(write: () => Promise<T>): Promise<T> => {
-    let deleted!: () => void;
-    const deleting = new Promise<void>((resolve) => (deleted = resolve));
-    const retention = store.transaction(async (repos) => {
-      assert.equal(await repos.moderation!.deleteInactiveConversations(50 * DAY, 10), 1);
-      deleted();
-      await new Promise((resolve) => setTimeout(resolve, 300));
-    });
-    await deleting;
-    const result = await write();
-    await retention;
+  /** Runs `write` while the retention's delete of the old conversation is done but not committed. */
+  const whileDeleting = async <T>(write: () => Promise<T>): Promise<T> => {
+    const { result, deleted } = await duringRetention(store, 50 * DAY, write);
+    assert.equal(deleted, 1);
     return result;
   };
   const conId = await converse(store, USERS.amina, 1 * DAY);
   const input = { conId, listingId: null, text: 'still there?', files: [], tempId: null };
   // The send waited for the delete, then found no conversation to write in.
-  assert.deepEqual(await duringRetention(() => sendMessage(store, USERS.amina, input, LIMITS)), { ok: false, error: 'forbidden' });
+  assert.deepEqual(await whileDeleting(() => sendMessage(store, USERS.amina, input, LIMITS)), { ok: false, error: 'forbidden' });
   assert.equal(await store.repos.conversations.findById(conId), undefined);
   // A start on the listing waited for it too, then began a new conversation.
   const again = await converse(store, USERS.amina, 1 * DAY);
   const caller = (await store.repos.users.findById(USERS.amina)) as User;
-  const started = await duringRetention(() =>
+  const started = await whileDeleting(() =>
     startConversation(uncachedChat(store), caller, { listingId: LISTINGS.bike, text: 'hello again', files: [], tempId: null }, LIMITS),
   );
   assert.ok(started.ok);

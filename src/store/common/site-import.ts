@@ -145,7 +145,6 @@ async function storedLists(trx: Kysely<Database>, userIds: number[]): Promise<Ma
  * the checks of a user at 0 (blocks.ts). Returns how many users' lists it wrote.
  */
 async function writeBlockLists(trx: Kysely<Database>, userIds: number[], lists: Map<number, BlockLists>, now: number): Promise<number> {
-  if (userIds.length === 0) return 0;
   const named = [...lists.values()];
   const knownUsers = await storedIds(trx, 'users', [...new Set(named.flatMap((l) => l.users))]);
   const knownListings = await storedIds(trx, 'listings', [...new Set(named.flatMap((l) => l.listings))]);

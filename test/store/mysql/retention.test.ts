@@ -13,6 +13,7 @@ import { sendMessage } from '../../../src/domain/chat/message.js';
 import { deleteInactiveConversations } from '../../../src/domain/retention.js';
 import type { User } from '../../../src/domain/model.js';
 import type { Store } from '../../../src/store/index.js';
+import { duringRetention } from '../../helpers/retention.js';
 import { uncachedChat } from '../../helpers/store.js';
 import { startTestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
@@ -39,21 +40,6 @@ const messagesOf = async (site: WordpressDatabase, conId: number) =>
     await site.query<{ message: string }>('select message from wp_rtcl_conversation_messages where con_id = ? order by message_id', [conId])
   ).map((m) => m.message);
 
-/** Runs `write` while the retention's batch has deleted the inactive conversations and not yet committed. */
-async function duringRetention<T>(store: Store, write: () => Promise<T>): Promise<{ result: T; deleted: number | null }> {
-  let deleting!: () => void;
-  const deleted = new Promise<void>((resolve) => (deleting = resolve));
-  const retention = store.transaction(async (repos) => {
-    const n = await repos.moderation!.deleteInactiveConversations(CUTOFF, 10);
-    deleting();
-    await sleep(300);
-    return n;
-  });
-  await deleted;
-  const result = await write();
-  return { result, deleted: await retention };
-}
-
 describe("the retention racing the chat on a WordPress site's tables", { skip }, () => {
   it('a send or a start during the delete waits for it: refused, or a new conversation; no message is left without its conversation', async () => {
     const site = await wordpressDatabase();
@@ -62,13 +48,13 @@ describe("the retention racing the chat on a WordPress site's tables", { skip },
 
     const conId = await start(store, OLD);
     const input = { conId, listingId: null, text: 'still there?', files: [], tempId: null };
-    const sent = await duringRetention(store, () => sendMessage(store, ALICE, input, LIMITS));
+    const sent = await duringRetention(store, CUTOFF, () => sendMessage(store, ALICE, input, LIMITS));
     assert.equal(sent.deleted, 1);
     assert.deepEqual(sent.result, { ok: false, error: 'forbidden' });
     assert.deepEqual(await messagesOf(site, conId), [], 'no message left in the deleted conversation');
 
     const again = await start(store, OLD);
-    const restarted = await duringRetention(store, () => start(store, Date.now(), 'hello again'));
+    const restarted = await duringRetention(store, CUTOFF, () => start(store, Date.now(), 'hello again'));
     assert.equal(restarted.deleted, 1);
     assert.notEqual(restarted.result, again);
     assert.deepEqual(await messagesOf(site, again), []);
