@@ -18,13 +18,16 @@
  * Within a pass, files run side by side (each has its own database, schema, ports and Redis
  * prefix), except ALONE: they kill, starve or time a server, or churn the shared database, and run
  * one at a time afterwards so that a neighbour's load cannot turn their timeouts into failures.
- * The width is one more than the cores; TEST_CONCURRENCY overrides it. PostgreSQL is
+ * The width is one more than the cores; TEST_CONCURRENCY overrides it. A process runs a group of
+ * files one after another (TEST_GROUP_SIZE, default 4; the ALONE files are one group), so that
+ * they share the cost of loading Souk: a test that changes process-wide state (the working
+ * folder, the environment, a listener on `process`) puts it back. PostgreSQL is
  * TEST_DATABASE_URL, or the local server on 127.0.0.1:5432 (database `test`); without one the
  * PostgreSQL pass is skipped with a warning, except under CI (CI=true), where that is an error.
  * The run ends with one line summing every pass: `N passed, N failed, N skipped`; it exits
  * non-zero when a test failed.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
@@ -185,42 +188,70 @@ if (options.list) {
 // One more file than cores: a file spends part of its time waiting (timers, child processes, the
 // databases), and the extra one fills that wait.
 const width = Number(process.env.TEST_CONCURRENCY) || Math.max(2, availableParallelism()) + 1;
+const GROUP_SIZE = Number(process.env.TEST_GROUP_SIZE) || 4;
 const countsDir = mkdtempSync(join(tmpdir(), 'souk-test-counts-'));
 /** The pass of each `node --test` run, in order; run i writes its counts to i.json. */
 const runLabels = [];
 
-/** One `node --test` run: the spec reporter on stdout (without its own summary), the counts in a file of their own. */
-function runFiles(label, files, concurrency, env) {
-  if (files.length === 0) return 0;
+/**
+ * One `node --test` run of `files`, one after another in a single process (isolation none: the
+ * files share the ~1.5 s of CPU it takes to load Souk), its output kept until it ends so that runs
+ * side by side do not interleave: the spec reporter on stdout (without its own summary), the counts
+ * in a file of their own.
+ */
+function runFiles(label, files, env) {
+  if (files.length === 0) return Promise.resolve(0);
   const countsFile = join(countsDir, `${runLabels.push(label) - 1}.json`);
-  const result = spawnSync(
+  const child = spawn(
     process.execPath,
     [
       '--import',
       'tsx',
       '--test',
-      `--test-concurrency=${concurrency}`,
+      '--experimental-test-isolation=none',
       `--test-reporter=${join(import.meta.dirname, 'test-spec.mjs')}`,
       '--test-reporter-destination=stdout',
       `--test-reporter=${join(import.meta.dirname, 'test-counts.mjs')}`,
       `--test-reporter-destination=${countsFile}`,
       ...files,
     ],
-    { stdio: 'inherit', env: { ...process.env, ...env } },
+    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } },
   );
-  return result.status ?? 1;
+  const output = [];
+  child.stdout.on('data', (chunk) => output.push(chunk));
+  child.stderr.on('data', (chunk) => output.push(chunk));
+  return new Promise((resolve) => {
+    child.on('close', (code) => {
+      process.stdout.write(Buffer.concat(output));
+      resolve(code ?? 1);
+    });
+  });
 }
 
-function runPass(label, files, env) {
+/** Runs `groups` (lists of files), `width` of them at a time, each in a process of its own; resolves with the worst exit status. */
+async function runGroups(label, groups, width, env) {
+  const queue = [...groups];
+  let status = 0;
+  const worker = async () => {
+    for (let group = queue.shift(); group; group = queue.shift()) status = (await runFiles(label, group, env)) || status;
+  };
+  await Promise.all(Array.from({ length: width }, worker));
+  return status;
+}
+
+/** `files` in consecutive groups of at most `size`. */
+const groupsOf = (files, size) => Array.from({ length: Math.ceil(files.length / size) }, (_, i) => files.slice(i * size, (i + 1) * size));
+
+async function runPass(label, files, env) {
   const together = files.filter((f) => !matches(ALONE, f));
   const alone = files.filter((f) => matches(ALONE, f));
   console.log(
     `\n=== ${label}: ${files.length} test files (${together.length} side by side, ${width} at a time; then ${alone.length} alone), Node.js ${process.version} ===`,
   );
   const started = Date.now();
-  const first = runFiles(label, together, width, env);
+  const first = await runGroups(label, groupsOf(together, GROUP_SIZE), width, env);
   const between = Date.now();
-  const second = runFiles(label, alone, 1, env);
+  const second = await runGroups(label, [alone], 1, env);
   const s = (ms) => `${(ms / 1000).toFixed(0)} s`;
   console.log(`=== ${label}: side by side ${s(between - started)}, alone ${s(Date.now() - between)}`);
   return second || first;
@@ -253,7 +284,7 @@ async function postgresEnv() {
 
 let status = 0;
 if (options['second-runtime']) {
-  status = runPass(
+  status = await runPass(
     'SQLite, what differs between Node.js lines',
     chosen.filter((f) => matches(SECOND_RUNTIME, f)),
     { TEST_DATABASE_URL: '' },
@@ -265,7 +296,7 @@ if (options['second-runtime']) {
     const env = pass.db === 'postgres' ? await postgresEnv() : { TEST_DATABASE_URL: '' };
     if (env === undefined) status = 1;
     if (!env) continue;
-    status = runPass(pass.label, files, env) || status;
+    status = (await runPass(pass.label, files, env)) || status;
   }
 }
 
