@@ -44,6 +44,7 @@ const CLASSES = {
     'test/cli/import-schema.test.ts',
     'test/events/mail-tls.test.ts',
     'test/events/stream-hub.test.ts',
+    'test/http/file-access.test.ts',
     'test/http/schema-compilers.test.ts',
     'test/ops/config.test.ts',
     'test/ops/cors.test.ts',

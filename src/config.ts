@@ -817,6 +817,15 @@ const SETTINGS = {
       meaning:
         "With `FILES_S3_URL`: the public address of the bucket's keys (the bucket's own address, or a CDN in front of it), where the apps fetch files; unset, the addresses are `FILES_URL`'s and Souk serves them from the bucket, which then need not be public.",
     }),
+    access: oneOf('FILES_ACCESS', 'public', ['public', 'participants'] as const, {
+      meaning:
+        "Who can read an uploaded file: `public`, anyone who has its address (the plugin's way; the address holds a 256-bit digest, so it cannot be guessed); `participants`, only through an address Souk gave a participant of its conversation, signed and expiring after `FILES_URL_TTL_S`. `participants` needs Souk to serve the files: `FILES_URL` at Souk's own `/files` (its default) and no `FILES_S3_PUBLIC_URL`. See docs/files.md.",
+    }),
+    urlTtlS: integer('FILES_URL_TTL_S', 86_400, 60, 30 * 86_400, {
+      shownDefault: '`86400` (a day)',
+      meaning:
+        'With `FILES_ACCESS=participants`: how long a file address given to a participant works, in seconds (up to a 24th longer: rounded up, so that an address stays the same from one poll to the next). 60 to 2592000.',
+    }),
     maxCount: integer('FILES_MAX_COUNT', 4, 1, 10, {
       meaning: 'Most files uploaded with one message (the plugin publishes 4); more refuse the message with 400. 1 to 10.',
     }),
@@ -942,6 +951,11 @@ function checkTogether(config: Config): void {
   if (config.files.s3 && config.databaseUrl.startsWith('mysql:')) {
     throw new ConfigError(
       "FILES_S3_URL is set but DATABASE_URL is a WordPress site's: its chat files go in the site's uploads folder (FILES_DIR)",
+    );
+  }
+  if (config.files.access === 'participants' && config.files.s3PublicUrl !== undefined) {
+    throw new ConfigError(
+      'FILES_ACCESS=participants but FILES_S3_PUBLIC_URL is set: the bucket would serve the files to anyone; unset it so that Souk serves them',
     );
   }
   if (config.webhooks.urls.length > 0 && config.webhooks.secret === undefined) {

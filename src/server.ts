@@ -27,6 +27,7 @@ import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
 import { cachedLoginLookup, cachedUserLookup } from './auth/user-cache.js';
+import { fileAddressSigning, type FileAddressSigning } from './auth/file-addresses.js';
 import { shutdownOnSignals } from './shutdown.js';
 import { loggedPayloadJson } from './events/payloads.js';
 import { StreamHub } from './events/stream-hub.js';
@@ -61,6 +62,7 @@ function routeDeps(
   tokens: TokenVerifier,
   revoked: RevokedTokens,
   site: SitePresentation | undefined,
+  fileAddresses: FileAddressSigning | undefined,
 ): RouteDeps {
   const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
   const passwords = passwordHasher({
@@ -92,6 +94,7 @@ function routeDeps(
       price: site?.price ?? config.price,
       formatTime: timeFormatter(site?.timeZone ?? config.siteTimezone),
       replyFormat: config.chatReplyFormat,
+      ...(fileAddresses && { fileAddress: fileAddresses.sign }),
     },
     favouriteLists: store.favouriteLists,
     appConfig: new CachedAppConfig(
@@ -207,10 +210,11 @@ function pushNotifications(
 }
 
 /** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
-async function fileUploads(config: Config, store: Store): Promise<FileDeps> {
+async function fileUploads(config: Config, store: Store, addresses: FileAddressSigning | undefined): Promise<FileDeps> {
   const { files } = config;
   return {
     storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl }),
+    ...(addresses && { addresses }),
     references: store.fileReferences,
     limits: {
       maxCount: files.maxCount,
@@ -366,11 +370,16 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),
       ...(config.acceptWordpressTokens ? { exempt: isWordpressToken } : {}),
     });
-    const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation());
+    // FILES_ACCESS=participants: the addresses of the files Souk serves are signed, and checked when served.
+    const fileAddresses =
+      config.files.access === 'participants'
+        ? fileAddressSigning({ filesUrl: config.files.url, ttlS: config.files.urlTtlS, macKey: () => settings.current().tokenMacKey })
+        : undefined;
+    const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation(), fileAddresses);
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    deps.files = await fileUploads(config, store);
+    deps.files = await fileUploads(config, store, fileAddresses);
     const { sweepIntervalS, sweepGraceS } = config.files;
     const stopSweeping =
       sweepIntervalS > 0

@@ -19,7 +19,7 @@ export function payloadJson(event: DomainEvent, p: Presentation): string {
       return `{"conversation":${conversationReplyJson(event.started, p)}}`;
     case 'message.new':
     case 'message.update':
-      return JSON.stringify({ message: chatMessage(event.message, p.formatTime) });
+      return JSON.stringify({ message: chatMessage(event.message, p) });
     case 'conversation.unread':
       return JSON.stringify({ user_id: event.userId, count: event.count, conversation_id: event.conversationId });
     case 'conversation.left':
@@ -28,7 +28,7 @@ export function payloadJson(event: DomainEvent, p: Presentation): string {
     case 'favourite.removed':
       return JSON.stringify({ user_id: event.userId, listing_id: event.listingId });
     case 'report.created':
-      return JSON.stringify({ report: reportObject(event.report, p.formatTime) });
+      return JSON.stringify({ report: reportObject(event.report, p) });
   }
 }
 

@@ -100,7 +100,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   await app.register(hardening, { config });
   await app.register(abuseLimits, { config });
-  if (deps.files) await app.register(fileRoutes(deps.files.storage));
+  if (deps.files) await app.register(fileRoutes(deps.files.storage, deps.files.addresses));
 
   await app.register(
     async (api) => {

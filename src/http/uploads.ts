@@ -15,6 +15,7 @@ import { pipeline } from 'node:stream/promises';
 import multipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { FileReferences } from '../domain/files/references.js';
+import type { FileAddressSigning } from '../auth/file-addresses.js';
 import type { FileStorage } from '../domain/files/storage.js';
 import { cleanFileName, forgetUploads, storeUploads, type ReceivedFile, type UploadLimits } from '../domain/files/upload.js';
 import type { UploadedAttachment } from '../domain/model.js';
@@ -26,6 +27,8 @@ export interface FileDeps {
   limits: UploadLimits;
   /** Where uploads wait while they arrive: a local folder (the sweep empties what a crash leaves). */
   uploadsDir: string;
+  /** FILES_ACCESS=participants: a file is served only through a signed address that has not expired. */
+  addresses?: FileAddressSigning;
 }
 
 declare module 'fastify' {

@@ -1,9 +1,8 @@
 /** A report as the `report.created` webhook carries it: its messages in the message object of POST my/chat/message. */
 import type { Report } from '../domain/reports.js';
-import { chatMessage } from './chat/message.js';
-import type { TimeFormatter } from './time.js';
+import { chatMessage, type MessagePresentation } from './chat/message.js';
 
-export function reportObject(r: Report, formatTime: TimeFormatter) {
+export function reportObject(r: Report, p: MessagePresentation) {
   return {
     report_id: r.id,
     kind: r.kind,
@@ -13,7 +12,7 @@ export function reportObject(r: Report, formatTime: TimeFormatter) {
     con_id: r.conId,
     message_id: r.messageId,
     reason: r.reason,
-    messages: r.messages.map((m) => chatMessage(m, formatTime)),
+    messages: r.messages.map((m) => chatMessage(m, p)),
     created_at: new Date(r.createdAt).toISOString(),
   };
 }

@@ -3,8 +3,11 @@
  * FILES_DIR itself. Names are content-addressed, so their bytes never change: cached for a year.
  * The type comes from the name Souk gave the file; `nosniff` keeps browsers to it, and documents
  * are downloads, never shown in the site's origin. One byte range is served (a PDF reader's).
+ * Under FILES_ACCESS=participants a file is served only through a signed address that has not
+ * expired (auth/file-addresses.ts), and caches keep it no longer than the address lives.
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import type { FileAddressSigning } from '../../auth/file-addresses.js';
 import type { ByteRange, FileStorage } from '../../domain/files/storage.js';
 import { typeOfExtension } from '../../domain/files/types.js';
 
@@ -23,32 +26,45 @@ export function byteRange(header: string | undefined, size: number): ByteRange |
 
 const notFound = (reply: FastifyReply) => reply.code(404).type('text/plain; charset=utf-8').send('Not found');
 
-export function fileRoutes(storage: FileStorage): FastifyPluginAsync {
+const PUBLIC_CACHE = 'public, max-age=31536000, immutable';
+const REFUSED = { expired: 'This file address has expired', invalid: 'This file address is not signed' } as const;
+
+export function fileRoutes(storage: FileStorage, addresses?: FileAddressSigning): FastifyPluginAsync {
   return async (app) => {
-    app.get<{ Params: { '*': string } }>('/files/*', { schema: { hide: true } }, async (request, reply) => {
-      const key = request.params['*'];
-      const type = typeOfExtension(/\.([a-z]+)$/.exec(key)?.[1] ?? '');
-      if (type === undefined) return notFound(reply);
-      const whole = await storage.get(key);
-      if (!whole) return notFound(reply);
-      reply
-        .header('Content-Type', type)
-        .header('X-Content-Type-Options', 'nosniff')
-        .header('Cache-Control', 'public, max-age=31536000, immutable')
-        .header('Accept-Ranges', 'bytes')
-        .header('Content-Security-Policy', "default-src 'none'; sandbox");
-      if (!type.startsWith('image/')) reply.header('Content-Disposition', `attachment; filename="${key.split('/').pop()}"`);
-      const range = byteRange(request.headers.range, whole.size);
-      if (range === undefined) return reply.header('Content-Length', whole.size).send(whole.body);
-      whole.body.destroy();
-      if (range === null) return reply.code(416).header('Content-Range', `bytes */${whole.size}`).send();
-      const part = await storage.get(key, range);
-      if (!part) return notFound(reply);
-      return reply
-        .code(206)
-        .header('Content-Range', `bytes ${range.start}-${range.end}/${whole.size}`)
-        .header('Content-Length', range.end - range.start + 1)
-        .send(part.body);
-    });
+    app.get<{ Params: { '*': string }; Querystring: Record<string, unknown> }>(
+      '/files/*',
+      { schema: { hide: true } },
+      async (request, reply) => {
+        const key = request.params['*'];
+        const type = typeOfExtension(/\.([a-z]+)$/.exec(key)?.[1] ?? '');
+        if (type === undefined) return notFound(reply);
+        let cache = PUBLIC_CACHE;
+        if (addresses) {
+          const check = addresses.check(key, request.query.expires, request.query.signature);
+          if (!check.ok) return reply.code(403).type('text/plain; charset=utf-8').send(REFUSED[check.problem]);
+          cache = `private, max-age=${check.secondsLeft}, immutable`;
+        }
+        const whole = await storage.get(key);
+        if (!whole) return notFound(reply);
+        reply
+          .header('Content-Type', type)
+          .header('X-Content-Type-Options', 'nosniff')
+          .header('Cache-Control', cache)
+          .header('Accept-Ranges', 'bytes')
+          .header('Content-Security-Policy', "default-src 'none'; sandbox");
+        if (!type.startsWith('image/')) reply.header('Content-Disposition', `attachment; filename="${key.split('/').pop()}"`);
+        const range = byteRange(request.headers.range, whole.size);
+        if (range === undefined) return reply.header('Content-Length', whole.size).send(whole.body);
+        whole.body.destroy();
+        if (range === null) return reply.code(416).header('Content-Range', `bytes */${whole.size}`).send();
+        const part = await storage.get(key, range);
+        if (!part) return notFound(reply);
+        return reply
+          .code(206)
+          .header('Content-Range', `bytes ${range.start}-${range.end}/${whole.size}`)
+          .header('Content-Length', range.end - range.start + 1)
+          .send(part.body);
+      },
+    );
   };
 }

@@ -13,7 +13,7 @@ import { objectJson, text } from '../json-fields.js';
 import { userSummary } from '../user.js';
 import { ConversationReply } from './schemas.js';
 import { chatMessage } from './message.js';
-import { classicMessageText } from './attachments.js';
+import { classicMessageText, shownAttachments } from './attachments.js';
 import { classicConversationFields, conversationJson, flag, listingJson, num, paginationJson, summaryJson } from './common.js';
 
 /** Everything of the reply after `listing`, serialised by the schema like any reply. */
@@ -42,14 +42,14 @@ export function conversationReplyJson(s: StartedConversation, p: Presentation): 
     updated_at: p.formatTime(c.updatedAt),
     last_message: s.lastMessage.text,
     last_message_created_at: p.formatTime(s.lastMessage.createdAt),
-    newMessage: chatMessage(s.message, p.formatTime),
+    newMessage: chatMessage(s.message, p),
   };
   // serialiseRest writes "{" and at least one field: its "{" becomes the comma after the listing.
   return `{"con_id":${c.id},"listing":${listingSummaryJson(s.listing, p)},${serialiseRest(rest).slice(1)}`;
 }
 
 function messageRowJson(m: Message, p: Presentation): string {
-  const attachments = m.attachments === null ? 'null' : text(JSON.stringify(m.attachments));
+  const attachments = m.attachments === null ? 'null' : text(JSON.stringify(shownAttachments(m.attachments, p.fileAddress)));
   return (
     `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","type":${text(m.type)},"message":${text(m.text)},` +
     `"attachments":${attachments},"meta":null,"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
@@ -58,7 +58,7 @@ function messageRowJson(m: Message, p: Presentation): string {
 
 function classicMessageRowJson(m: Message, p: Presentation): string {
   return (
-    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","message":${text(classicMessageText(m))},` +
+    `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","message":${text(classicMessageText(m, p.fileAddress))},` +
     `"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
   );
 }

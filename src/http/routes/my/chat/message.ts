@@ -42,7 +42,7 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
       // A retry returns the message stored before: it stored nothing (abuse-limits.ts).
       const result = await app.abuseLimits.message(request.caller!.id, send, (r) => r.ok && r.value.createdAt === now);
       if (!result.ok) throw sendMessageError(result.error, deps.limits);
-      return chatMessage(result.value, deps.presentation.formatTime);
+      return chatMessage(result.value, deps.presentation);
     },
   );
 
