@@ -37,6 +37,13 @@ export const ImportUser = Type.Object(
     latitude: OptText,
     longitude: OptText,
     locations: Type.Optional(Type.Array(TermObject)),
+    registered: Type.Optional(
+      Type.String({
+        pattern: DATE_TIME.source,
+        description:
+          "When the account was made, with its offset, as listings' created_at. An account younger than a day gets a quarter of the abuse limits. Absent: the stored date, else unknown (the full limits).",
+      }),
+    ),
     /** Never printed, nor echoed by an import error (which names the path only). */
     password_hash: Type.Optional(
       Type.String({
@@ -147,6 +154,7 @@ function toUser(u: Static<typeof ImportUser>): UserRecord {
     latitude: u.latitude ?? '',
     longitude: u.longitude ?? '',
     locations: u.locations ?? [],
+    registeredAt: u.registered === undefined ? null : documentDate(u.registered),
     passwordHash: u.password_hash,
   };
 }
@@ -176,7 +184,7 @@ function toListingDetails(l: Static<typeof ImportListing>): ListingRecord['detai
     priceUnit: l.price_unit ?? d.priceUnit,
     adType: l.ad_type ?? d.adType,
     tags: l.tags ?? d.tags,
-    createdAt: l.created_at === undefined ? undefined : listingDate(l.created_at),
+    createdAt: l.created_at === undefined ? undefined : documentDate(l.created_at),
     viewCount: l.view_count ?? d.viewCount,
     promotions: l.promotions ?? d.promotions,
     badges: l.badges ?? d.badges,
@@ -186,7 +194,7 @@ function toListingDetails(l: Static<typeof ImportListing>): ListingRecord['detai
 }
 
 /** A date the pattern let through, in epoch ms; NaN when the calendar has no such day or time (2026-02-30, 24:00:00). */
-function listingDate(text: string): number {
+function documentDate(text: string): number {
   const [year, month, day, hour, minute, second] = (text.match(/\d+/g) ?? []).map(Number) as [
     number,
     number,
@@ -206,8 +214,11 @@ export function dearHashMessage(id: number, login: string, hash: string): string
 }
 
 function firstImpossibleDate(doc: ImportDocument): string | undefined {
-  const at = (doc.listings ?? []).findIndex((l) => l.created_at !== undefined && Number.isNaN(listingDate(l.created_at)));
-  return at < 0 ? undefined : `listings[${at}].created_at`;
+  const impossible = (text: string | undefined) => text !== undefined && Number.isNaN(documentDate(text));
+  const user = (doc.users ?? []).findIndex((u) => impossible(u.registered));
+  if (user >= 0) return `users[${user}].registered`;
+  const listing = (doc.listings ?? []).findIndex((l) => impossible(l.created_at));
+  return listing < 0 ? undefined : `listings[${listing}].created_at`;
 }
 
 export type ParsedDocument = { ok: true; catalog: Catalog } | { ok: false; path: string; problem: string };

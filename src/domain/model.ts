@@ -32,6 +32,8 @@ export interface User {
   latitude: string;
   longitude: string;
   locations: TermObject[];
+  /** When the account was made (ms), null when unknown (an import that did not say): new accounts get less of the abuse limits. */
+  registeredAt: number | null;
 }
 
 /** A user as the import writes it: the profile, and a password hash when the import brings one. */

@@ -60,6 +60,7 @@ function profile(u: User) {
     locations: u.locations,
     is_admin: u.isAdmin,
     disabled: u.disabled,
+    registered_at: u.registeredAt === null ? null : iso(u.registeredAt),
   };
 }
 

@@ -147,6 +147,8 @@ describe('souk import', PARALLEL, () => {
         locations: '[]',
         // The blocks the user is party to (migration 017): none yet.
         blocks: 0,
+        // The document does not date the account (migration 022).
+        registered_at: null,
       },
     ]);
     assert.deepEqual(query(db, 'select disabled from users where id = 4'), [{ disabled: 1 }]);

@@ -154,6 +154,7 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     // The export: one JSON document; of the other side, only id and name.
     const exported = JSON.parse(await ok(db, ['users', 'export', String(USERS.amina)], { env }));
     assert.equal(exported.user.login, 'amina');
+    assert.equal(exported.user.registered_at, null, 'the fixture does not date its users');
     assert.deepEqual(
       exported.favourites.map((f: { listing_id: number }) => f.listing_id),
       [BIKE],

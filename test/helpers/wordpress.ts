@@ -5,8 +5,9 @@
  * test file. `query` reads it back for the checks.
  *
  * The drop waits for the file's end (a hook of the root test, which runs after every test's own
- * hooks): a Souk a test started on the database is closed by then, so no open transaction of its
- * holds the metadata locks DROP DATABASE waits for, and it reads no dropped database.
+ * hooks; with the runner's test isolation `none`, the end of the last file of the process): a Souk
+ * a test started on the database is closed by then, so no open transaction of its holds the
+ * metadata locks DROP DATABASE waits for, and it reads no dropped database.
  */
 import { after } from 'node:test';
 import { spawnSync } from 'node:child_process';
@@ -16,6 +17,12 @@ import { fileURLToPath } from 'node:url';
 import { createConnection, type Connection } from 'mysql2/promise';
 
 export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.0.1:3306';
+
+/** The recorded site's users (wordpress-seeded.sql), by login, and their logins by id. */
+export const SITE_USERS = { alice: 2, bob: 3, carol: 4 } as const;
+export const SITE_LOGINS: Record<number, string> = Object.fromEntries(Object.entries(SITE_USERS).map(([login, id]) => [id, login]));
+/** Some of its listings, with their owners. */
+export const SITE_LISTINGS = { iphone: 8, table: 10, laptop: 14 } as const; // bob's, bob's, carol's
 const DUMPS = fileURLToPath(new URL('../fixtures/original/', import.meta.url));
 
 export interface WordpressDatabase {

@@ -1,12 +1,15 @@
 /**
  * The abuse limits (docs/safety.md): MESSAGES_PER_MINUTE and NEW_CONVERSATIONS_PER_HOUR
  * per sender, 429 shape B with Retry-After; a retried temp_id, a refused or failed request count
- * nothing; at the limit of new conversations a start may still write in an open one; instances
- * count together through Redis. On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
+ * nothing; at the limit of new conversations a start may still write in an open one; an account
+ * younger than a day gets a quarter of each; instances count together through Redis. On SQLite,
+ * and on PostgreSQL with TEST_DATABASE_URL.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { parseImportDocument } from '../../src/cli/import-document.js';
+import { importCatalog } from '../../src/domain/catalog.js';
+import { LISTINGS, marketplace, USERS } from '../helpers/fixtures.js';
 import { REDIS_URL, redisPrefix, redisSkip } from '../helpers/redis.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 
@@ -51,6 +54,43 @@ describe('abuse limits', () => {
     assert.equal(res.statusCode, 200, res.body);
     res = await t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'hello?' });
     assert.deepEqual([res.statusCode, res.json()], [429, MESSAGES]);
+  });
+
+  it('gives an account younger than a day a quarter of each limit (at least 1), and an older or undated one the whole', async () => {
+    const hourAgo = Date.now() - 3_600_000;
+    const dated = (doc: ReturnType<typeof marketplace>, ages: Record<number, number>) => ({
+      ...doc,
+      users: doc.users!.map((u) => (ages[u.id] === undefined ? u : { ...u, registered: new Date(ages[u.id]!).toISOString() })),
+    });
+    const doc = dated(marketplace(), { [USERS.amina]: hourAgo, [USERS.sara]: Date.now() - 2 * 86_400_000 });
+    const t = await startTestSouk({ MESSAGES_PER_MINUTE: '8', NEW_CONVERSATIONS_PER_HOUR: '4' }, doc);
+
+    // Amina, an hour old: 2 messages a minute and 1 new conversation an hour.
+    let res = await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' });
+    assert.equal(res.statusCode, 200, res.body);
+    const conId = res.json().con_id;
+    res = await t.start(USERS.amina, { listing_id: LISTINGS.draft, text: 'And this?' });
+    assert.deepEqual([res.statusCode, res.json()], [429, CONVERSATIONS]);
+    assert.equal((await send(t, USERS.amina, { con_id: conId, text: 'Two' })).statusCode, 200);
+    res = await send(t, USERS.amina, { con_id: conId, text: 'Three' });
+    assert.deepEqual([res.statusCode, res.json()], [429, MESSAGES]);
+    // Youssef, undated, and Sara, two days old: more than a quarter.
+    for (const text of ['a', 'b', 'c']) assert.equal((await send(t, USERS.youssef, { con_id: conId, text })).statusCode, 200);
+    assert.equal((await t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'a' })).statusCode, 200);
+    assert.equal((await t.start(USERS.sara, { listing_id: LISTINGS.aminasOwn, text: 'b' })).statusCode, 200);
+
+    // An import that does not say keeps the stored date; one with an impossible date is refused, naming it.
+    const again = parseImportDocument(marketplace());
+    assert.ok(again.ok);
+    assert.ok((await importCatalog(t.souk.store, again.catalog)).ok);
+    assert.equal((await t.souk.store.repos.users.findById(USERS.amina))?.registeredAt, hourAgo);
+    const impossible = dated(marketplace(), { [USERS.youssef]: hourAgo });
+    impossible.users![1]!.registered = '2026-02-30T10:00:00Z';
+    assert.deepEqual(parseImportDocument(impossible), {
+      ok: false,
+      path: 'users[1].registered',
+      problem: 'not a date and time that exists',
+    });
   });
 
   it('0 turns each limit off', async () => {

@@ -45,7 +45,10 @@ export interface StartedConversation {
   unreadCount: number;
 }
 
-export type StartConversationResult = { ok: true; value: StartedConversation } | { ok: false; error: StartConversationError };
+/** `created`: what this request stored (a retry stores nothing, a start in an open conversation only its message). */
+export type StartConversationResult =
+  | { ok: true; value: StartedConversation; created: { conversation: boolean; message: boolean } }
+  | { ok: false; error: StartConversationError };
 
 /** The open conversation about the listing, else a new one (with the caller's message where the store writes both at once). */
 async function openConversation(
@@ -155,7 +158,7 @@ export async function startConversation(
       if (opened.created) await repos.events.record(otherParty, { type: 'conversation.new', started: { ...value, unreadCount: 1 } }, now);
       await recordNewMessage(repos, appended, otherParty, now);
     }
-    return { ok: true, value } as const;
+    return { ok: true, value, created: { conversation: opened.created && !isRetry, message: !isRetry } } as const;
   }, caller.id);
 }
 

@@ -27,7 +27,8 @@ export interface SendMessageInput {
 
 export type SendMessageError = Exclude<StartConversationError, 'listing_not_found' | 'own_listing'> | 'forbidden' | 'other_left';
 
-export type SendMessageResult = { ok: true; value: Message } | { ok: false; error: SendMessageError };
+/** `created`: whether this request stored the message (false: a retry's, stored before). */
+export type SendMessageResult = { ok: true; value: Message; created: boolean } | { ok: false; error: SendMessageError };
 
 /** Appends the caller's message; a retry with the same temp_id returns the stored one (D6). */
 export async function sendMessage(
@@ -58,10 +59,10 @@ export async function sendMessage(
     ]);
     if (closed) return { ok: false, error: 'user_closed' };
     if (blocked) return { ok: false, error: 'blocked' };
-    if (stored) return { ok: true, value: stored };
+    if (stored) return { ok: true, value: stored, created: false };
     const appended = await appendMessage(repos, newMessage(input.conId, senderId, input, now), other);
     await recordNewMessage(repos, appended, other, now);
-    return { ok: true, value: appended.message };
+    return { ok: true, value: appended.message, created: true };
   }, senderId);
 }
 

@@ -5,24 +5,30 @@
  * (auth/counters.ts, fixed windows): in this process, or with REDIS_URL in Redis, shared by every
  * instance; while Redis does not answer RATE_LIMIT_REDIS_FAILURE applies, as to the rate limits.
  *
+ * An account younger than a day (User.registeredAt) gets a quarter of each limit, at least 1.
+ *
  * A place is taken before the use case runs (so that senders racing each other cannot pass the
  * limit together) and given back when nothing was stored: a refusal, a failure, or a retry with
  * the temp_id of a message already stored.
  */
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
+import type { User } from '../../domain/model.js';
 import { MemoryCounter, RedisCounter, type Counter, type Hit } from '../../auth/counters.js';
 import { serviceUnavailable, tooManyRequests } from '../errors.js';
 
+/** Whom the limits count: the caller, and how new their account is. */
+export type Sender = Pick<User, 'id' | 'registeredAt'>;
+
 export interface AbuseLimits {
   /** Runs the sending of a message within the sender's budget; `stored`: whether it stored a message. */
-  message<T>(userId: number, send: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
+  message<T>(sender: Sender, send: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
   /**
    * Runs a conversation's start within the sender's budgets; `continues`: asked only at the limit
    * of new conversations, whether the start would write in an open conversation instead.
    */
   start<T>(
-    userId: number,
+    sender: Sender,
     continues: () => Promise<boolean>,
     start: () => Promise<T>,
     stored: (result: T) => { message: boolean; conversation: boolean },
@@ -37,6 +43,13 @@ declare module 'fastify' {
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+/** A sender's share of a limit: a quarter (at least 1) while their account is younger than a day; 0 stays off. */
+export function limitFor(sender: Sender, max: number, now = Date.now()): number {
+  const young = sender.registeredAt !== null && now - sender.registeredAt < DAY;
+  return young && max > 0 ? Math.max(1, Math.ceil(max / 4)) : max;
+}
 
 interface Place {
   key: string;
@@ -100,15 +113,15 @@ export const abuseLimits = fp<{ config: Config }>(
     }
 
     app.decorate<AbuseLimits>('abuseLimits', {
-      async message(userId, send, stored) {
-        const message = await take(`abuse-messages:${userId}`, messagesPerMinute, MINUTE);
+      async message(sender, send, stored) {
+        const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
         if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
         return within([message], send, (result) => [stored(result)]);
       },
-      async start(userId, continues, start, stored) {
-        const message = await take(`abuse-messages:${userId}`, messagesPerMinute, MINUTE);
+      async start(sender, continues, start, stored) {
+        const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
         if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
-        const conversation = await take(`abuse-conversations:${userId}`, conversationsPerHour, HOUR);
+        const conversation = await take(`abuse-conversations:${sender.id}`, limitFor(sender, conversationsPerHour), HOUR);
         if (conversation.over && !(await continues().catch(() => false))) {
           await giveBack(message);
           throw tooManyRequests('conversations', retryAfterS(conversation.over));

@@ -28,6 +28,8 @@ export function catalogRepository(db: Kysely<Database>): CatalogRepository {
         latitude: u.latitude,
         longitude: u.longitude,
         locations: termsJson(u.locations),
+        // Without a date in the record the stored one stays.
+        ...(u.registeredAt !== null && { registered_at: u.registeredAt }),
       };
       // A user the operator disabled stays disabled, and an erased one stays erased (migration 019).
       const moderated = (erasedOnly: boolean) =>

@@ -32,6 +32,7 @@ export function toUser(row: Selectable<UsersTable>): User {
     latitude: row.latitude,
     longitude: row.longitude,
     locations: JSON.parse(row.locations) as TermObject[],
+    registeredAt: row.registered_at === null ? null : Number(row.registered_at),
   };
 }
 

@@ -30,6 +30,8 @@ export interface UsersTable {
   longitude: string;
   /** JSON text of the user's location terms, as the user object carries them (media-json.ts). */
   locations: string;
+  /** When the account was made (ms), null when the import did not say (migration 022). */
+  registered_at: number | null;
 }
 
 /** A user's password, apart from the profile: only sign-in reads it. */
@@ -333,6 +335,7 @@ export const USER_COLUMNS = allColumns<UsersTable>()([
   'latitude',
   'longitude',
   'locations',
+  'registered_at',
 ]);
 export const LISTING_COLUMNS = allColumns<ListingsTable>()([
   'id',

@@ -52,6 +52,7 @@ function userRow(u: UserRecord) {
     latitude: clean(u.latitude),
     longitude: clean(u.longitude),
     locations: clean(termsJson(u.locations)),
+    registered_at: u.registeredAt,
   };
 }
 

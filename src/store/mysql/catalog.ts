@@ -48,6 +48,8 @@ interface UserRow {
   display_name: string;
   user_status: number | string;
   user_pass: string;
+  /** user_registered (WordPress writes it in UTC) in seconds since 1970; null for a zero date. */
+  registered_s: number | string | null;
   capabilities: string | null;
   first_name: string | null;
   last_name: string | null;
@@ -112,7 +114,9 @@ function usersQuery(ctx: MysqlContext, condition: ReturnType<typeof sql>, limit:
   const keys = { ...USER_META, capabilities: `${t.prefix}capabilities` };
   const pictureId = sql`(select cast(max(pp.meta_value) as unsigned) from ${T(t.usermeta)} pp where pp.user_id = u.ID and pp.meta_key = ${USER_META.pp_id})`;
   const pictureMeta = (key: string) => sql`max(case when pm.meta_key = ${key} then pm.meta_value end)`;
-  return sql<UserPictureRow>`select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${pivot(keys)},
+  // timestampdiff reads the datetime as it is, whatever the session's time zone (unix_timestamp would apply it).
+  const registered = sql`timestampdiff(second, '1970-01-01 00:00:00', nullif(u.user_registered, '0000-00-00 00:00:00'))`;
+  return sql<UserPictureRow>`select u.ID, u.user_login, u.user_email, u.display_name, u.user_status, u.user_pass, ${registered} as registered_s, ${pivot(keys)},
       max(pa.ID) as pp_found, ${pictureMeta('_wp_attached_file')} as pp_file, ${pictureMeta('_wp_attachment_metadata')} as pp_meta
     from ${T(t.users)} u left join ${T(t.usermeta)} m on m.user_id = u.ID and m.meta_key in (${sql.join(Object.values(keys))})
       left join ${T(t.posts)} pa on pa.ID = ${pictureId} and pa.post_type = 'attachment' and pa.post_mime_type like 'image/%'
@@ -155,6 +159,7 @@ async function toUser(db: Db, ctx: MysqlContext, row: UserPictureRow, site: Site
     latitude: row.latitude ?? '',
     longitude: row.longitude ?? '',
     locations: await termsById(db, ctx, termIds(row.location), 'rtcl_location'),
+    registeredAt: row.registered_s === null ? null : Number(row.registered_s) * 1000,
   };
 }
 

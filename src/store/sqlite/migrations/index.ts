@@ -29,6 +29,7 @@ import { blocksMigration } from '../../common/migrations/017-blocks.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
+import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -71,4 +72,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '021-mail': atomically(
     mailMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
+  '022-user-registered': atomically(userRegisteredMigration('integer')),
 };

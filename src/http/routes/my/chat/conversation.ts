@@ -33,14 +33,13 @@ export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
         uploads: request.uploads,
         tempId: tempId(body.temp_id),
       };
-      const now = Date.now();
       const caller = request.caller!;
       const result = await app.abuseLimits.start(
-        caller.id,
+        caller,
         () => continuesConversation(deps.chatReads.repos, input.listingId, caller.id),
-        () => startConversation({ uow: deps.uow, findUser: deps.findUser }, caller, input, deps.limits, now),
-        // Made now, or a retry's and an open conversation's from before (abuse-limits.ts).
-        (r) => ({ message: r.ok && r.value.message.createdAt === now, conversation: r.ok && r.value.conversation.createdAt === now }),
+        () => startConversation({ uow: deps.uow, findUser: deps.findUser }, caller, input, deps.limits),
+        // What this request stored: a retry stores nothing, a start in an open conversation no conversation (abuse-limits.ts).
+        (r) => ({ message: r.ok && r.created.message, conversation: r.ok && r.created.conversation }),
       );
       if (!result.ok) throw chatError(result.error, deps.limits);
       // Already JSON text, the schema's bytes (present/chat/conversation.ts); Fastify sends a string with a

@@ -37,10 +37,9 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
         uploads: request.uploads,
         tempId: tempId(request.body.temp_id),
       };
-      const now = Date.now();
-      const send = () => sendMessage(deps.uow, request.caller!.id, input, deps.limits, now);
+      const send = () => sendMessage(deps.uow, request.caller!.id, input, deps.limits);
       // A retry returns the message stored before: it stored nothing (abuse-limits.ts).
-      const result = await app.abuseLimits.message(request.caller!.id, send, (r) => r.ok && r.value.createdAt === now);
+      const result = await app.abuseLimits.message(request.caller!, send, (r) => r.ok && r.created);
       if (!result.ok) throw sendMessageError(result.error, deps.limits);
       return chatMessage(result.value, deps.presentation);
     },
