@@ -240,8 +240,14 @@ async function runGroups(label, groups, width, env) {
   return status;
 }
 
-/** `files` in consecutive groups of at most `size`. */
-const groupsOf = (files, size) => Array.from({ length: Math.ceil(files.length / size) }, (_, i) => files.slice(i * size, (i + 1) * size));
+/**
+ * `files` in groups of at most `size`, dealt out in turn: neighbours (the slow CLI files of one
+ * folder) land in different groups, so that no group holds several of them.
+ */
+function groupsOf(files, size) {
+  const count = Math.ceil(files.length / size);
+  return Array.from({ length: count }, (_, g) => files.filter((_, i) => i % count === g));
+}
 
 async function runPass(label, files, env) {
   const together = files.filter((f) => !matches(ALONE, f));
