@@ -150,14 +150,18 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
   /**
    * Records the text of every query the store's clients send (the test's own client is left out,
    * and the NOTIFY a commit is followed by, which another pooled connection sends: event-signals.ts).
+   * The store's clients are those on its schema: other files' servers may share the process
+   * (scripts/run-tests.mjs runs several files in one), and their pollers query meanwhile.
    */
   async function observingQueries<T>(fn: (sent: string[]) => Promise<T>): Promise<T> {
     const sent: string[] = [];
+    const schema = new URL(database.url).searchParams.get('options');
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
       const q = args[0] as string | { text: string };
       const text = typeof q === 'string' ? q : q.text;
-      if (this !== other && !text.startsWith('select pg_notify(')) sent.push(text);
+      const ours = (this as unknown as { connectionParameters?: { options?: string } }).connectionParameters?.options === schema;
+      if (ours && this !== other && !text.startsWith('select pg_notify(')) sent.push(text);
       return (query as (...a: unknown[]) => unknown).apply(this, args);
     } as typeof query;
     try {
