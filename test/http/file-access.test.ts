@@ -2,14 +2,16 @@
  * FILES_ACCESS=participants (docs/files.md, "Who can read a file"): the participants get signed,
  * expiring addresses in every reply and event that carries a file; Souk serves a file only through
  * such an address, and refuses the bare address, a forged or moved signature and an expired one.
- * What is stored stays the plain address. Through a real socket; the database plays no part in
- * the signing, so this runs once, on SQLite.
+ * What is stored stays the plain address; a bucket Souk serves (fauxqs, in this process) is
+ * guarded the same way. Through a real socket; the database plays no part in the signing, so this
+ * runs once, on SQLite.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFauxqs } from 'fauxqs';
 import sharp from 'sharp';
 import { fileAddressSigning } from '../../src/auth/file-addresses.js';
 import { loadConfig } from '../../src/config.js';
@@ -119,6 +121,33 @@ describe('FILES_ACCESS=participants', () => {
     // A valid signature for a file that is not there: not found, as for a public address.
     const missing = signing(Date.now()).sign(`${SITE_URL}/files/chat/00/${'0'.repeat(64)}.jpg`);
     assert.equal((await fetch(local(missing))).status, 404);
+  });
+
+  it('serves a file from a bucket (FILES_S3_URL) through its signed address only', async () => {
+    const bucket = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
+    bucket.createBucket('chat');
+    const s3 = await startTestSouk({
+      FILES_S3_URL: `s3://souk:secret@127.0.0.1:${bucket.port}/chat?tls=false`,
+      FILES_ACCESS: 'participants',
+      FILES_SWEEP_INTERVAL_S: '0',
+    });
+    try {
+      const s3Base = await s3.listen();
+      const opened = await s3.start(amina, { listing_id: LISTINGS.bike, text: 'Hello' });
+      const form = new FormData();
+      form.append('con_id', String(JSON.parse(opened.body).con_id));
+      form.append('files[]', new Blob([photo], { type: 'image/jpeg' }), 'bike.jpg');
+      const res = await fetch(`${s3Base}${API}/my/chat/message`, { method: 'POST', headers: s3.auth(amina), body: form });
+      const [stored] = ((await res.json()) as any).attachments;
+      const [, plain] = SIGNED.exec(stored.url) ?? assert.fail(`not a signed address: ${stored.url}`);
+      const served = await fetch(stored.url.replace(SITE_URL, s3Base));
+      assert.equal(served.status, 200);
+      assert.equal((await served.arrayBuffer()).byteLength, stored.size);
+      assert.equal((await fetch(plain!.replace(SITE_URL, s3Base))).status, 403);
+    } finally {
+      await s3.close();
+      await bucket.stop();
+    }
   });
 
   it('cannot be set with FILES_S3_PUBLIC_URL: the bucket would serve the files to anyone', () => {
