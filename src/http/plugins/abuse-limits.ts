@@ -46,9 +46,9 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 /** A sender's share of a limit: a quarter (at least 1) while their account is younger than a day; 0 stays off. */
-export function limitFor(sender: Sender, max: number, now = Date.now()): number {
-  const young = sender.registeredAt !== null && now - sender.registeredAt < DAY;
-  return young && max > 0 ? Math.max(1, Math.ceil(max / 4)) : max;
+export function limitFor(sender: Sender, max: number): number {
+  if (max === 0 || sender.registeredAt === null || Date.now() - sender.registeredAt >= DAY) return max;
+  return Math.max(1, Math.ceil(max / 4));
 }
 
 interface Place {

@@ -22,7 +22,7 @@ export function shownAttachments(list: MessageAttachment[] | null, fileAddress: 
 }
 
 export function classicMessageText(m: Pick<Message, 'text' | 'attachments'>, fileAddress?: FileAddress): string {
-  const lines = (m.attachments ?? []).filter((file) => 'mimeType' in file).map((file) => (fileAddress ? fileAddress(file.url) : file.url));
+  const lines = (shownAttachments(m.attachments, fileAddress) ?? []).filter((file) => 'mimeType' in file).map((file) => file.url);
   if (lines.length === 0) return m.text;
   return m.text.trim() === '' ? lines.join('\n') : `${m.text}\n${lines.join('\n')}`;
 }
