@@ -21,6 +21,8 @@ export const TEST_MYSQL_URL = process.env.TEST_MYSQL_URL || 'mysql://root@127.0.
 /** The recorded site's users (wordpress-seeded.sql), by login, and their logins by id. */
 export const SITE_USERS = { alice: 2, bob: 3, carol: 4 } as const;
 export const SITE_LOGINS: Record<number, string> = Object.fromEntries(Object.entries(SITE_USERS).map(([login, id]) => [id, login]));
+/** Their passwords, with which they signed in on the recorded site (original/01-login.txt). */
+export const SITE_PASSWORDS = { alice: 'alice-pass-123', bob: 'bob-pass-123', carol: 'carol-pass-123' } as const;
 /** Some of its listings, with their owners. */
 export const SITE_LISTINGS = { iphone: 8, table: 10, laptop: 14 } as const; // bob's, bob's, carol's
 const DUMPS = fileURLToPath(new URL('../fixtures/original/', import.meta.url));

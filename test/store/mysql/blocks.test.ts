@@ -10,25 +10,21 @@ import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { parseBlockList, serializeBlockList, withAdded } from '../../../src/store/mysql/blocks.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import type { WordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-blocks-test-secret-0123456789abcdef';
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const API = '/wp-json/rtcl/v1';
-const ALICE = 2;
-const BOB = 3;
-const CAROL = 4;
-const IPHONE = 8; // bob's
-const TABLE = 10; // bob's
-const LAPTOP = 14; // carol's
-const LOGINS: Record<number, string> = { 2: 'alice', 3: 'bob', 4: 'carol' };
+const { alice: ALICE, bob: BOB, carol: CAROL } = SITE_USERS;
+const { iphone: IPHONE, table: TABLE, laptop: LAPTOP } = SITE_LISTINGS;
 const BLOCKED = { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' };
 
-const user = (id: number) => ({ id, name: LOGINS[id], email: '' });
+const user = (id: number) => ({ id, name: SITE_LOGINS[id], email: '' });
 
 function call(t: TestSouk, method: 'GET' | 'POST' | 'DELETE', url: string, as: number, body?: unknown): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {
-    authorization: `Bearer ${t.token(as, { login: LOGINS[as] })}`,
+    authorization: `Bearer ${t.token(as, { login: SITE_LOGINS[as] })}`,
     'x-api-key': t.apiKey,
     ...(body === undefined ? {} : { 'content-type': 'application/json' }),
   };
@@ -173,7 +169,7 @@ describe('blocks on a WordPress site', { skip }, () => {
       fetch(`${base}${API}${path}`, {
         method: 'POST',
         headers: {
-          authorization: `Bearer ${t.token(as, { login: LOGINS[as] })}`,
+          authorization: `Bearer ${t.token(as, { login: SITE_LOGINS[as] })}`,
           'x-api-key': t.apiKey,
           'content-type': 'application/json',
         },

@@ -10,11 +10,12 @@ import assert from 'node:assert/strict';
 import { parseFavourites } from '../../../src/store/mysql/repositories.js';
 import { startServerProcess, type ServerProcess } from '../../helpers/processes.js';
 import { PATHS, startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import type { WordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-concurrency-test-secret-0123456789';
-const ALICE = 2;
-const IPHONE = 8; // bob's listing
+const ALICE = SITE_USERS.alice;
+const IPHONE = SITE_LISTINGS.iphone;
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
 async function twoInstances(): Promise<{ t: TestSouk; site: WordpressDatabase; servers: ServerProcess[] }> {
@@ -37,7 +38,7 @@ function post(server: ServerProcess, path: string, headers: Record<string, strin
 describe('two instances on one WordPress database', { skip }, () => {
   it('200 concurrent toggles by one user end in the state their count implies, in the plugin form', async (ctx) => {
     const { t, site, servers } = await twoInstances();
-    const headers = { authorization: `Bearer ${t.token(ALICE, { login: 'alice' })}`, 'x-api-key': t.apiKey };
+    const headers = { authorization: `Bearer ${t.token(ALICE, { login: SITE_LOGINS[ALICE] })}`, 'x-api-key': t.apiKey };
     const started = performance.now();
     const replies = await Promise.all(
       Array.from({ length: 200 }, (_, i) => post(servers[i % 2]!, PATHS.toggle, headers, { listing_id: IPHONE })),
@@ -68,7 +69,7 @@ describe('two instances on one WordPress database', { skip }, () => {
 
   it('50 concurrent conversation starts by one buyer for one listing give one conversation holding every message', async (ctx) => {
     const { t, site, servers } = await twoInstances();
-    const headers = { authorization: `Bearer ${t.token(ALICE, { login: 'alice' })}`, 'x-api-key': t.apiKey };
+    const headers = { authorization: `Bearer ${t.token(ALICE, { login: SITE_LOGINS[ALICE] })}`, 'x-api-key': t.apiKey };
     const started = performance.now();
     const replies = await Promise.all(
       Array.from({ length: 50 }, (_, i) => post(servers[i % 2]!, PATHS.start, headers, { listing_id: IPHONE, text: `message ${i}` })),

@@ -18,18 +18,21 @@ import { signToken } from '../../../src/auth/jwt.js';
 import { parseFavourites } from '../../../src/store/mysql/repositories.js';
 import { startServerProcess } from '../../helpers/processes.js';
 import { PATHS } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import type { WordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const ROUNDS = Number(process.env.CRASH_ROUNDS ?? 3);
 const CONCURRENCY = 16;
 const JWT_SECRET = 'souk-mysql-crash-secret-0123456789';
 const TOKEN_MAC_KEY = 'souk-mysql-crash-mac-key-0123456789';
-/** The seeded listings and their owners (bob 3, carol 4). */
-const LISTINGS: Record<number, number> = { 8: 3, 10: 3, 12: 3, 14: 4 };
+const { alice, bob, carol } = SITE_USERS;
+const { iphone, table, laptop } = SITE_LISTINGS;
+/** The seeded listings and their owners (12 is bob's road bike). */
+const LISTINGS: Record<number, number> = { [iphone]: bob, [table]: bob, 12: bob, [laptop]: carol };
 const LISTING_IDS = Object.keys(LISTINGS).map(Number);
-const USERS = [2, 3, 4, ...Array.from({ length: 12 }, (_, i) => 101 + i)];
-const login = (user: number) => ({ 2: 'alice', 3: 'bob', 4: 'carol' })[user] ?? `buyer${user}`;
+const USERS = [alice, bob, carol, ...Array.from({ length: 12 }, (_, i) => 101 + i)];
+const login = (user: number) => SITE_LOGINS[user] ?? `buyer${user}`;
 
 interface Sent {
   user: number;

@@ -15,18 +15,16 @@ import { SseClient, type SseEvent } from '../../helpers/sse.js';
 import { until } from '../../helpers/until.js';
 import { webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { expoReceiver } from '../../helpers/expo-receiver.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import type { WordpressDatabase } from '../../helpers/wordpress.js';
 import { markRead } from '../../../src/domain/chat/message.js';
 
 const JWT_SECRET = 'souk-mysql-events-test-secret-0123456789';
 const API = '/wp-json/rtcl/v1';
 const EVENTS = `${API}/my/events`;
 const MESSAGE = `${API}/my/chat/message`;
-const ALICE = 2;
-const BOB = 3;
-const CAROL = 4;
-const IPHONE = 8; // bob's listing
-const LAPTOP = 14; // carol's listing
+const { alice: ALICE, bob: BOB, carol: CAROL } = SITE_USERS;
+const { iphone: IPHONE, laptop: LAPTOP } = SITE_LISTINGS;
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
 interface Site {
@@ -42,9 +40,8 @@ async function site(env: Record<string, string> = {}): Promise<Site> {
   return { t: await startTestSouk(all, null), site: db, env: all };
 }
 
-const LOGINS: Record<number, string> = { [ALICE]: 'alice', [BOB]: 'bob', [CAROL]: 'carol' };
 const auth = (t: TestSouk, userId: number) => ({
-  authorization: `Bearer ${t.token(userId, { login: LOGINS[userId] })}`,
+  authorization: `Bearer ${t.token(userId, { login: SITE_LOGINS[userId] })}`,
   'x-api-key': t.apiKey,
 });
 

@@ -13,12 +13,11 @@ import sharp from 'sharp';
 import { sweepOrphans } from '../../../src/domain/files/sweep.js';
 import { LocalFolderStorage } from '../../../src/store/files/local-folder.js';
 import { PATHS, startTestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-files-test-secret-0123456789abcdef';
-const ALICE = 2;
-const BOB = 3;
-const IPHONE = 8;
+const { alice: ALICE, bob: BOB } = SITE_USERS;
+const IPHONE = SITE_LISTINGS.iphone;
 const UPLOADS_URL = 'http://127.0.0.1:8090/wp-content/uploads/classified-listing';
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
@@ -41,7 +40,7 @@ describe('files in the chat on the site tables', { skip }, () => {
       null,
     );
     const base = await t.listen();
-    const headers = (user: number, login: string) => ({ authorization: `Bearer ${t.token(user, { login })}`, 'x-api-key': t.apiKey });
+    const headers = (user: number) => ({ authorization: `Bearer ${t.token(user, { login: SITE_LOGINS[user] })}`, 'x-api-key': t.apiKey });
 
     const photo = await sharp({ create: { width: 400, height: 300, channels: 3, background: '#357' } })
       .jpeg()
@@ -51,7 +50,7 @@ describe('files in the chat on the site tables', { skip }, () => {
     data.append('listing_id', String(IPHONE));
     data.append('text', '');
     data.append('files[]', new Blob([photo], { type: 'image/jpeg' }), '<img src=x onerror=alert(1)>phone.jpg');
-    const res = await fetch(`${base}${PATHS.start}`, { method: 'POST', headers: headers(ALICE, 'alice'), body: data });
+    const res = await fetch(`${base}${PATHS.start}`, { method: 'POST', headers: headers(ALICE), body: data });
     const body = (await res.json()) as any;
     assert.equal(res.status, 200, JSON.stringify(body));
     const message = body.newMessage;
@@ -72,7 +71,7 @@ describe('files in the chat on the site tables', { skip }, () => {
     const read = await t.app.inject({
       method: 'GET',
       url: `/wp-json/rtcl/v1/my/chat/conversation?con_id=${body.con_id}`,
-      headers: headers(BOB, 'bob'),
+      headers: headers(BOB),
     });
     assert.equal(read.statusCode, 200, read.body);
     assert.deepEqual(JSON.parse(read.json().messages[0].attachments), message.attachments, read.body);
@@ -81,7 +80,7 @@ describe('files in the chat on the site tables', { skip }, () => {
     bad.append('con_id', String(body.con_id));
     bad.append('text', 'x');
     bad.append('files[]', new Blob(['<html><body>hi</body></html>'], { type: 'application/pdf' }), 'quote.pdf');
-    const refused = await fetch(`${base}/wp-json/rtcl/v1/my/chat/message`, { method: 'POST', headers: headers(BOB, 'bob'), body: bad });
+    const refused = await fetch(`${base}/wp-json/rtcl/v1/my/chat/message`, { method: 'POST', headers: headers(BOB), body: bad });
     assert.equal(refused.status, 400);
     assert.match(((await refused.json()) as any).error_message, /"quote\.pdf"/);
     const [count] = await site.query<{ n: number }>(

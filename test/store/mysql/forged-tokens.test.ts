@@ -9,7 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { startTestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_PASSWORDS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const PUBLIC_SECRET = 'jdkahiu99n23948234n2329339nc248239';
@@ -30,7 +30,11 @@ describe("a WordPress site's public JWT secret", { skip }, () => {
       assert.equal(forged.statusCode, 401, forged.body);
       assert.equal(forged.json().error_message, 'JWT signature verification failed.');
 
-      const signIn = await t.post('/wp-json/rtcl/v1/login', { username: 'alice', password: 'alice-pass-123' }, { 'x-api-key': t.apiKey });
+      const signIn = await t.post(
+        '/wp-json/rtcl/v1/login',
+        { username: 'alice', password: SITE_PASSWORDS.alice },
+        { 'x-api-key': t.apiKey },
+      );
       assert.equal(signIn.statusCode, 200, signIn.body);
       const issued = signIn.json().jwt_token as string;
       const [h, p, s] = issued.split('.');

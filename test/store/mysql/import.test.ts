@@ -33,7 +33,8 @@ import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
 import { outputOf, SOUK_BIN as BIN, type CliRun } from '../../helpers/processes.js';
 import { recordedSteps } from '../../helpers/recordings.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_PASSWORDS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import type { WordpressDatabase } from '../../helpers/wordpress.js';
 
 type Json = any;
 
@@ -42,8 +43,9 @@ const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is
 const POSTGRES_URL = process.env.TEST_DATABASE_URL?.startsWith('postgres')
   ? process.env.TEST_DATABASE_URL
   : 'postgres://postgres@127.0.0.1:5432/test';
-const USERS: Record<string, number> = { admin: 1, alice: 2, bob: 3, carol: 4 };
-const PASSWORDS: Record<string, string> = { alice: 'alice-pass-123', bob: 'bob-pass-123', carol: 'carol-pass-123' };
+/** The site's users by login: its administrator, and alice, bob and carol. */
+const USERS: Record<string, number> = { admin: 1, ...SITE_USERS };
+const { iphone: IPHONE } = SITE_LISTINGS;
 const HASH = /\$(wp\$|P\$|H\$|2[aby]\$|argon2)/;
 /** How the recorded site presents listings (its options), as settings of Souk's own database. */
 const PRESENTATION = {
@@ -178,7 +180,7 @@ async function answersTheTranscripts(t: TestSouk, site: WordpressDatabase): Prom
 }
 
 async function signsIn(t: TestSouk): Promise<void> {
-  for (const [username, password] of Object.entries(PASSWORDS)) {
+  for (const [username, password] of Object.entries(SITE_PASSWORDS)) {
     const res = await t.post('/wp-json/rtcl/v1/login', { username, password }, { 'x-api-key': t.apiKey });
     assert.equal(res.statusCode, 200, `${username}: ${res.body}`);
     assert.equal(res.json().user.id, USERS[username]);
@@ -230,13 +232,13 @@ describe('souk import --from-wordpress', { skip }, () => {
       assert.equal(copied.messages!.length, counts.messages);
       assert.deepEqual(
         copied.favourites!.map((f) => [f.user_id, f.listing_id]),
-        [[USERS.alice, 8]],
+        [[USERS.alice, IPHONE]],
         "alice's favourites, as the site's rtcl_favourites meta holds them",
       );
       // The admin's block lists, without what the site no longer has; the counts the checks go by.
       assert.match(first, /blocks: 4 read, 1 written, 2 left out/);
       assert.deepEqual(pairs(copied.user_blocks!, 'blocker_id', 'blocked_id'), [[USERS.admin, USERS.bob]]);
-      assert.deepEqual(pairs(copied.listing_blocks!, 'user_id', 'listing_id'), [[USERS.admin, 8]]);
+      assert.deepEqual(pairs(copied.listing_blocks!, 'user_id', 'listing_id'), [[USERS.admin, IPHONE]]);
       assert.deepEqual(
         copied.users!.map((u) => [u.id, u.blocks]),
         [
@@ -275,11 +277,11 @@ describe('souk import --from-wordpress', { skip }, () => {
       await answersTheTranscripts(t, site);
       await signsIn(t);
       // The copied blocks hold: the admin cannot write to bob about his listing.
-      const blocked = await t.start(USERS.admin!, { listing_id: 8, text: 'Is it still there?' });
+      const blocked = await t.start(USERS.admin!, { listing_id: IPHONE, text: 'Is it still there?' });
       assert.equal(blocked.statusCode, 403, blocked.body);
       assert.equal(blocked.json().message, 'You cannot send messages to this user.');
       // New rows get ids after the copied ones (PostgreSQL's sequences were moved past them).
-      const started = await t.start(USERS.carol!, { listing_id: 8, text: 'A new conversation' });
+      const started = await t.start(USERS.carol!, { listing_id: IPHONE, text: 'A new conversation' });
       assert.equal(started.statusCode, 200, started.body);
       assert.equal(started.json().con_id, counts.conversations! + 1);
       assert.equal(started.json().newMessage.message_id, counts.messages! + 1);

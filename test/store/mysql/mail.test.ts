@@ -9,20 +9,16 @@ import assert from 'node:assert/strict';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { smtpReceiver } from '../../helpers/smtp-receiver.js';
 import { until } from '../../helpers/until.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-mysql-mail-test-secret-0123456789';
 const API = '/wp-json/rtcl/v1';
-const ALICE = 2;
-const BOB = 3;
-const CAROL = 4;
-const IPHONE = 8; // bob's listing
-const LAPTOP = 14; // carol's listing
-const LOGINS: Record<number, string> = { [ALICE]: 'alice', [BOB]: 'bob', [CAROL]: 'carol' };
+const { alice: ALICE, bob: BOB, carol: CAROL } = SITE_USERS;
+const { iphone: IPHONE, laptop: LAPTOP } = SITE_LISTINGS;
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
 const auth = (t: TestSouk, userId: number) => ({
-  authorization: `Bearer ${t.token(userId, { login: LOGINS[userId] })}`,
+  authorization: `Bearer ${t.token(userId, { login: SITE_LOGINS[userId] })}`,
   'x-api-key': t.apiKey,
 });
 

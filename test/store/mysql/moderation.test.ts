@@ -10,17 +10,15 @@ import { deleteInactiveConversations } from '../../../src/domain/retention.js';
 import { eraseUser, exportUserData, NO_SAFETY_RECORDS } from '../../../src/domain/user-data.js';
 import { ok } from '../../helpers/cli.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
-const ALICE = 2;
-const BOB = 3;
-const IPHONE = 8; // bob's listing
+const { alice: ALICE, bob: BOB } = SITE_USERS;
+const IPHONE = SITE_LISTINGS.iphone;
 const CLOSED = { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' };
-const LOGINS: Record<number, string> = { [ALICE]: 'alice', [BOB]: 'bob' };
 
 const headers = (t: TestSouk, userId: number) => ({
-  authorization: `Bearer ${t.token(userId, { login: LOGINS[userId]! })}`,
+  authorization: `Bearer ${t.token(userId, { login: SITE_LOGINS[userId]! })}`,
   'x-api-key': t.apiKey,
 });
 const send = (t: TestSouk, userId: number, conId: number, text: string) =>
@@ -66,7 +64,7 @@ describe("moderation on a WordPress site's tables", { skip }, () => {
 
     // Disabled: in Souk's own user meta; sign-in refuses them, no message to or from them.
     assert.deepEqual(await setUserDisabled(store, BOB, true), { ok: true, value: true });
-    assert.equal((await store.accounts.findForSignIn('bob'))?.user.disabled, true);
+    assert.equal((await store.accounts.findForSignIn(SITE_LOGINS[BOB]!))?.user.disabled, true);
     const refused = await send(t, ALICE, conId, 'Hello?');
     assert.equal(refused.statusCode, 403);
     assert.deepEqual(refused.json(), CLOSED);
@@ -79,7 +77,7 @@ describe("moderation on a WordPress site's tables", { skip }, () => {
     const deps = { repos: store.repos, safety: NO_SAFETY_RECORDS, deviceTokens: (id: number) => store.pushDevices!.tokensOf(id) };
     const exported = await exportUserData(deps, ALICE);
     assert.ok(exported);
-    assert.equal(exported.user.login, 'alice');
+    assert.equal(exported.user.login, SITE_LOGINS[ALICE]);
     assert.deepEqual(
       exported.favourites.map((f) => f.listing_id),
       [IPHONE],
@@ -110,7 +108,7 @@ describe("moderation on a WordPress site's tables", { skip }, () => {
       ALICE,
     ]);
     assert.ok(aliceTexts.length >= 2 && aliceTexts.every((m) => m.message === ''));
-    assert.equal((await store.accounts.findForSignIn('alice'))?.user.disabled, true);
+    assert.equal((await store.accounts.findForSignIn(SITE_LOGINS[ALICE]!))?.user.disabled, true);
     assert.equal((await send(t, BOB, conId, 'still there?')).statusCode, 403);
     const again = await eraseUser(store, NO_SAFETY_RECORDS, ALICE);
     assert.ok(again.ok);

@@ -9,14 +9,11 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { unserialize } from 'php-serialize';
 import { startTestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-reports-test-secret-0123456789abcdef';
-const ALICE = 2;
-const BOB = 3;
-const CAROL = 4;
-const IPHONE = 8; // bob's listing
-const TABLE = 10; // bob's listing
+const { alice: ALICE, bob: BOB, carol: CAROL } = SITE_USERS;
+const { iphone: IPHONE, table: TABLE } = SITE_LISTINGS;
 const API = '/wp-json/rtcl/v1';
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const bad = (error_message: string) => ({ status: 'error', error: 'BADREQUEST', code: '400', error_message });
@@ -25,9 +22,9 @@ describe('reports and bad words on a WordPress site', { skip }, () => {
   it('counts in _abuse_report_by_visitor as the plugin, stores every report, and reads the plugin’s bad words', async () => {
     const site = await wordpressDatabase('wordpress-seeded.sql');
     const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
-    const auth = (user: number, login: string) => ({ authorization: `Bearer ${t.token(user, { login })}`, 'x-api-key': t.apiKey });
-    const alice = auth(ALICE, 'alice');
-    const carol = auth(CAROL, 'carol');
+    const auth = (user: number) => ({ authorization: `Bearer ${t.token(user, { login: SITE_LOGINS[user] })}`, 'x-api-key': t.apiKey });
+    const alice = auth(ALICE);
+    const carol = auth(CAROL);
     const meta = async (post: number) =>
       (
         await site.query<{ meta_value: string }>(
@@ -59,7 +56,7 @@ describe('reports and bad words on a WordPress site', { skip }, () => {
     assert.deepEqual([res.statusCode, res.body], [200, '13']);
     assert.deepEqual(await meta(TABLE), ['13']);
     // The owner may not report; an unknown listing is "Listing not found.".
-    res = await t.post(`${API}/listing/report`, { listing_id: IPHONE }, auth(BOB, 'bob'));
+    res = await t.post(`${API}/listing/report`, { listing_id: IPHONE }, auth(BOB));
     assert.deepEqual([res.statusCode, res.json()], [400, bad('You are not permitted to report.')]);
     res = await t.post(`${API}/listing/report`, { listing_id: 99999 }, alice);
     assert.deepEqual([res.statusCode, res.json()], [400, bad('Listing not found.')]);
@@ -67,7 +64,7 @@ describe('reports and bad words on a WordPress site', { skip }, () => {
 
     // A conversation's report keeps its messages in souk_reports.
     const started = (await t.post(`${API}/my/chat/conversation`, { listing_id: IPHONE, text: 'Still for sale?' }, alice)).json();
-    res = await t.post(`${API}/my/chat/report`, { con_id: started.con_id, reason: 'rude' }, auth(BOB, 'bob'));
+    res = await t.post(`${API}/my/chat/report`, { con_id: started.con_id, reason: 'rude' }, auth(BOB));
     assert.deepEqual([res.statusCode, res.json()], [200, { reported: true }]);
     const stored = await t.souk.store.reports.list({ open: true, limit: 100 });
     assert.equal(stored.length, 9);

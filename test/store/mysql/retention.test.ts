@@ -16,12 +16,12 @@ import type { Store } from '../../../src/store/index.js';
 import { duringRetention } from '../../helpers/retention.js';
 import { uncachedChat } from '../../helpers/store.js';
 import { startTestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_USERS, wordpressDatabase, type WordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const DAY = 86_400_000;
-const ALICE = 2;
-const IPHONE = 8; // bob's listing
+const ALICE = SITE_USERS.alice;
+const IPHONE = SITE_LISTINGS.iphone;
 const LIMITS = { textMaxLength: 100, maxFiles: 2 };
 const OLD = Date.now() - 100 * DAY;
 const CUTOFF = Date.now() - 50 * DAY;

@@ -7,11 +7,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_PASSWORDS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const JWT_SECRET = 'souk-sign-in-test-secret-0123456789abcdef';
 const LOGIN = '/wp-json/rtcl/v1/login';
+const PASSWORD = SITE_PASSWORDS.alice;
 const INVALID = {
   status: 'error',
   error: 'invalid_credentials',
@@ -37,21 +38,21 @@ describe('sign-in on the site tables', { skip }, () => {
   it("spends the account's budget whichever spelling the collation matches it by", async () => {
     const t = await site({ LOGIN_FAILURES_PER_USERNAME: '5' });
     for (const name of ['alíce', 'ÁLICE', 'Alicé', 'alice', 'ålice']) assert.equal((await login(t, name, 'wrong')).statusCode, 400, name);
-    assert.equal((await login(t, 'alice', 'alice-pass-123')).statusCode, 429);
+    assert.equal((await login(t, 'alice', PASSWORD)).statusCode, 429);
   });
 
   it('refuses a NUL or half a surrogate pair in the username or password as wrong credentials, counted', async () => {
     const t = await site({ LOGIN_FAILURES_PER_USERNAME: '5', LOGIN_FAILURES_PER_ADDRESS: '4' });
     for (const [username, password] of [
-      ['ali\0ce', 'alice-pass-123'],
-      ['alice', 'alice-pass-123\0'],
-      ['ali\uD800ce', 'alice-pass-123'],
-      ['alice', '\uDC00alice-pass-123'],
+      ['ali\0ce', PASSWORD],
+      ['alice', `${PASSWORD}\0`],
+      ['ali\uD800ce', PASSWORD],
+      ['alice', `\uDC00${PASSWORD}`],
     ]) {
       const res = await login(t, username!, password!);
       assert.equal(res.statusCode, 400, JSON.stringify(username));
       assert.deepEqual(res.json(), INVALID);
     }
-    assert.equal((await login(t, 'alice', 'alice-pass-123')).statusCode, 429, "the address's four failures were counted");
+    assert.equal((await login(t, 'alice', PASSWORD)).statusCode, 429, "the address's four failures were counted");
   });
 });

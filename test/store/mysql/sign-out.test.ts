@@ -7,10 +7,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { signToken } from '../../../src/auth/jwt.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
-const ALICE = 2;
+const { alice: ALICE, bob: BOB } = SITE_USERS;
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 const headers = (t: TestSouk, token: string) => ({ authorization: `Bearer ${token}`, 'x-api-key': t.apiKey });
@@ -21,15 +21,17 @@ describe("signing out on a WordPress site's tables", { skip }, () => {
   it('refuses every spelling of a signed-out token, and keeps a bounded number of rows', async () => {
     const site = await wordpressDatabase();
     const t = await startTestSouk({ DATABASE_URL: site.url, RATE_LIMIT_AUTH_FAILURES: '0' }, null);
-    const token = t.token(ALICE, { login: 'alice' });
+    const token = t.token(ALICE, { login: SITE_LOGINS[ALICE] });
     assert.equal((await logout(t, token)).statusCode, 200);
     // The same signature bytes, the last character's spare bits set.
     const spelling = token.slice(0, -1) + ALPHABET[ALPHABET.indexOf(token.at(-1)!) | 1];
     for (const other of [token, spelling]) assert.equal((await my(t, other)).statusCode, 401);
 
     const now = Date.now();
-    const signedOut = Array.from({ length: 60 }, (_, i) => signToken(t.tokenKeys, ALICE, 'alice', 3600, now - 600_000 + i * 1000));
-    const otherDevice = t.token(ALICE, { login: 'alice' });
+    const signedOut = Array.from({ length: 60 }, (_, i) =>
+      signToken(t.tokenKeys, ALICE, SITE_LOGINS[ALICE]!, 3600, now - 600_000 + i * 1000),
+    );
+    const otherDevice = t.token(ALICE, { login: SITE_LOGINS[ALICE] });
     for (const each of signedOut) assert.equal((await logout(t, each)).statusCode, 200);
     const [rows] = await site.query<{ n: number }>('select count(*) as n from wp_souk_revoked_tokens');
     assert.ok(Number(rows!.n) <= 17, `${rows!.n} rows`);
@@ -43,8 +45,8 @@ describe("signing out on a WordPress site's tables", { skip }, () => {
     const t = await startTestSouk({ DATABASE_URL: site.url }, null);
     const register = (token: string) =>
       t.post('/wp-json/rtcl/v1/push-notification/register', { push_token: 'ExponentPushToken[phone]' }, headers(t, token));
-    const alice = t.token(ALICE, { login: 'alice' });
-    const bob = t.token(3, { login: 'bob' });
+    const alice = t.token(ALICE, { login: SITE_LOGINS[ALICE] });
+    const bob = t.token(BOB, { login: SITE_LOGINS[BOB] });
     assert.equal((await register(alice)).statusCode, 200);
     const taken = await register(bob);
     assert.equal(taken.statusCode, 409, taken.body);

@@ -8,11 +8,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { PATHS, startTestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-site-text-test-secret-0123456789abcdef';
-const ALICE = 2;
-const IPHONE = 8;
+const ALICE = SITE_USERS.alice;
+const IPHONE = SITE_LISTINGS.iphone;
 const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
@@ -49,7 +49,7 @@ describe('message text and attachments on the site tables', { skip }, () => {
   it('strips every known bypass to a fixpoint, in the stored row and the reply, on start and message', async () => {
     const site = await wordpressDatabase('wordpress-seeded.sql');
     const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
-    const headers = { authorization: `Bearer ${t.token(ALICE, { login: 'alice' })}`, 'x-api-key': t.apiKey };
+    const headers = { authorization: `Bearer ${t.token(ALICE, { login: SITE_LOGINS[ALICE] })}`, 'x-api-key': t.apiKey };
     const started = await t.post(PATHS.start, { listing_id: IPHONE, text: 'first', files: files('start') }, headers);
     assert.equal(started.statusCode, 200, started.body);
     const conId = started.json().con_id as number;

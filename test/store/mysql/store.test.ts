@@ -12,11 +12,11 @@ import { constrain } from '../../../src/store/mysql/media.js';
 import { isMysqlUnavailable } from '../../../src/store/mysql/errors.js';
 import { PATHS, startTestSouk } from '../../helpers/souk.js';
 import { TcpProxy } from '../../helpers/tcp-proxy.js';
-import { mysqlReachable, TEST_MYSQL_URL, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, TEST_MYSQL_URL, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-store-test-secret-0123456789abcdef';
-const ALICE = 2;
-const IPHONE = 8;
+const { alice: ALICE, bob: BOB } = SITE_USERS;
+const IPHONE = SITE_LISTINGS.iphone;
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 
 /** A Souk on a fresh site's database reached through a proxy the test can stop or silence. */
@@ -101,7 +101,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     await site.query('alter table wp_rtcl_conversation_messages drop column type, drop column attachments, drop column meta');
     await site.query('alter table wp_rtcl_conversations drop column updated_at');
     const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
-    const headers = { authorization: `Bearer ${t.token(ALICE, { login: 'alice' })}`, 'x-api-key': t.apiKey };
+    const headers = { authorization: `Bearer ${t.token(ALICE, { login: SITE_LOGINS[ALICE] })}`, 'x-api-key': t.apiKey };
     const started = await t.post(PATHS.start, { listing_id: IPHONE, text: 'Hi <b>Bob</b>', temp_id: 7 }, headers);
     assert.equal(started.statusCode, 200, started.body);
     const reply = started.json();
@@ -142,7 +142,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     assert.equal((await repos.listings.findById(IPHONE))?.title, 'iPhone, renamed');
     // Looked up in one turn (a chat page): each answers as alone, missing ones undefined.
     const [users, listings] = await Promise.all([
-      Promise.all([ALICE, 3, ALICE, 999_999].map((id) => repos.users.findById(id))),
+      Promise.all([ALICE, BOB, ALICE, 999_999].map((id) => repos.users.findById(id))),
       Promise.all([IPHONE, 999_999].map((id) => repos.listings.findById(id))),
     ]);
     assert.deepEqual(users[0], users[2]);
@@ -158,7 +158,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     const site = await wordpressDatabase('wordpress-seeded.sql');
     await site.query("update wp_options set option_value = 'Asia/Tokyo' where option_name = 'timezone_string'");
     const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET }, null);
-    const headers = { authorization: `Bearer ${t.token(ALICE, { login: 'alice' })}`, 'x-api-key': t.apiKey };
+    const headers = { authorization: `Bearer ${t.token(ALICE, { login: SITE_LOGINS[ALICE] })}`, 'x-api-key': t.apiKey };
     const before = Date.now();
     const res = await t.post(PATHS.start, { listing_id: IPHONE, text: 'Konnichiwa' }, headers);
     assert.equal(res.statusCode, 200, res.body);
