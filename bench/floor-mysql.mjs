@@ -15,9 +15,18 @@
 // Souk's other duties (logs, metrics, rate limits, every error shape, validation of every field).
 // Usage, from the project root:
 //   PORT=.. API_KEY=.. JWT_SECRET=.. DATABASE_URL=mysql://.. [SITE_URL=..] [DB_POOL_SIZE=10] node bench/floor-mysql.mjs
-import http from 'node:http';
-import crypto from 'node:crypto';
 import mysql from 'mysql2';
+import {
+  bearerClaims,
+  errorBody as B,
+  keyRefusal,
+  listingRequest,
+  md5,
+  NOT_LOGGED_IN,
+  NOT_PERMITTED,
+  serve,
+  signedInUser,
+} from './floor-common.mjs';
 
 const SITE = (process.env.SITE_URL ?? 'https://souk.example').replace(/\/+$/, '');
 const KEY = Buffer.from(process.env.API_KEY ?? '');
@@ -54,7 +63,6 @@ function onConnection(step) {
 }
 
 const local = (ms) => new Date(Math.floor(ms / 1000) * 1000).toISOString().slice(0, 19).replace('T', ' ');
-const md5 = (s) => crypto.createHash('md5').update(s.trim().toLowerCase()).digest('hex');
 const stripTags = (t) =>
   t.includes('<') ? t.replace(/<(script|style)[^>]*?>[\s\S]*?<\/\1>/gi, '').replace(/<\/?[A-Za-z!?][^>]*(>|$)/g, '') : t;
 
@@ -141,9 +149,8 @@ function parseFavourites(raw) {
 const serializeFavourites = (ids) => `a:${ids.length}:{${ids.map((v, i) => `i:${i};i:${v};`).join('')}}`;
 
 // ---- the operations ----
-const B = (code, error, msg) => JSON.stringify({ status: 'error', error, code: String(code), error_message: msg });
 const NOT_FOUND = [400, B(400, 'BADREQUEST', 'Listing not found.')];
-const FORBIDDEN = [403, '{"code":"FORBIDDEN","message":"You are not permitted to access this conversation."}'];
+const FORBIDDEN = [403, NOT_PERMITTED];
 
 async function toggle(user, body) {
   const listingId = body.listing_id;
@@ -296,61 +303,18 @@ async function read(user, params) {
 }
 
 // ---- the checks every request passes: API key, Bearer JWT (HS256, exp, cached), the user ----
-const tokens = new Map();
-async function userOf(auth) {
-  if (!auth || !auth.startsWith('Bearer ')) return 0;
-  const t = auth.slice(7);
-  let claims = tokens.get(t);
-  if (!claims) {
-    const [h, p, s] = t.split('.');
-    if (!s || crypto.createHmac('sha256', SECRET).update(`${h}.${p}`).digest('base64url') !== s) return 0;
-    const c = JSON.parse(Buffer.from(p, 'base64url').toString());
-    tokens.set(t, (claims = { sub: Number(c.sub), exp: c.exp }));
-  }
-  if (claims.exp * 1000 <= Date.now()) return 0;
-  const [u] = await usersJson([claims.sub]);
-  return u && !u.disabled ? claims.sub : 0;
+const userOf = signedInUser(bearerClaims(SECRET), usersJson);
+
+async function handle(req, raw) {
+  const refusal = keyRefusal(req.headers['x-api-key'], KEY);
+  if (refusal) return refusal;
+  const user = await userOf(req.headers.authorization);
+  if (!user) return [403, NOT_LOGGED_IN];
+  const url = new URL(req.url, 'http://floor');
+  if (req.method === 'GET' && url.pathname.endsWith('/my/chat/conversation')) return read(user, url.searchParams);
+  const { refusal: bad, body } = listingRequest(raw);
+  if (bad) return bad;
+  return url.pathname.endsWith('/my/chat/conversation') ? start(user, body) : toggle(user, body);
 }
 
-const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on('data', (c) => chunks.push(c));
-  req.on('end', () => {
-    const send = (code, body) => {
-      res.writeHead(code, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-      res.end(body);
-    };
-    const handle = async () => {
-      const key = req.headers['x-api-key'];
-      if (!key) return [401, B(401, 'MISSING_X_API_KEY_HEADER', 'missing')];
-      const k = Buffer.from(key);
-      if (k.length !== KEY.length || !crypto.timingSafeEqual(k, KEY)) return [401, B(401, 'INVALID_API_KEY', 'invalid')];
-      const user = await userOf(req.headers.authorization);
-      if (!user) return [403, '{"code":"FORBIDDEN","message":"You are not logged in."}'];
-      const url = new URL(req.url, 'http://floor');
-      if (req.method === 'GET' && url.pathname.endsWith('/my/chat/conversation')) return read(user, url.searchParams);
-      let body;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString());
-      } catch {
-        return [400, B(400, 'BADREQUEST', 'bad json')];
-      }
-      if (!Number.isSafeInteger(body?.listing_id) || body.listing_id < 1) return [400, B(400, 'BADREQUEST', 'listing_id')];
-      return url.pathname.endsWith('/my/chat/conversation') ? start(user, body) : toggle(user, body);
-    };
-    handle().then(
-      ([code, body]) => send(code, body),
-      (e) => send(503, B(503, 'UNAVAILABLE', String(e?.message ?? e))),
-    );
-  });
-});
-server.keepAliveTimeout = 72_000;
-server.listen(Number(process.env.PORT ?? 0), process.env.HOST ?? '127.0.0.1', () => {
-  console.log(`floor-mysql listening on ${server.address().port}`);
-});
-for (const signal of ['SIGINT', 'SIGTERM']) {
-  process.once(signal, () => {
-    server.close(() => pool.end(() => process.exit(0)));
-    server.closeAllConnections();
-  });
-}
+serve('floor-mysql', handle, () => new Promise((resolve) => pool.end(() => resolve())));

@@ -12,9 +12,24 @@
 // Usage, from the project root (whose node_modules holds better-sqlite3):
 //   PORT=.. API_KEY=.. JWT_SECRET=.. SITE_URL=.. [API_PREFIX=..] node bench/floor-reads.mjs SOUK.db
 import http from 'node:http';
-import crypto from 'node:crypto';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import {
+  bearerClaims,
+  errorBody as B,
+  flags,
+  keyRefusal,
+  listingSummaryJson,
+  md5,
+  messageRowJson,
+  NOT_LOGGED_IN,
+  NOT_PERMITTED,
+  pageParams,
+  pages,
+  time,
+  totalOf,
+  userSummaryJson,
+} from './floor-common.mjs';
 
 const require = createRequire(path.join(process.cwd(), 'package.json'));
 const Database = require('better-sqlite3');
@@ -81,7 +96,6 @@ const NO_DETAILS = {
   contact: NO_CONTACT,
 };
 
-const md5 = (email) => crypto.createHash('md5').update(email.trim().toLowerCase()).digest('hex');
 /** The user's two JSON forms (the chat's summary, the favourites' author), made once, as Souk caches users. */
 const users = new Map();
 function userOf(id) {
@@ -93,15 +107,7 @@ function userOf(id) {
       login: r.login,
       name: r.name || r.login,
       disabled: r.disabled !== 0,
-      summary: JSON.stringify({
-        id: r.id,
-        name: r.name || r.login,
-        email: r.email,
-        phone: r.phone,
-        whatsapp: r.whatsapp,
-        website: r.website,
-        profile_picture: r.profile_picture || `https://secure.gravatar.com/avatar/${md5(r.email)}?s=96&d=mm&r=g`,
-      }),
+      summary: userSummaryJson(r),
       author: JSON.stringify({
         first_name: r.first_name,
         last_name: r.last_name,
@@ -126,44 +132,12 @@ function userOf(id) {
   return u;
 }
 
-const tokens = new Map();
+const claimsOf = bearerClaims(SECRET);
 /** The caller's user id, 0 when the token is not one of ours, expired, or its user cannot sign in. */
 function callerOf(auth) {
-  if (!auth || !auth.startsWith('Bearer ')) return 0;
-  const t = auth.slice(7);
-  let c = tokens.get(t);
-  if (!c) {
-    const [h, p, s] = t.split('.');
-    if (!s || crypto.createHmac('sha256', SECRET).update(`${h}.${p}`).digest('base64url') !== s) return 0;
-    const claims = JSON.parse(Buffer.from(p, 'base64url').toString());
-    c = { sub: Number(claims.sub), exp: claims.exp };
-    tokens.set(t, c);
-  }
-  const u = c.exp * 1000 > Date.now() ? userOf(c.sub) : undefined;
+  const c = claimsOf(auth);
+  const u = c && userOf(c.sub);
   return u && !u.disabled ? c.sub : 0;
-}
-
-const times = new Map();
-/** `YYYY-MM-DD HH:MM:SS`, UTC (SITE_TIMEZONE's default), of the second; each second formatted once. */
-function time(ms) {
-  const s = Math.floor(ms / 1000);
-  let t = times.get(s);
-  if (t === undefined) {
-    if (times.size > 200_000) times.clear();
-    times.set(s, (t = new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ')));
-  }
-  return t;
-}
-
-/** The price as the plugin's markup with the default format ($ on the left, 2 decimals, "," and "."), rounded half up in decimal. */
-function amount(raw, priceType) {
-  if (raw === '') return '';
-  const [whole = '0', fraction = ''] = raw.split('.');
-  const digits = fraction.padEnd(3, '0');
-  const cents = BigInt(whole + digits.slice(0, 2)) + (digits.charCodeAt(2) >= 53 ? 1n : 0n);
-  const text = `${(cents / 100n).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(cents % 100n).toString().padStart(2, '0')}`;
-  const type = (priceType || 'fixed').replace(/[&<>"']/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot', "'": '#039' }[c]};`);
-  return `<div class="rtcl-price price-type-${type}"><span class="rtcl-price-amount amount"><bdi><span class="rtcl-price-currencySymbol">&#36;</span>${text}</bdi></span></div>`;
 }
 
 /** The listing summary of the row's listing (l_id, l_version), or null when the listing is gone. */
@@ -171,12 +145,7 @@ function summary(r) {
   if (r.l_id === null) return 'null';
   let s = summaries.get(r.l_id);
   if (s === undefined || s.version !== r.l_version) {
-    const l = q.listing.get(r.l_id);
-    const url = JSON.stringify(`${SITE}/listing/${encodeURIComponent(l.slug)}/`);
-    const json =
-      `{"id":${r.l_id},"title":${JSON.stringify(l.title)},"url":${url},"images":${l.images},"amount":${JSON.stringify(amount(l.price, l.price_type ?? ''))},` +
-      `"raw_price":${JSON.stringify(l.price)},"location":${l.location},"category":${l.category}}`;
-    s = { version: r.l_version, json };
+    s = { version: r.l_version, json: listingSummaryJson(SITE, r.l_id, q.listing.get(r.l_id)) };
   }
   // The most recently used last; beyond Souk's 1000 listings, the least recently used goes.
   summaries.delete(r.l_id);
@@ -185,18 +154,8 @@ function summary(r) {
   return s.json;
 }
 const summaries = new Map();
-const bool = (n) => (n ? 'true' : 'false');
-const flags = (c) =>
-  `"listing_id":${c.listing_id},"sender_id":${c.sender_id},"recipient_id":${c.recipient_id},"sender_delete":${bool(c.sender_delete)},` +
-  `"recipient_delete":${bool(c.recipient_delete)},"last_message_id":${c.last_message_id ?? 0},"sender_review":${bool(c.sender_review)},` +
-  `"recipient_review":${bool(c.recipient_review)},"invert_review":${bool(c.invert_review)},"created_at":"${time(c.created_at)}","updated_at":"${time(c.updated_at)}"`;
-const pages = (total, perPage, page) =>
-  `{"total":${total},"per_page":${perPage},"current_page":${page},"total_pages":${Math.ceil(total / perPage)}}`;
-/** How many in all: a short page tells, unless it is empty past the first (then it is counted). */
-const totalOf = (found, offset, perPage, count) => (found < perPage && (found > 0 || offset === 0) ? offset + found : count());
 
-const FORBIDDEN = [403, '{"code":"FORBIDDEN","message":"You are not permitted to access this conversation."}'];
-const B = (code, error, msg) => JSON.stringify({ status: 'error', error, code: String(code), error_message: msg });
+const FORBIDDEN = [403, NOT_PERMITTED];
 
 function conversation(user, p) {
   const c = q.conversation.get(user, p.con_id);
@@ -213,12 +172,7 @@ function conversation(user, p) {
   let out =
     `{"con_id":${c.id},"listing":${summary(c)},"unread_count":${c.unread},"sender":${userOf(c.sender_id).summary},"recipient":${userOf(c.recipient_id).summary},` +
     `${flags(c)},"last_message":${last ? JSON.stringify(last.message) : 'null'},"last_message_created_at":${last ? `"${time(last.created_at)}"` : 'null'},"messages":[`;
-  for (let i = 0; i < rows.length; i++) {
-    const [id, conId, source, text, type, attachments, isRead, at] = rows[i];
-    out +=
-      `${i ? ',' : ''}{"message_id":"${id}","con_id":"${conId}","source_id":"${source}","type":${JSON.stringify(type)},"message":${JSON.stringify(text)},` +
-      `"attachments":${attachments === null ? 'null' : JSON.stringify(JSON.stringify(JSON.parse(attachments)))},"meta":null,"is_read":"${isRead ? 1 : 0}","created_at":"${time(at)}"}`;
-  }
+  for (let i = 0; i < rows.length; i++) out += `${i ? ',' : ''}${messageRowJson(...rows[i])}`;
   return [200, `${out}],"pagination":${pages(total, p.per_page, p.page)}}`];
 }
 
@@ -264,19 +218,6 @@ function favourites(user, p) {
 }
 
 const ROUTES = { 'my/chat/conversation': [conversation, 50], 'my/chat': [chats, 20], 'my/favourites': [favourites, 20] };
-const NUMBER = /^[1-9]\d{0,8}$/;
-
-/** The query's page, per_page, after_id and con_id, each a positive integer (after_id may be 0); null when one is not. */
-function paramsOf(query, perPage) {
-  const p = { page: 1, per_page: perPage, after_id: 0, con_id: 0 };
-  for (const pair of query ? query.split('&') : []) {
-    const [name, value] = pair.split('=');
-    if (!(name in p)) continue;
-    if (!NUMBER.test(value) && !(name === 'after_id' && value === '0')) return null;
-    p[name] = Number(value);
-  }
-  return p.per_page <= 100 ? p : null;
-}
 
 http
   .createServer((req, res) => {
@@ -287,13 +228,11 @@ http
     const [pathname, query] = req.url.split('?');
     const route = req.method === 'GET' && pathname.startsWith(BASE) ? ROUTES[pathname.slice(BASE.length)] : undefined;
     if (!route) return send(404, B(404, 'NOT_FOUND', 'no route'));
-    const key = req.headers['x-api-key'];
-    if (!key) return send(401, B(401, 'MISSING_X_API_KEY_HEADER', 'missing'));
-    const k = Buffer.from(key);
-    if (k.length !== KEY.length || !crypto.timingSafeEqual(k, KEY)) return send(401, B(401, 'INVALID_API_KEY', 'invalid'));
+    const refusal = keyRefusal(req.headers['x-api-key'], KEY);
+    if (refusal) return send(...refusal);
     const user = callerOf(req.headers.authorization);
-    if (!user) return send(403, '{"code":"FORBIDDEN","message":"You are not logged in."}');
-    const p = paramsOf(query, route[1]);
+    if (!user) return send(403, NOT_LOGGED_IN);
+    const p = pageParams(query, route[1]);
     if (!p || (route[0] === conversation && !p.con_id)) return send(400, B(400, 'BADREQUEST', 'bad parameter'));
     send(...route[0](user, p));
     req.resume();

@@ -18,6 +18,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createRequire } from 'node:module';
+import { bearerClaims, errorBody as B, keyRefusal, listingRequest, NOT_LOGGED_IN, NOT_PERMITTED } from './floor-common.mjs';
 
 const require = createRequire(path.join(process.cwd(), 'package.json'));
 const Database = require('better-sqlite3');
@@ -104,25 +105,13 @@ const q = {
   commit: db.prepare('commit'),
 };
 
-const B = (code, error, message) => JSON.stringify({ status: 'error', error, code: String(code), error_message: message });
-const NOT_LOGGED_IN = '{"code":"FORBIDDEN","message":"You are not logged in."}';
-const NOT_PERMITTED = '{"code":"FORBIDDEN","message":"You are not permitted to access this conversation."}';
 const LISTING_NOT_FOUND = [400, B(400, 'BADREQUEST', 'Listing not found.')];
 
-const tokens = new Map();
+const claimsOf = bearerClaims(SECRET);
 /** The caller's user id, 0 when the token is not one of ours, has expired, or names no user. */
 function callerOf(auth) {
-  if (!auth || !auth.startsWith('Bearer ')) return 0;
-  const token = auth.slice(7);
-  let claims = tokens.get(token);
-  if (!claims) {
-    const [header, payload, signature] = token.split('.');
-    if (!signature || crypto.createHmac('sha256', SECRET).update(`${header}.${payload}`).digest('base64url') !== signature) return 0;
-    const decoded = JSON.parse(Buffer.from(payload, 'base64url').toString());
-    claims = { sub: Number(decoded.sub), exp: decoded.exp };
-    tokens.set(token, claims);
-  }
-  return claims.exp * 1000 > Date.now() && userSummaries.has(claims.sub) ? claims.sub : 0;
+  const claims = claimsOf(auth);
+  return claims && userSummaries.has(claims.sub) ? claims.sub : 0;
 }
 
 /** `YYYY-MM-DD HH:MM:SS` in UTC (SITE_TIMEZONE's default). */
@@ -185,20 +174,12 @@ function commitQueue() {
 
 /** The request's caller and body, or the refusal it gets first (docs/decisions.md D4's order, without the REST switch). */
 function admit(req, raw) {
-  const key = req.headers['x-api-key'];
-  if (!key) return { refusal: [401, B(401, 'MISSING_X_API_KEY_HEADER', 'missing')] };
-  const k = Buffer.from(key);
-  if (k.length !== KEY.length || !crypto.timingSafeEqual(k, KEY)) return { refusal: [401, B(401, 'INVALID_API_KEY', 'invalid')] };
+  const refused = keyRefusal(req.headers['x-api-key'], KEY);
+  if (refused) return { refusal: refused };
   const user = callerOf(req.headers.authorization);
   if (!user) return { refusal: [403, NOT_LOGGED_IN] };
-  let body;
-  try {
-    body = JSON.parse(raw);
-  } catch {
-    return { refusal: [400, B(400, 'BADREQUEST', 'bad json')] };
-  }
-  if (!Number.isSafeInteger(body?.listing_id) || body.listing_id < 1) return { refusal: [400, B(400, 'BADREQUEST', 'listing_id')] };
-  return { user, body };
+  const { refusal, body } = listingRequest(raw);
+  return refusal ? { refusal } : { user, body };
 }
 
 http

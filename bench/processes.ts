@@ -1,8 +1,8 @@
 /**
  * The servers under test, each a separate process (so the load generator never shares their
  * event loop): Souk as `node bin/souk serve`, the bare node:http server, the floor
- * (bench/floor-toggle.mjs and bench/floor-reads.mjs, started by bench/floor.ts) and the MySQL floor
- * (bench/floor-mysql.mjs).
+ * (bench/floor-toggle.mjs and bench/floor-reads.mjs, started by bench/floor.ts) and the floors on the
+ * bench's own database (bench/floor-mysql.mjs, bench/floor-postgres.mjs).
  */
 import { npmStartFlags } from '../scripts/npm-start-flags.js';
 import { ROOT, SOUK_BIN, SOUK_READY, startProcess, type ServerProcess } from '../tools/processes.js';
@@ -55,12 +55,23 @@ export function startBare(name: string, prefix?: string[], nodeFlags: string[] =
 }
 
 export const MYSQL_FLOOR = `${ROOT}bench/floor-mysql.mjs`;
+export const POSTGRES_FLOOR = `${ROOT}bench/floor-postgres.mjs`;
 
-/** The MySQL floor (bench/floor-mysql.mjs) on the bench's WordPress database, with Souk's pool size. */
-export function startMysqlFloor(name: string, databaseUrl: string, secrets: { apiKey: string; jwtSecret: string }): Promise<ServerProcess> {
+type Secrets = { apiKey: string; jwtSecret: string };
+
+/** A floor that works on the bench's own database (its script prints `NAME listening`), with Souk's pool size. */
+function startDatabaseFloor(name: string, script: string, databaseUrl: string, secrets: Secrets): Promise<ServerProcess> {
   return startProcess(name, {
-    args: [MYSQL_FLOOR],
+    args: [script],
     env: { DATABASE_URL: databaseUrl, API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL: 'https://souk.example' },
-    ready: /floor-mysql listening/,
+    ready: new RegExp(`${name} listening`),
   });
 }
+
+/** The MySQL floor (bench/floor-mysql.mjs) on the bench's WordPress database. */
+export const startMysqlFloor = (databaseUrl: string, secrets: Secrets) =>
+  startDatabaseFloor('floor-mysql', MYSQL_FLOOR, databaseUrl, secrets);
+
+/** The PostgreSQL floor (bench/floor-postgres.mjs) on the bench's schema (DATABASE_URL names it in search_path). */
+export const startPostgresFloor = (databaseUrl: string, secrets: Secrets) =>
+  startDatabaseFloor('floor-postgres', POSTGRES_FLOOR, databaseUrl, secrets);

@@ -17,6 +17,9 @@ export const LABELS: Record<RowName, string> = {
   'floor-mysql-toggle': 'MySQL floor: toggle favourite',
   'floor-mysql-start-new': 'MySQL floor: start conversation: new',
   'floor-mysql-chat-poll': 'MySQL floor: conversation read',
+  'floor-pg-toggle': 'PostgreSQL floor: toggle favourite',
+  'floor-pg-start-new': 'PostgreSQL floor: start conversation: new',
+  'floor-pg-chat-poll': 'PostgreSQL floor: conversation read',
   toggle: 'toggle favourite (1/2 add, 1/2 remove)',
   'start-new': 'start conversation: new',
   'start-existing': 'start conversation: existing (append)',
@@ -77,7 +80,7 @@ export interface Row {
   peakRssMb: number;
   /** Souk rows: throughput as a percentage of the bare row's. */
   pctOfBare: number | null;
-  /** Souk's rows on PostgreSQL, when the pgbench row ran: throughput as a percentage of its transactions a second. */
+  /** Souk's and the PostgreSQL floor's rows, when the pgbench row ran: throughput as a percentage of its transactions a second. */
   pctOfPgbench?: number | null;
   /** Souk's rows that have a floor row (scenarios.ts FLOOR_OF): throughput as a percentage of it in the same run. */
   pctOfFloor: number | null;
@@ -134,15 +137,22 @@ export function formatTable(rows: Row[]): string {
   return [line(header), rule, ...body.map(line)].join('\n');
 }
 
-/** Each Souk row as a share of PostgreSQL's own write ceiling in the same run. */
-export function formatPgbenchShares(rows: Row[]): string | undefined {
+/**
+ * Each Souk row and each PostgreSQL floor row as a share of PostgreSQL's own write ceiling in the
+ * same run; `floorOf`: a Souk row's floor row, whose share is written beside its own.
+ */
+export function formatPgbenchShares(rows: Row[], floorOf: (row: Row) => Row | undefined = () => undefined): string | undefined {
   const reference = rows.find((r) => r.name === 'pgbench');
   const shares = rows.filter((r) => typeof r.pctOfPgbench === 'number');
   if (!reference || shares.length === 0) return undefined;
   const lines = [
-    `% of pgbench -N: each Souk row against PostgreSQL's ${fmt(reference.rps)} transactions a second in this run (bench/pgbench.ts):`,
+    `% of pgbench -N: each Souk row, and each PostgreSQL floor row, against PostgreSQL's ${fmt(reference.rps)} transactions a second in this run (bench/pgbench.ts):`,
   ];
-  for (const r of shares) lines.push(`  ${r.label}: ${fmt(r.pctOfPgbench!, 1)} %`);
+  for (const r of shares) {
+    const floor = floorOf(r)?.pctOfPgbench;
+    const beside = typeof floor === 'number' ? ` (its floor: ${fmt(floor, 1)} %)` : '';
+    lines.push(`  ${r.label}: ${fmt(r.pctOfPgbench!, 1)} %${beside}`);
+  }
   return lines.join('\n');
 }
 

@@ -24,6 +24,7 @@ import {
   PROFILE_DIR,
   startBare,
   startMysqlFloor,
+  startPostgresFloor,
   startSouk,
   type ServerProcess,
 } from './processes.js';
@@ -43,15 +44,17 @@ import {
 import { Delivery, openFilesLimit, openStreams, percentile, streamUsers, type StreamFleet } from './streams.js';
 import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from './callgrind.js';
 import {
+  DATABASE_FLOOR_OF,
   FLOOR_OF,
   holdsStreams,
   isFloorReadRow,
   isFloorRow,
   isMysqlFloorRow,
+  isPgFloorRow,
   isReferenceRow,
   LOGIN_BURST_CONNECTIONS,
-  MYSQL_FLOOR_OF,
   loginScenario,
+  onBenchDatabase,
   readSample,
   ROWS,
   scenario,
@@ -246,8 +249,21 @@ async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProc
   }
 }
 
+/** A floor on the bench's own database; the PostgreSQL floor's conversation read is checked against Souk's bytes first. */
+async function startDatabaseFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
+  if (isMysqlFloorRow(name)) return [await startMysqlFloor(ctx.db.url, ctx.data)];
+  const floor = await startPostgresFloor(ctx.db.url, ctx.data);
+  try {
+    if (name === 'floor-pg-chat-poll') await checkSameReplies(name, floor, ctx);
+    return [floor];
+  } catch (err) {
+    await floor.stop();
+    throw err;
+  }
+}
+
 async function startServers(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
-  if (isMysqlFloorRow(name)) return [await startMysqlFloor('floor-mysql', ctx.db.url, ctx.data)];
+  if (onBenchDatabase(name)) return startDatabaseFloorRow(name, ctx);
   if (isFloorRow(name)) return startFloorRow(name, ctx);
   const servers: ServerProcess[] = [];
   try {
@@ -494,8 +510,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
 
     if (opts.instructions) servers.forEach((s) => startCounting(s.pid));
-    // The MySQL floor's database is Souk's: its connection threads are counted alike.
-    const onSouk = name !== 'bare' && (!isFloorRow(name) || isMysqlFloorRow(name));
+    // The MySQL and PostgreSQL floors' database is Souk's: their connections are counted alike.
+    const onSouk = name !== 'bare' && (!isFloorRow(name) || onBenchDatabase(name));
     const cpu = await cpuWindow(servers, onSouk, ctx);
     // toggle-under-logins: sign-ins back to back on more connections, all through the measured window.
     const burst =
@@ -640,14 +656,18 @@ async function main(): Promise<void> {
   const wallStart = performance.now();
   let rows = (opts.only ?? ROWS) as RowName[];
   for (const r of rows) if (!ROWS.includes(r)) throw new Error(`unknown row "${r}" (rows: ${ROWS.join(', ')})`);
-  if (rows.some(isMysqlFloorRow) && opts.instructions) {
-    log('skipping the MySQL floor rows: not counted under --instructions');
-    rows = rows.filter((r) => !isMysqlFloorRow(r));
+  if (rows.some(onBenchDatabase) && opts.instructions) {
+    log('skipping the MySQL and PostgreSQL floor rows: not counted under --instructions');
+    rows = rows.filter((r) => !onBenchDatabase(r));
   }
-  const togglesFloor = (r: RowName) => isFloorRow(r) && !isFloorReadRow(r) && !isMysqlFloorRow(r);
+  const togglesFloor = (r: RowName) => isFloorRow(r) && !isFloorReadRow(r) && !onBenchDatabase(r);
   if (rows.some(isMysqlFloorRow) && !/^mysql:/.test(opts.databaseUrl ?? '')) {
     log("skipping the MySQL floor rows: they run on the bench's WordPress database, and this run is not on MySQL");
     rows = rows.filter((r) => !isMysqlFloorRow(r));
+  }
+  if (rows.some(isPgFloorRow) && !/^postgres(ql)?:/.test(opts.databaseUrl ?? '')) {
+    log("skipping the PostgreSQL floor rows: they run on the bench's PostgreSQL schema, and this run is not on PostgreSQL");
+    rows = rows.filter((r) => !isPgFloorRow(r));
   }
   // floor-reads.mjs reads Souk's own SQLite file: it has no PostgreSQL nor WordPress twin.
   if (rows.some(isFloorReadRow) && opts.databaseUrl) {
@@ -751,8 +771,11 @@ async function main(): Promise<void> {
     const ceiling = bareRps.length > 0 ? sum(bareRps) / bareRps.length : undefined;
     for (const r of results) if (ceiling !== undefined && r.name !== 'bare' && r.name !== 'pgbench') r.pctOfBare = (100 * r.rps) / ceiling;
     const pgbenchTps = results.find((r) => r.name === 'pgbench')?.rps;
-    for (const r of results) if (pgbenchTps && !isReferenceRow(r.name)) r.pctOfPgbench = (100 * r.rps) / pgbenchTps;
-    const floorOf = (r: Row) => results.find((f) => f.name === MYSQL_FLOOR_OF[r.name]) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
+    // The PostgreSQL floor's rows too, so that each Souk row's share shows beside its floor's.
+    for (const r of results)
+      if (pgbenchTps && (!isReferenceRow(r.name) || isPgFloorRow(r.name))) r.pctOfPgbench = (100 * r.rps) / pgbenchTps;
+    const floorOf = (r: Row) =>
+      results.find((f) => DATABASE_FLOOR_OF[r.name]?.includes(f.name)) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
     for (const r of results) {
       const floorRow = floorOf(r);
       if (!floorRow) continue;
@@ -773,7 +796,7 @@ async function main(): Promise<void> {
     log(
       `CPU: % of one core used during the measured window by the server process(es), the database's backends serving them (PostgreSQL's processes, MariaDB's connection threads), the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,
     );
-    const pgbenchShares = formatPgbenchShares(results);
+    const pgbenchShares = formatPgbenchShares(results, floorOf);
     if (pgbenchShares) log(pgbenchShares);
     log(formatCpuPerRequest(results));
     const streamsSummary = formatStreams(results);

@@ -15,6 +15,7 @@
  *   floor-*         the same requests as the row of that name, sent to the floor (bench/floor.ts):
  *                   toggle and start-new to bench/floor-toggle.mjs, the reads to bench/floor-reads.mjs;
  *                   floor-mysql-* to bench/floor-mysql.mjs, on the bench's own WordPress database (mysql:// only);
+ *                   floor-pg-* to bench/floor-postgres.mjs, on the bench's own PostgreSQL schema (postgres:// only);
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
  *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in;
  *   toggle-streams  the toggle's requests, while --streams idle event streams are open;
@@ -50,6 +51,9 @@ export type RowName =
   | 'floor-mysql-toggle'
   | 'floor-mysql-start-new'
   | 'floor-mysql-chat-poll'
+  | 'floor-pg-toggle'
+  | 'floor-pg-start-new'
+  | 'floor-pg-chat-poll'
   | 'toggle'
   | 'start-new'
   | 'start-existing'
@@ -73,6 +77,9 @@ export const ROWS: RowName[] = [
   'floor-mysql-toggle',
   'floor-mysql-start-new',
   'floor-mysql-chat-poll',
+  'floor-pg-toggle',
+  'floor-pg-start-new',
+  'floor-pg-chat-poll',
   'toggle',
   'toggle-streams',
   'start-new',
@@ -95,11 +102,18 @@ export const isReferenceRow = (name: RowName) => name === 'bare' || name === 'pg
 export const isFloorReadRow = (name: RowName) => name === 'floor-chat-poll' || name === 'floor-chat-list' || name === 'floor-favourites';
 /** The floor rows of bench/floor-mysql.mjs, on the bench's own WordPress database (DATABASE_URL=mysql://... only). */
 export const isMysqlFloorRow = (name: RowName) => name.startsWith('floor-mysql-');
-/** On MySQL, Souk's rows are set against the MySQL floor, which works on the same database. */
-export const MYSQL_FLOOR_OF: Partial<Record<RowName, RowName>> = {
-  toggle: 'floor-mysql-toggle',
-  'start-new': 'floor-mysql-start-new',
-  'chat-poll': 'floor-mysql-chat-poll',
+/** The floor rows of bench/floor-postgres.mjs, on the bench's own PostgreSQL schema (DATABASE_URL=postgres://... only). */
+export const isPgFloorRow = (name: RowName) => name.startsWith('floor-pg-');
+/** The floor rows that work on the bench's own database, as Souk does (the others keep a database of their own or read Souk's SQLite file). */
+export const onBenchDatabase = (name: RowName) => isMysqlFloorRow(name) || isPgFloorRow(name);
+/**
+ * On MySQL and PostgreSQL, Souk's rows are set against the floor that works on the same database,
+ * when it ran (each database's floor rows run only on it).
+ */
+export const DATABASE_FLOOR_OF: Partial<Record<RowName, RowName[]>> = {
+  toggle: ['floor-mysql-toggle', 'floor-pg-toggle'],
+  'start-new': ['floor-mysql-start-new', 'floor-pg-start-new'],
+  'chat-poll': ['floor-mysql-chat-poll', 'floor-pg-chat-poll'],
 };
 /** The floor row each Souk row is set against ("% of floor"): a message sent against the floor's start (issue 19). */
 export const FLOOR_OF: Partial<Record<RowName, RowName>> = {
@@ -239,8 +253,8 @@ function freshTogglePairs(data: Dataset): TogglePairs {
 /** Souk's toggle rows run on one database one after the other: the later one goes on from the state the earlier left. */
 const soukToggles = new WeakMap<Dataset, TogglePairs>();
 
-/** The floor rows with a database of their own (the MySQL floor works on the bench's database, as Souk). */
-const ownDatabase = (name: RowName) => isFloorRow(name) && !isMysqlFloorRow(name);
+/** The floor rows with a database of their own (the MySQL and PostgreSQL floors work on the bench's database, as Souk). */
+const ownDatabase = (name: RowName) => isFloorRow(name) && !onBenchDatabase(name);
 
 export function toggleScenario(data: Dataset, name: RowName = 'toggle'): Scenario {
   let shared = soukToggles.get(data);
@@ -527,7 +541,7 @@ const READS: Record<ReadRow, (data: Dataset) => ReadRequests> = {
   'chat-list': chatListRequests,
   favourites: favouritesRequests,
 };
-const readOf = (name: RowName) => name.replace(/^floor-(mysql-)?/, '') as ReadRow;
+const readOf = (name: RowName) => name.replace(/^floor-(mysql-|pg-)?/, '') as ReadRow;
 
 /** A read row (or its floor row): the reader's default page, the route the apps poll. */
 export function readScenario(data: Dataset, name: RowName): Scenario {
@@ -608,8 +622,10 @@ export function scenario(name: RowName, data: Dataset): Scenario {
     case 'floor-start-new':
       return startNewScenario(data, name, 0);
     case 'floor-mysql-toggle':
+    case 'floor-pg-toggle':
       return toggleScenario(data, name);
     case 'floor-mysql-start-new':
+    case 'floor-pg-start-new':
       return startNewScenario(data, name);
     case 'start-new':
       return startNewScenario(data);
@@ -626,6 +642,7 @@ export function scenario(name: RowName, data: Dataset): Scenario {
     case 'floor-chat-list':
     case 'floor-favourites':
     case 'floor-mysql-chat-poll':
+    case 'floor-pg-chat-poll':
       return readScenario(data, name);
     case 'login':
       return loginScenario(data);
