@@ -76,6 +76,7 @@ const CLASSES = {
   postgres: [
     'test/store/postgres/',
     'test/bench/pgbench.test.ts',
+    'test/bench/floor-postgres.test.ts',
     'test/store/multi-instance.test.ts',
     'test/http/events-instances.test.ts',
   ],
