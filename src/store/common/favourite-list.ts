@@ -4,7 +4,7 @@ import { DEFAULT_LISTING_DETAILS, type ListingStore, type PricingType, type Show
 import type { FavouriteListRepository } from '../../domain/ports.js';
 import { listingDetailsRow } from './catalog.js';
 import { listingNotBlockedBy } from './blocks.js';
-import { kyselyRunner, prepare } from './prepared.js';
+import { prepare, type QueryRunner } from './prepared.js';
 import { toListing } from './rows.js';
 import { LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, type Database, type ListingDetailsTable, type ListingsTable } from './schema.js';
 
@@ -53,9 +53,8 @@ const q = {
   shownCount: prepare((db, userId: number) => shown(db, userId).select((eb) => eb.fn.countAll<number | string>().as('n'))),
 };
 
-export function favouriteListRepository(db: Db): FavouriteListRepository {
-  // Built and compiled once (prepared.ts), run with each request's values.
-  const run = kyselyRunner(db);
+/** `run`: the store's runner for reads outside units of work; each query is built and compiled once (prepared.ts). */
+export function favouriteListRepository(run: QueryRunner): FavouriteListRepository {
   return {
     async shownPage(userId, offset, limit) {
       return (await q.shownPage(run, userId, limit, offset)).rows.map(toShownListing);

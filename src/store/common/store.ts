@@ -30,6 +30,7 @@ import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
 import { favouriteListRepository } from './favourite-list.js';
+import { kyselyRunner, type QueryRunner } from './prepared.js';
 import { reportAdmin } from './reports.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
@@ -139,8 +140,12 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly db: Kysely<Database>;
 }
 
-/** The parts of a Store that every database has alike, given how it checks its migrations. */
-export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => Promise<boolean>) {
+/**
+ * The parts of a Store that every database has alike, given how it checks its migrations.
+ * `reads` runs the request path's prepared reads outside units of work (the favourites list): on
+ * PostgreSQL as named statements, which the server plans once per connection, not per request.
+ */
+export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => Promise<boolean>, reads: QueryRunner = kyselyRunner(db)) {
   async function readiness() {
     try {
       await sql`select 1`.execute(db);
@@ -167,7 +172,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     settings: settingsRepository(db),
     accounts: accountRepository(db),
     revocations: revocationRepository(db),
-    favouriteLists: favouriteListRepository(db),
+    favouriteLists: favouriteListRepository(reads),
     reports: reportAdmin(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,

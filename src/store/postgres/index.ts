@@ -37,7 +37,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     (users) => signals.committed(users),
   );
   return {
-    ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS)),
+    ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS), postgresRunner(db, pool, named)),
     dialect: 'postgres',
     repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),

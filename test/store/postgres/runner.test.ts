@@ -69,6 +69,24 @@ describe('PostgreSQL named statements', { skip: TEST_POSTGRES_URL ? false : 'Pos
     }
   });
 
+  it("prepares the favourites list's page and count, which run outside units of work", async () => {
+    const store = await openMarketplaceStore(database.url, ONE_CONNECTION);
+    try {
+      const before = await preparedNames(store);
+      const read = async () => [
+        await store.favouriteLists.shownPage(USERS.amina, 0, 20),
+        await store.favouriteLists.countShown(USERS.amina),
+      ];
+      const first = await read();
+      const prepared = await preparedNames(store);
+      assert.equal(prepared.length, before.length + 2, `prepared: ${prepared.join(', ')}`);
+      assert.deepEqual(await read(), first);
+      assert.deepEqual(await preparedNames(store), prepared);
+    } finally {
+      await store.close();
+    }
+  });
+
   it('keeps working when a migration adds a column to a table it reads (a rolling upgrade)', async () => {
     const store = await openMarketplaceStore(database.url, ONE_CONNECTION);
     try {
