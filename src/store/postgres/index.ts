@@ -1,7 +1,8 @@
 /**
  * The store on PostgreSQL: a pool shared by many stateless instances. The request path's
  * statements go through pg as named statements (runner.ts); a transaction sends BEGIN, its
- * writer's row lock and its first read in one round trip (transaction.ts).
+ * writer's row lock and its first read in one round trip (transaction.ts), and the reads of one
+ * turn outside transactions go together (read-batch.ts).
  */
 import { fileReferences } from '../common/file-references.js';
 import { Kysely, PostgresDialect } from 'kysely';
@@ -16,6 +17,7 @@ import { EVENTS_CHANNEL, PostgresEventSignals } from './event-signals.js';
 import { migratePostgres, postgresMigrationsApplied } from './migrate.js';
 import { POSTGRES_MIGRATIONS } from './migrations/index.js';
 import { postgresPool } from './pool.js';
+import { batchedReads } from './read-batch.js';
 import { postgresRepositories } from './repositories.js';
 import { postgresRunner } from './runner.js';
 import { postgresTransaction } from './transaction.js';
@@ -26,20 +28,23 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
   const listingCache = new ListingCache();
   const named = opts.preparedStatements ?? true;
+  const join = named && (opts.joinStatements ?? true);
+  // The request path's reads outside units of work: those of one turn go in one round trip.
+  const reads = join ? batchedReads(db, pool, postgresRunner(db, pool, named)) : postgresRunner(db, pool, named);
   const signals = new PostgresEventSignals(url, async (payload) => {
     await pool.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, payload]);
   });
   const transaction = postgresTransaction(
     db,
     pool,
-    { named, join: named && (opts.joinStatements ?? true) },
+    { named, join },
     (run, writer, recorded) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer, recorded),
     (users) => signals.committed(users),
   );
   return {
-    ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS), postgresRunner(db, pool, named)),
+    ...commonStoreParts(db, () => postgresMigrationsApplied(db, POSTGRES_MIGRATIONS), reads),
     dialect: 'postgres',
-    repos: postgresRepositories(postgresRunner(db, pool, named), listingCache),
+    repos: postgresRepositories(reads, listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
     transaction: (fn, writer) => transaction(fn, writer),

@@ -78,8 +78,15 @@ function afterThisJob(fn: () => void): void {
   queueMicrotask(() => process.nextTick(fn));
 }
 
-/** The named statements each connection has prepared, as far as this runner has seen them. */
+/** The named statements each connection has prepared, as far as this runner and the read batch (read-batch.ts) have seen them. */
 const preparedOn = new WeakMap<PoolClient, Set<string>>();
+
+/** The named statements prepared on this connection, as far as Souk has seen them; shared by every user of the connection. */
+export function preparedStatementsOf(client: PoolClient): Set<string> {
+  let prepared = preparedOn.get(client);
+  if (!prepared) preparedOn.set(client, (prepared = new Set()));
+  return prepared;
+}
 
 /**
  * A statement waiting for the others asked for with it: written out (executeText), or undefined
@@ -127,8 +134,7 @@ export class TransactionRunner implements QueryRunner {
     this.alone = alone;
     this.inner = postgresRunner(db, client, named);
     if (join) {
-      this.prepared = preparedOn.get(client) ?? new Set();
-      preparedOn.set(client, this.prepared);
+      this.prepared = preparedStatementsOf(client);
     }
   }
 
