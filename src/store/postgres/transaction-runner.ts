@@ -88,6 +88,22 @@ export function preparedStatementsOf(client: PoolClient): Set<string> {
   return prepared;
 }
 
+type SimpleConfig = string | { text: string; values?: unknown[]; name?: string; rowMode?: 'array' };
+
+/**
+ * The connection's queries, each sent once the one before it has been answered. pg would queue
+ * them itself in the same order, but warns on every process that doing so is deprecated (and
+ * stops in pg 9): the statements of a Promise.all that go the plain path are asked at once.
+ */
+function oneAtATime(client: PoolClient): (config: SimpleConfig) => Promise<PgResult> {
+  let last: Promise<unknown> = Promise.resolve();
+  return (config) => {
+    const answered = last.then(() => client.query(config as string) as unknown as Promise<PgResult>);
+    last = answered.catch(() => undefined);
+    return answered;
+  };
+}
+
 /**
  * A statement waiting for the others asked for with it: written out (executeText), or undefined
  * when it cannot be (it then goes alone, the plain path).
@@ -103,6 +119,8 @@ interface Gathered<Text extends string | undefined = string> {
 export class TransactionRunner implements QueryRunner {
   readonly db: Kysely<Database>;
   private readonly inner: QueryRunner;
+  /** Every query of the transaction goes through it (oneAtATime). */
+  private readonly send: (config: SimpleConfig) => Promise<PgResult>;
   /** The named statements prepared on this client; none when statements go unnamed. */
   private readonly prepared: Set<string> | undefined;
   /** Sent with the first statement, then settled: the transaction has begun. */
@@ -132,7 +150,8 @@ export class TransactionRunner implements QueryRunner {
   ) {
     this.db = db;
     this.alone = alone;
-    this.inner = postgresRunner(db, client, named);
+    this.send = oneAtATime(client);
+    this.inner = postgresRunner(db, { query: this.send }, named);
     if (join) {
       this.prepared = preparedStatementsOf(client);
     }
@@ -174,7 +193,7 @@ export class TransactionRunner implements QueryRunner {
     if (!this.started) return;
     await this.begun;
     if (this.ended) return;
-    await this.client.query(this.take(['commit']));
+    await this.send(this.take(['commit']));
   }
 
   /**
@@ -186,7 +205,7 @@ export class TransactionRunner implements QueryRunner {
     this.waiting = [];
     if (!this.started) return;
     await this.begun;
-    if (!this.ended) await this.client.query('rollback');
+    if (!this.ended) await this.send('rollback');
   }
 
   /** A unit run alone that asks for more than its one statement: a fault in the code, never sent. */
@@ -305,8 +324,7 @@ export class TransactionRunner implements QueryRunner {
 
   /** One simple-protocol message; pg answers a message of several statements with one result each. */
   private async simple(text: string, arrays: boolean): Promise<PgResult[]> {
-    const results = (await (arrays ? this.client.query({ text, rowMode: 'array' }) : this.client.query(text))) as unknown as
-      PgResult | PgResult[];
+    const results = (await this.send(arrays ? { text, rowMode: 'array' } : text)) as unknown as PgResult | PgResult[];
     return Array.isArray(results) ? results : [results];
   }
 }

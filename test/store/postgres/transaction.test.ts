@@ -289,6 +289,40 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   });
 
+  it('asks its connection for one query at a time, also for reads asked together that go the plain path (pg deprecates queueing them)', async () => {
+    const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
+    const query = pg.Client.prototype.query;
+    const schema = new URL(database.url).searchParams.get('options');
+    // Per connection of this test's schema: other files' servers may still be running in this process.
+    const inFlight = new WeakMap<pg.Client, number>();
+    let most = 0;
+    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const answered = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
+      if ((this as unknown as { connectionParameters?: { options?: string } }).connectionParameters?.options !== schema) return answered;
+      const now = (inFlight.get(this) ?? 0) + 1;
+      inFlight.set(this, now);
+      most = Math.max(most, now);
+      const done = () => void inFlight.set(this, inFlight.get(this)! - 1);
+      void answered.then(done, done);
+      return answered;
+    } as typeof query;
+    try {
+      // A new connection: none of the three is prepared on it, so each goes alone, by name.
+      const [user, ids, listing] = await one.transaction(
+        (repos) =>
+          Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara), repos.listings.findById(LISTINGS.bike)]),
+        USERS.sara,
+      );
+      assert.equal(user?.id, USERS.amina);
+      assert.ok(Array.isArray(ids));
+      assert.equal(listing?.id, LISTINGS.bike);
+      assert.equal(most, 1);
+    } finally {
+      pg.Client.prototype.query = query;
+      await one.close();
+    }
+  });
+
   it('sends the reads asked for together in one message (with BEGIN when they begin the transaction), each answered as it is alone', async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
     try {
