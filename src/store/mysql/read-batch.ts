@@ -8,6 +8,7 @@
  */
 import type { CompiledQuery, QueryResult } from 'kysely';
 import { routedThrough, together, type Db, type MysqlContext } from './context.js';
+import { turnBatches } from '../common/turn-batches.js';
 
 /** More in one query would make the first callers wait on the last ones' work. */
 const MOST = 8;
@@ -22,37 +23,24 @@ interface Waiting {
 
 export function batchedReads(db: Db, ctx: MysqlContext): Db {
   if (!ctx.severalStatements) return db;
-  let waiting: Waiting[] = [];
   const alone = (w: Waiting) => db.executeQuery(w.query).then(w.resolve, w.reject);
-  const flush = () => {
-    const all = waiting;
-    waiting = [];
-    for (let i = 0; i < all.length; i += MOST) {
-      const batch = all.slice(i, i + MOST);
-      if (batch.length === 1) {
-        void alone(batch[0]!);
-        continue;
-      }
-      together(
-        db,
-        ctx,
-        batch.map((w) => w.query),
-      ).then(
-        (results) => batch.forEach((w, k) => w.resolve(results[k]!)),
-        () => batch.forEach((w) => void alone(w)),
-      );
-    }
+  const sendBatch = (batch: Waiting[]) => {
+    if (batch.length === 1) return void alone(batch[0]!);
+    together(
+      db,
+      ctx,
+      batch.map((w) => w.query),
+    ).then(
+      (results) => batch.forEach((w, k) => w.resolve(results[k]!)),
+      () => batch.forEach((w) => void alone(w)),
+    );
   };
+  // Two turns: the users and listings the repositories gather in one turn (repositories.ts,
+  // batched) ask in the next, and go with the reads asked beside them.
+  const ask = turnBatches(sendBatch, { most: MOST, turns: 2 });
   const send = async (queries: CompiledQuery[]): Promise<QueryResult<unknown>[]> => {
     if (queries.length !== 1 || !isRead(queries[0]!.sql)) return together(db, ctx, queries);
-    return [
-      await new Promise<QueryResult<unknown>>((resolve, reject) => {
-        // Two turns: the users and listings the repositories gather in one turn (repositories.ts,
-        // batched) ask in the next, and go with the reads asked beside them.
-        if (waiting.length === 0) setImmediate(() => setImmediate(flush));
-        waiting.push({ query: queries[0]!, resolve, reject });
-      }),
-    ];
+    return [await new Promise<QueryResult<unknown>>((resolve, reject) => ask({ query: queries[0]!, resolve, reject }))];
   };
   return routedThrough(db, send);
 }

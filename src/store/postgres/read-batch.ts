@@ -11,14 +11,12 @@
  * its own answer or error (a read can run twice).
  */
 import type { CompiledQuery, Kysely, QueryResult } from 'kysely';
-import type { Pool, PoolClient, QueryResult as PgResult } from 'pg';
+import type { Pool, QueryResult as PgResult } from 'pg';
 import type { QueryRunner } from '../common/prepared.js';
 import type { Database } from '../common/schema.js';
-import { asKyselyResult } from './runner.js';
-import { executeText, preparedStatementsOf, quoted } from './transaction-runner.js';
-
-/** More in one message would make the first callers wait on the last ones' work. */
-const MOST = 8;
+import { turnBatches } from '../common/turn-batches.js';
+import { asKyselyResult, statementConfig } from './runner.js';
+import { executeText, oneAtATime, preparedStatementsOf, quoted, simpleMessage } from './transaction-runner.js';
 
 const isRead = (text: string) => /^\s*select\b/i.test(text) && !/\bfor\s+(no\s+key\s+update|update|key\s+share|share)\b/i.test(text);
 
@@ -31,26 +29,12 @@ interface Waiting {
   reject: (error: unknown) => void;
 }
 
-/** One read's config for pg: its named statement, with its parameters. */
-const configOf = (w: Waiting) => ({
-  name: w.name,
-  text: w.query.sql,
-  values: w.query.parameters as unknown[],
-  ...(w.arrays ? { rowMode: 'array' as const } : {}),
-});
-
-/** pg answers a message of several statements with one result each. */
-async function simple(client: PoolClient, text: string, arrays: boolean): Promise<PgResult[]> {
-  const results = (await (arrays ? client.query({ text, rowMode: 'array' }) : client.query(text))) as unknown as PgResult | PgResult[];
-  return Array.isArray(results) ? results : [results];
-}
+const configOf = (w: Waiting) => statementConfig(w.query, w.name, w.arrays);
 
 /**
  * @param plain the pool's runner of named statements (runner.ts): what goes alone goes through it.
  */
 export function batchedReads(db: Kysely<Database>, pool: Pool, plain: QueryRunner): QueryRunner {
-  let waiting: Waiting[] = [];
-
   /** Alone on any pooled connection, the plain path. */
   const alone = (w: Waiting) => pool.query(configOf(w)).then(w.resolve, w.reject);
 
@@ -62,6 +46,7 @@ export function batchedReads(db: Kysely<Database>, pool: Pool, plain: QueryRunne
   async function onOneConnection(batch: Waiting[]): Promise<void> {
     const client = await pool.connect();
     try {
+      const send = oneAtATime(client);
       const prepared = preparedStatementsOf(client);
       const quote = (s: string) => quoted(s, client);
       const written: { w: Waiting; text: string }[] = [];
@@ -69,7 +54,7 @@ export function batchedReads(db: Kysely<Database>, pool: Pool, plain: QueryRunne
         const text = prepared.has(w.name) ? executeText(w.name, w.query.parameters, quote) : undefined;
         if (text !== undefined) written.push({ w, text });
         else
-          await client.query(configOf(w)).then(
+          await send(configOf(w)).then(
             (r) => (prepared.add(w.name), w.resolve(r)),
             (error: unknown) => w.reject(error),
           );
@@ -78,7 +63,7 @@ export function batchedReads(db: Kysely<Database>, pool: Pool, plain: QueryRunne
         const run = written.filter((x) => x.w.arrays === arrays);
         if (run.length === 0) continue;
         try {
-          const results = await simple(client, run.map((x) => x.text).join('; '), arrays);
+          const results = await simpleMessage(send, run.map((x) => x.text).join('; '), arrays);
           run.forEach((x, i) => x.w.resolve(results[i]!));
         } catch {
           // Which of them failed is not said: each runs again alone, for its own answer.
@@ -90,32 +75,25 @@ export function batchedReads(db: Kysely<Database>, pool: Pool, plain: QueryRunne
     }
   }
 
-  const flush = () => {
-    const all = waiting;
-    waiting = [];
-    for (let i = 0; i < all.length; i += MOST) {
-      const batch = all.slice(i, i + MOST);
-      if (batch.length === 1) void alone(batch[0]!);
-      else onOneConnection(batch).catch((error: unknown) => batch.forEach((w) => w.reject(error)));
-    }
-  };
-
-  /** The read's result once the reads asked for in this turn have been sent together. */
-  const ask = (query: CompiledQuery, name: string, arrays: boolean) =>
-    new Promise<PgResult>((resolve, reject) => {
-      // After the poll phase: every request whose bytes arrived in this turn has asked by then.
-      if (waiting.length === 0) setImmediate(flush);
-      waiting.push({ query, name, arrays, resolve, reject });
-    });
+  // At most 8 in a message: more would make the first callers wait on the last ones' work.
+  const ask = turnBatches<Waiting>(
+    (batch) => {
+      if (batch.length === 1) return void alone(batch[0]!);
+      onOneConnection(batch).catch((error: unknown) => batch.forEach((w) => w.reject(error)));
+    },
+    { most: 8, turns: 1 },
+  );
+  const read = (query: CompiledQuery, name: string, arrays: boolean) =>
+    new Promise<PgResult>((resolve, reject) => ask({ query, name, arrays, resolve, reject }));
 
   const batched = (query: CompiledQuery, name: string | undefined): name is string => name !== undefined && isRead(query.sql);
   return {
     db,
     async execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>> {
-      return batched(query, name) ? asKyselyResult<O>(await ask(query, name, false)) : plain.execute(query, name);
+      return batched(query, name) ? asKyselyResult<O>(await read(query, name, false)) : plain.execute(query, name);
     },
     async executeArrays(query: CompiledQuery, name?: string): Promise<unknown[][]> {
-      return batched(query, name) ? ((await ask(query, name, true)).rows as unknown[][]) : plain.executeArrays!(query, name);
+      return batched(query, name) ? ((await read(query, name, true)).rows as unknown[][]) : plain.executeArrays!(query, name);
     },
   };
 }

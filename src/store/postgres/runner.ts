@@ -33,17 +33,20 @@ export function asKyselyResult<O>({ command, rowCount, rows }: PgResult): QueryR
  * @param named whether prepared queries are sent as named statements.
  */
 export function postgresRunner(db: Kysely<Database>, target: PgQueryable, named: boolean): QueryRunner {
-  const configOf = (query: CompiledQuery, name: string | undefined) => {
-    const values = query.parameters as unknown[];
-    return named && name !== undefined ? { name, text: query.sql, values } : { text: query.sql, values };
-  };
   return {
     db,
     async execute<O>(query: CompiledQuery<O>, name?: string): Promise<QueryResult<O>> {
-      return asKyselyResult<O>(await target.query(configOf(query, name)));
+      return asKyselyResult<O>(await target.query(statementConfig(query, named ? name : undefined)));
     },
     async executeArrays(query: CompiledQuery, name?: string): Promise<unknown[][]> {
-      return (await target.query({ ...configOf(query, name), rowMode: 'array' })).rows as unknown[][];
+      return (await target.query(statementConfig(query, named ? name : undefined, true))).rows as unknown[][];
     },
   };
+}
+
+/** pg's config for the query: as the named statement `name` when there is one; with `arrays`, its rows as arrays of values. */
+export function statementConfig(query: CompiledQuery, name: string | undefined, arrays = false) {
+  const values = query.parameters as unknown[];
+  const config = name !== undefined ? { name, text: query.sql, values } : { text: query.sql, values };
+  return arrays ? { ...config, rowMode: 'array' as const } : config;
 }

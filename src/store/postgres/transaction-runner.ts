@@ -88,14 +88,14 @@ export function preparedStatementsOf(client: PoolClient): Set<string> {
   return prepared;
 }
 
-type SimpleConfig = string | { text: string; values?: unknown[]; name?: string; rowMode?: 'array' };
+export type SimpleConfig = string | { text: string; values?: unknown[]; name?: string; rowMode?: 'array' };
 
 /**
  * The connection's queries, each sent once the one before it has been answered. pg would queue
  * them itself in the same order, but warns on every process that doing so is deprecated (and
  * stops in pg 9): the statements of a Promise.all that go the plain path are asked at once.
  */
-function oneAtATime(client: PoolClient): (config: SimpleConfig) => Promise<PgResult> {
+export function oneAtATime(client: PoolClient): (config: SimpleConfig) => Promise<PgResult> {
   let last: Promise<unknown> = Promise.resolve();
   return (config) => {
     const answered = last.then(() => client.query(config as string) as unknown as Promise<PgResult>);
@@ -322,11 +322,15 @@ export class TransactionRunner implements QueryRunner {
     opening.forEach((statement, i) => statement.settle(i < texts.length ? results[results.length - texts.length + i] : undefined));
   }
 
-  /** One simple-protocol message; pg answers a message of several statements with one result each. */
-  private async simple(text: string, arrays: boolean): Promise<PgResult[]> {
-    const results = (await this.send(arrays ? { text, rowMode: 'array' } : text)) as unknown as PgResult | PgResult[];
-    return Array.isArray(results) ? results : [results];
+  private simple(text: string, arrays: boolean): Promise<PgResult[]> {
+    return simpleMessage(this.send, text, arrays);
   }
+}
+
+/** One simple-protocol message's results: pg answers a message of several statements with one result each. */
+export async function simpleMessage(send: (config: SimpleConfig) => Promise<PgResult>, text: string, arrays: boolean): Promise<PgResult[]> {
+  const results = (await send(arrays ? { text, rowMode: 'array' } : text)) as unknown as PgResult | PgResult[];
+  return Array.isArray(results) ? results : [results];
 }
 
 /**
