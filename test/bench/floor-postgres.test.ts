@@ -7,39 +7,34 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildDataset, listingId, type Dataset } from '../../bench/dataset.js';
+import { listingId } from '../../bench/dataset.js';
 import { freshBenchDatabase, type BenchDatabase } from '../../bench/database.js';
 import { firstDifference } from '../../bench/floor.js';
-import { startPostgresFloor, startSouk, type ServerProcess } from '../../bench/processes.js';
-import { PATHS, readSample, signTokens } from '../../bench/scenarios.js';
+import { startPostgresFloor, type ServerProcess } from '../../bench/processes.js';
+import { PATHS, readSample } from '../../bench/scenarios.js';
+import { soukBesideFloor, type SoukBesideFloor } from '../helpers/bench-floor.js';
 import { TEST_POSTGRES_URL } from '../helpers/database.js';
 
 const SIZES = { users: 60, listings: 300, favouritesPerUser: 5, conversations: 100, readers: 4 };
 
 describe('the PostgreSQL floor', { skip: TEST_POSTGRES_URL ? false : 'PostgreSQL only' }, () => {
   let db: BenchDatabase;
-  let data: Dataset;
-  let tokens: string[];
-  let souk: ServerProcess;
-  let floor: ServerProcess;
-  const headers = (user: number) => ({ 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` });
+  let t: SoukBesideFloor;
 
   before(async () => {
     db = await freshBenchDatabase(TEST_POSTGRES_URL);
-    data = await buildDataset({ url: db.url, sizes: SIZES });
-    tokens = signTokens(data);
-    [souk, floor] = await Promise.all([startSouk('souk', { databaseUrl: db.url }), startPostgresFloor(db.url, data)]);
+    t = await soukBesideFloor(db.url, SIZES, (data) => startPostgresFloor(db.url, data));
   });
 
   after(async () => {
-    await Promise.all([souk?.stop(), floor?.stop()]);
+    await t?.stop();
     await db?.drop();
   });
 
   it("answers the conversation read's requests, other pages included, with Souk's bytes", async () => {
-    const sample = readSample(data, 'chat-poll', 12);
+    const sample = readSample(t.data, 'chat-poll', 12);
     assert.ok(new Set(sample.map((r) => r.user)).size > 1, 'several readers');
-    assert.equal(await firstDifference(souk.url, floor.url, sample, headers), null);
+    assert.equal(await firstDifference(t.souk.url, t.floor.url, sample, t.headers), null);
   });
 
   it("answers a toggle's add and removal with Souk's bytes", async () => {
@@ -47,15 +42,15 @@ describe('the PostgreSQL floor', { skip: TEST_POSTGRES_URL ? false : 'PostgreSQL
     const toggle = async (server: ServerProcess) => {
       const res = await fetch(server.url + PATHS.toggle, {
         method: 'POST',
-        headers: { ...headers(0), 'content-type': 'application/json' },
+        headers: { ...t.headers(0), 'content-type': 'application/json' },
         body: JSON.stringify({ listing_id: listing }),
       });
       return { status: res.status, body: await res.text() };
     };
-    const soukAdds = await toggle(souk);
-    const floorRemoves = await toggle(floor);
-    const floorAdds = await toggle(floor);
-    const soukRemoves = await toggle(souk);
+    const soukAdds = await toggle(t.souk);
+    const floorRemoves = await toggle(t.floor);
+    const floorAdds = await toggle(t.floor);
+    const soukRemoves = await toggle(t.souk);
     assert.equal(soukAdds.status, 200, soukAdds.body);
     assert.ok((JSON.parse(soukAdds.body) as number[]).includes(listing), soukAdds.body);
     assert.ok(!(JSON.parse(soukRemoves.body) as number[]).includes(listing), soukRemoves.body);

@@ -9,10 +9,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildDataset, type Dataset } from '../../bench/dataset.js';
 import { firstDifference, startFloorReads } from '../../bench/floor.js';
-import { startSouk, type ServerProcess } from '../../bench/processes.js';
-import { readSample, readScenario, signTokens, type RowName } from '../../bench/scenarios.js';
+import { readSample, readScenario, type RowName } from '../../bench/scenarios.js';
+import { soukBesideFloor, type SoukBesideFloor } from '../helpers/bench-floor.js';
 import { TEST_POSTGRES_URL } from '../helpers/database.js';
 
 const SIZES = { users: 80, listings: 400, favouritesPerUser: 5, conversations: 150, readers: 6 };
@@ -23,38 +22,31 @@ const skip = TEST_POSTGRES_URL ? "SQLite only: the read floor reads Souk's SQLit
 describe('the read floor', { skip }, () => {
   const dir = mkdtempSync(join(tmpdir(), 'souk-floor-reads-'));
   const file = join(dir, 'souk.db');
-  let data: Dataset;
-  let tokens: string[];
-  let souk: ServerProcess;
-  let floor: ServerProcess;
-  const headers = (user: number) => ({ 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` });
+  let t: SoukBesideFloor;
 
   before(async () => {
-    data = await buildDataset({ url: `sqlite:${file}`, sizes: SIZES });
-    tokens = signTokens(data);
-    souk = await startSouk('souk', { databaseUrl: `sqlite:${file}` });
-    floor = await startFloorReads('floor', file, data);
+    t = await soukBesideFloor(`sqlite:${file}`, SIZES, (data) => startFloorReads('floor', file, data));
   });
 
   after(async () => {
-    await Promise.all([souk?.stop(), floor?.stop()]);
+    await t?.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
   for (const row of ROWS) {
     it(`answers ${row}'s requests, other pages included, with Souk's bytes`, async () => {
-      const sample = readSample(data, row, 12);
+      const sample = readSample(t.data, row, 12);
       assert.ok(new Set(sample.map((r) => r.user)).size > 1, 'several readers');
       assert.ok(new Set(sample.map((r) => r.path.replace(/con_id=\d+&?/, ''))).size > 2, 'several page shapes');
-      assert.equal(await firstDifference(souk.url, floor.url, sample, headers), null);
+      assert.equal(await firstDifference(t.souk.url, t.floor.url, sample, t.headers), null);
     });
 
     it(`gives Souk's ${row} replies that the row's own checks accept`, async () => {
-      const scenario = readScenario(data, row);
+      const scenario = readScenario(t.data, row);
       for (let k = 0; k < 6; k++) {
         const ctx = {};
         const { path, user } = scenario.next(ctx);
-        const res = await fetch(souk.url + (path ?? scenario.path), { headers: headers(user) });
+        const res = await fetch(t.souk.url + (path ?? scenario.path), { headers: t.headers(user) });
         assert.equal(scenario.verify(res.status, await res.text(), ctx), null, path);
       }
     });
@@ -62,9 +54,9 @@ describe('the read floor', { skip }, () => {
 
   it('reports a request that either server does not answer with 200, with both bodies', async () => {
     // A reader's conversation asked for by another reader (readers own no listing): refused (403) by both.
-    const { path, user } = readSample(data, 'chat-poll', 1)[0]!;
-    const stranger = user === data.firstReader ? data.firstReader + 1 : data.firstReader;
-    const difference = await firstDifference(souk.url, floor.url, [{ path, user: stranger }], headers);
+    const { path, user } = readSample(t.data, 'chat-poll', 1)[0]!;
+    const stranger = user === t.data.firstReader ? t.data.firstReader + 1 : t.data.firstReader;
+    const difference = await firstDifference(t.souk.url, t.floor.url, [{ path, user: stranger }], t.headers);
     assert.match(difference ?? '', /HTTP 403 and 403/);
     assert.match(difference ?? '', /not permitted to access this conversation/);
   });
