@@ -153,22 +153,35 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
    * The store's clients are those on its schema: other files' servers may share the process
    * (scripts/run-tests.mjs runs several files in one), and their pollers query meanwhile.
    */
-  async function observingQueries<T>(fn: (sent: string[]) => Promise<T>): Promise<T> {
-    const sent: string[] = [];
+  /**
+   * Runs `fn` while `watch` is told of each query a connection of this test's schema (but `other`)
+   * is asked for, with what the call returned (the promise of its answer, or nothing when it was
+   * given a callback): other files' servers may still be running in this process (docs/testing.md).
+   */
+  async function watchingQueries<T>(watch: (client: pg.Client, text: string, answered: unknown) => void, fn: () => Promise<T>) {
     const schema = new URL(database.url).searchParams.get('options');
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const answered = (query as (...a: unknown[]) => unknown).apply(this, args);
       const q = args[0] as string | { text: string };
-      const text = typeof q === 'string' ? q : q.text;
       const ours = (this as unknown as { connectionParameters?: { options?: string } }).connectionParameters?.options === schema;
-      if (ours && this !== other && !text.startsWith('select pg_notify(')) sent.push(text);
-      return (query as (...a: unknown[]) => unknown).apply(this, args);
+      if (ours && this !== other) watch(this, typeof q === 'string' ? q : q.text, answered);
+      return answered;
     } as typeof query;
     try {
-      return await fn(sent);
+      return await fn();
     } finally {
       pg.Client.prototype.query = query;
     }
+  }
+
+  /** Runs `fn` with the texts of the queries sent meanwhile (watchingQueries), NOTIFYs aside. */
+  async function observingQueries<T>(fn: (sent: string[]) => Promise<T>): Promise<T> {
+    const sent: string[] = [];
+    return watchingQueries(
+      (_client, text) => void (text.startsWith('select pg_notify(') || sent.push(text)),
+      () => fn(sent),
+    );
   }
 
   /**
@@ -291,34 +304,29 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
 
   it('asks its connection for one query at a time, also for reads asked together that go the plain path (pg deprecates queueing them)', async () => {
     const one = openStore(database.url, { ...OPTIONS, poolSize: 1 });
-    const query = pg.Client.prototype.query;
-    const schema = new URL(database.url).searchParams.get('options');
-    // Per connection of this test's schema: other files' servers may still be running in this process.
-    const inFlight = new WeakMap<pg.Client, number>();
+    const inFlight = new Map<pg.Client, number>();
     let most = 0;
-    pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const answered = (query as (...a: unknown[]) => Promise<unknown>).apply(this, args);
-      if ((this as unknown as { connectionParameters?: { options?: string } }).connectionParameters?.options !== schema) return answered;
-      const now = (inFlight.get(this) ?? 0) + 1;
-      inFlight.set(this, now);
-      most = Math.max(most, now);
-      const done = () => void inFlight.set(this, inFlight.get(this)! - 1);
+    const count = (client: pg.Client, _text: string, answered: unknown) => {
+      if (!(answered instanceof Promise)) return;
+      inFlight.set(client, (inFlight.get(client) ?? 0) + 1);
+      most = Math.max(most, inFlight.get(client)!);
+      const done = () => void inFlight.set(client, inFlight.get(client)! - 1);
       void answered.then(done, done);
-      return answered;
-    } as typeof query;
+    };
     try {
       // A new connection: none of the three is prepared on it, so each goes alone, by name.
-      const [user, ids, listing] = await one.transaction(
-        (repos) =>
-          Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara), repos.listings.findById(LISTINGS.bike)]),
-        USERS.sara,
+      const [user, ids, listing] = await watchingQueries(count, () =>
+        one.transaction(
+          (repos) =>
+            Promise.all([repos.users.findById(USERS.amina), repos.favourites.listIds(USERS.sara), repos.listings.findById(LISTINGS.bike)]),
+          USERS.sara,
+        ),
       );
       assert.equal(user?.id, USERS.amina);
       assert.ok(Array.isArray(ids));
       assert.equal(listing?.id, LISTINGS.bike);
       assert.equal(most, 1);
     } finally {
-      pg.Client.prototype.query = query;
       await one.close();
     }
   });
