@@ -18,7 +18,7 @@ import type { EventRecorder, ListingRepository, OpenedConversation, Repositories
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
-import { prepare, type QueryRunner } from './prepared.js';
+import { prepare, type PreparedQuery, type QueryRunner } from './prepared.js';
 import { reportRepository } from './reports.js';
 import { blockRepository, otherNotBlockedBy, type BlockStoreOptions } from './blocks.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
@@ -189,6 +189,17 @@ export const messageByTempId = (db: Db, conId: ConversationId, sourceId: number,
   return withIsRead(0).unionAll(withIsRead(1));
 };
 
+/** Listings with their price type (listing_details), as toListing takes them; a where clause to add. */
+export const listingsWithPriceType = (db: Db) =>
+  db
+    .selectFrom('listings')
+    .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
+    .select(LISTING_COLUMNS.map((column) => `listings.${column}` as const))
+    .select('listing_details.price_type');
+
+/** A listing's row as listingsWithPriceType selects it. */
+export type ListingWithPriceTypeRow = Selectable<Database['listings']> & { price_type: string | null };
+
 const q = {
   conversationCount: prepare((db, userId: number) => conversationCount(db, userId, false)),
   listedConversationCount: prepare((db, userId: number) => conversationCount(db, userId, true)),
@@ -221,14 +232,7 @@ const q = {
       .where('id', '<=', upToId),
   ),
   userById: prepare((db, id: number) => db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id)),
-  listingById: prepare((db, id: number) =>
-    db
-      .selectFrom('listings')
-      .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
-      .select(LISTING_COLUMNS.map((column) => `listings.${column}` as const))
-      .select('listing_details.price_type')
-      .where('listings.id', '=', id),
-  ),
+  listingById: prepare((db, id: number) => listingsWithPriceType(db).where('listings.id', '=', id)),
   favouriteIds: prepare((db, userId: number) =>
     db.selectFrom('favourites').select('listing_id').where('user_id', '=', userId).orderBy('id'),
   ),
@@ -273,6 +277,12 @@ export interface DatabaseStatements {
     at: number,
     first: FirstMessage,
   ): Promise<OpenedConversation>;
+  /**
+   * Several listings in one statement (their ids as an SQL array's text, `{1,2}`), for a database
+   * where each statement is a round trip (PostgreSQL); without, a chat list reads the listings not
+   * cached one statement each.
+   */
+  listingsByIds?: PreparedQuery<[ids: string], ListingWithPriceTypeRow>;
   /** Moderation locks rows (PostgreSQL); without, the database's one write lock serves (SQLite). */
   rowLocks?: boolean;
   /**
@@ -302,6 +312,30 @@ async function readListing(run: QueryRunner, cache: ListingCache, id: number): P
 async function listingAt(run: QueryRunner, cache: ListingCache, id: number, version: number | null): Promise<Listing | undefined> {
   if (version === null) return undefined;
   return cache.get(id, version) ?? readListing(run, cache, id);
+}
+
+/**
+ * The listings of a page whose versions it read along (null: there is none), each as listingAt
+ * finds it; those not cached are read in one statement when the database has one (listingsByIds).
+ */
+async function listingsAt(
+  run: QueryRunner,
+  cache: ListingCache,
+  wanted: ReadonlyArray<{ id: number; version: number | null }>,
+  byIds: DatabaseStatements['listingsByIds'],
+): Promise<Array<Listing | undefined>> {
+  const cached = wanted.map(({ id, version }) => (version === null ? null : cache.get(id, version)));
+  const missing = [...new Set(wanted.filter((_, i) => cached[i] === undefined).map(({ id }) => id))];
+  if (!byIds || missing.length < 2) {
+    return Promise.all(wanted.map(({ id }, i) => (cached[i] === null ? undefined : (cached[i] ?? readListing(run, cache, id)))));
+  }
+  const read = new Map<number, Listing>();
+  for (const row of (await byIds(run, `{${missing.join(',')}}`)).rows) {
+    const listing = toListing(row, row.price_type);
+    cache.offer(row.id, row.version, listing);
+    read.set(row.id, listing);
+  }
+  return wanted.map(({ id }, i) => (cached[i] === null ? undefined : (cached[i] ?? read.get(id))));
 }
 
 /** Listings read through the cache of parsed listings, checked against each listing's version. */
@@ -377,9 +411,9 @@ export function repositories(
       async listFor(userId, offset, limit, listedOnly) {
         const page = listedOnly ? own.chatReads.listedConversationPage : own.chatReads.conversationPage;
         const rows = (await page(run, userId, limit, offset)).rows;
-        return Promise.all(
-          rows.map(async (row) => toConversationListRow(row, await listingAt(run, cache, row.listing_id, row.listing_version))),
-        );
+        const wanted = rows.map((row) => ({ id: row.listing_id, version: row.listing_version }));
+        const listings = await listingsAt(run, cache, wanted, own.listingsByIds);
+        return rows.map((row, i) => toConversationListRow(row, listings[i]));
       },
       async countFor(userId, listedOnly) {
         const count = listedOnly ? q.listedConversationCount : q.conversationCount;

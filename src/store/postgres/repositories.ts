@@ -14,6 +14,7 @@ import {
   chatReadQueries,
   conversationInsert,
   insertedId,
+  listingsWithPriceType,
   messageArguments,
   messageByTempId,
   messageInsert,
@@ -184,8 +185,13 @@ const lockUsers = prepare((db, low: number, high: number) =>
   db.selectFrom('users').select('id').where('id', 'in', [low, high]).orderBy('id').forNoKeyUpdate(),
 );
 
+const listingsByIds = prepare((db, ids: string) =>
+  listingsWithPriceType(db).where('listings.id', '=', sql<number>`any(cast(${ids} as bigint[]))`),
+);
+
 const POSTGRES_STATEMENTS: DatabaseStatements = {
   listingState: { version: q.listingVersion },
+  listingsByIds,
   chatReads: chatReadQueries((listingId) => sql<number | null>`(select lv.version from listings as lv where lv.id = ${listingId})`),
   async toggleFavourite(run, userId, listingId, at) {
     const rows = (await q.toggleFavourite(run, userId, listingId, at)).rows;

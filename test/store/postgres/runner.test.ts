@@ -11,6 +11,7 @@ import { freshDatabase, TEST_POSTGRES_URL, type TestDatabase } from '../../helpe
 import type { Store } from '../../../src/store/index.js';
 import { openMarketplaceStore } from '../../helpers/store.js';
 import { LISTINGS, USERS } from '../../helpers/fixtures.js';
+import { deleteListings } from '../../../src/domain/catalog.js';
 
 const ONE_CONNECTION = { poolSize: 1, statementTimeoutMs: 2000, connectTimeoutMs: 2000 };
 
@@ -84,6 +85,54 @@ describe('PostgreSQL named statements', { skip: TEST_POSTGRES_URL ? false : 'Pos
       assert.deepEqual(await preparedNames(store), prepared);
     } finally {
       await store.close();
+    }
+  });
+
+  it("reads the chat list's listings not cached in one statement, each as it reads alone", async () => {
+    const store = await openMarketplaceStore(database.url, ONE_CONNECTION);
+    const alone = await openMarketplaceStore(database.url, ONE_CONNECTION);
+    try {
+      const { amina, youssef, sara } = USERS;
+      await store.transaction(async (repos) => {
+        // Amina's list: three listings she asks about, and her own chair twice (two buyers).
+        const started: Array<[number, number, number]> = [
+          [LISTINGS.bike, amina, youssef],
+          [LISTINGS.table, amina, sara],
+          [LISTINGS.draft, amina, youssef],
+          [LISTINGS.aminasOwn, youssef, amina],
+          [LISTINGS.aminasOwn, sara, amina],
+        ];
+        for (const [listingId, senderId, recipientId] of started) {
+          const { id } = await repos.conversations.create(listingId, senderId, recipientId, 1_700_000_000);
+          await repos.messages.append({
+            conId: id,
+            sourceId: senderId,
+            text: 'Hello',
+            type: 'text',
+            attachments: null,
+            tempId: null,
+            createdAt: 1_700_000_000,
+          });
+        }
+      }, amina);
+      // A removed listing: its conversation stays, without it.
+      assert.deepEqual((await deleteListings(store, [LISTINGS.draft])).deleted, [LISTINGS.draft]);
+
+      const page = await store.repos.conversations.listFor(amina, 0, 20, false);
+      assert.equal(page.length, 5);
+      const statements = (await sql<{ statement: string }>`select statement from pg_prepared_statements`.execute(store.db)).rows;
+      const listingReads = statements.filter(({ statement }) => /left join "listing_details"/.test(statement));
+      assert.equal(listingReads.length, 1, listingReads.map((r) => r.statement).join('\n'));
+      assert.match(listingReads[0]!.statement, /= any\(cast\(\$1 as bigint\[\]\)\)/);
+      for (const row of page) {
+        const expected =
+          row.conversation.listingId === LISTINGS.draft ? undefined : await alone.repos.listings.findById(row.conversation.listingId);
+        assert.deepEqual(row.listing, expected, `listing ${row.conversation.listingId}`);
+      }
+      assert.deepEqual(await store.repos.conversations.listFor(amina, 0, 20, false), page, 'read again, partly from the cache');
+    } finally {
+      await store.close();
+      await alone.close();
     }
   });
 
