@@ -79,6 +79,17 @@ describe('the reads of one turn, together', { skip: TEST_POSTGRES_URL ? false : 
     assert.match(String((ratio as PromiseRejectedResult).reason), /division by zero/);
   });
 
+  it("joins a read whose parameter is an array's text, as the chat list's listings are read", async () => {
+    const some = (ids: string) => CompiledQuery.raw('select id from t where id = any(cast($1 as int[])) order by id', [ids]);
+    const turn = () => Promise.all([reads.execute(some('{1,3}'), 'souk_t_some'), reads.execute(at(2), 'souk_t_by_id')]);
+    await turn();
+    sent = [];
+    const [joined, two] = await turn();
+    assert.deepEqual(sent, ['execute souk_t_some($souk${1,3}$souk$); execute souk_t_by_id(2)']);
+    assert.deepEqual(joined.rows, [{ id: 1 }, { id: 3 }]);
+    assert.deepEqual(two.rows, [{ id: 2, v: 'two' }]);
+  });
+
   it('never joins a write, a locking read or a statement without a name', async () => {
     const write = CompiledQuery.raw('with up as (update t set v = v where id = $1 returning id) select id from up', [2]);
     const locking = CompiledQuery.raw('select id from t where id = $1 for no key update', [2]);
