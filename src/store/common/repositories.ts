@@ -299,13 +299,17 @@ export interface DatabaseStatements {
   lockListing?(run: QueryRunner, listingId: number): Promise<void>;
 }
 
+/** A listing's row as read from the database, parsed and offered to the cache. */
+function offered(cache: ListingCache, row: ListingWithPriceTypeRow): Listing {
+  const listing = toListing(row, row.price_type);
+  cache.offer(row.id, row.version, listing);
+  return listing;
+}
+
 /** The listing read from the database, offered to the cache. */
 async function readListing(run: QueryRunner, cache: ListingCache, id: number): Promise<Listing | undefined> {
   const row = (await q.listingById(run, id)).rows[0];
-  if (!row) return undefined;
-  const listing = toListing(row, row.price_type);
-  cache.offer(id, row.version, listing);
-  return listing;
+  return row && offered(cache, row);
 }
 
 /** The listing whose version a query read along (null: there is none), from the cache while it is at that version. */
@@ -326,16 +330,12 @@ async function listingsAt(
 ): Promise<Array<Listing | undefined>> {
   const cached = wanted.map(({ id, version }) => (version === null ? null : cache.get(id, version)));
   const missing = [...new Set(wanted.filter((_, i) => cached[i] === undefined).map(({ id }) => id))];
-  if (!byIds || missing.length < 2) {
-    return Promise.all(wanted.map(({ id }, i) => (cached[i] === null ? undefined : (cached[i] ?? readListing(run, cache, id)))));
-  }
-  const read = new Map<number, Listing>();
-  for (const row of (await byIds(run, `{${missing.join(',')}}`)).rows) {
-    const listing = toListing(row, row.price_type);
-    cache.offer(row.id, row.version, listing);
-    read.set(row.id, listing);
-  }
-  return wanted.map(({ id }, i) => (cached[i] === null ? undefined : (cached[i] ?? read.get(id))));
+  const together =
+    byIds && missing.length > 1
+      ? new Map((await byIds(run, `{${missing.join(',')}}`)).rows.map((row) => [row.id, offered(cache, row)]))
+      : undefined;
+  const found = (id: number) => (together ? together.get(id) : readListing(run, cache, id));
+  return Promise.all(wanted.map(({ id }, i) => (cached[i] === null ? undefined : (cached[i] ?? found(id)))));
 }
 
 /** Listings read through the cache of parsed listings, checked against each listing's version. */
