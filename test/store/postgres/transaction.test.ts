@@ -148,12 +148,6 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     (await sql<{ fresh: boolean }>`select now() = statement_timestamp() as fresh`.execute(one.db)).rows[0]?.fresh;
 
   /**
-   * Records the text of every query the store's clients send (the test's own client is left out,
-   * and the NOTIFY a commit is followed by, which another pooled connection sends: event-signals.ts).
-   * The store's clients are those on its schema: other files' servers may share the process
-   * (scripts/run-tests.mjs runs several files in one), and their pollers query meanwhile.
-   */
-  /**
    * Runs `fn` while `watch` is told of each query a connection of this test's schema (but `other`)
    * is asked for, with what the call returned (the promise of its answer, or nothing when it was
    * given a callback): other files' servers may still be running in this process (docs/testing.md).
@@ -175,7 +169,11 @@ describe('PostgreSQL transactions', { skip: TEST_POSTGRES_URL ? false : 'Postgre
     }
   }
 
-  /** Runs `fn` with the texts of the queries sent meanwhile (watchingQueries), NOTIFYs aside. */
+  /**
+   * Runs `fn` with the text of every query the store's clients send meanwhile (watchingQueries): the
+   * test's own client is left out, and the NOTIFY a commit is followed by, which another pooled
+   * connection sends (event-signals.ts).
+   */
   async function observingQueries<T>(fn: (sent: string[]) => Promise<T>): Promise<T> {
     const sent: string[] = [];
     return watchingQueries(
