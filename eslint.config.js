@@ -18,7 +18,7 @@ const BOUNDARIES = [
   room('auth', ['domain', 'config.ts']),
   room('store', ['domain']),
   room('http', ['auth', 'domain', 'present', 'config.ts']),
-  room('cli', ['domain', 'store', 'auth', 'config.ts', 'server.ts']),
+  room('cli', ['domain', 'store', 'auth', 'config.ts', 'server.ts', 'operator-deps.ts']),
   room('events', ['domain', 'present']),
   // One database's store never reaches into another's; what they share lives in store/common.
   { target: './src/store/common', from: ['./src/store/sqlite', './src/store/postgres', './src/store/mysql'] },

@@ -427,6 +427,28 @@ const SETTINGS = {
     },
     { meaning: 'Path before `/v1`: `{api_base}` is `{base_url}{API_PREFIX}/v1`. Empty or a path such as `/api`.' },
   ),
+  serverApiPrefix: setting(
+    'SERVER_API_PREFIX',
+    '/souk/v1',
+    (raw) => {
+      const value = raw ?? '/souk/v1';
+      if (!/^(\/[A-Za-z0-9._~-]+)+$/.test(value)) throw new ConfigError(`SERVER_API_PREFIX must be a path like /souk/v1, got "${value}"`);
+      return value;
+    },
+    {
+      meaning:
+        "Path of the server API (docs/server-api.md), for a marketplace's own back end with a server key: `{base_url}{SERVER_API_PREFIX}/users/{id}`. A path such as `/souk/v1`; it must not be the apps' `{api_base}`.",
+    },
+  ),
+  serverApiImportLimit: integer('SERVER_API_IMPORT_LIMIT', 64 * 1024 * 1024, 1024, 1024 * 1024 * 1024, {
+    shownDefault: '`67108864` (64 MiB)',
+    meaning:
+      'Largest document `POST {SERVER_API_PREFIX}/import` takes, in bytes (about 100,000 listings); larger gets 413 `PAYLOAD_TOO_LARGE`. The other server API routes take `BODY_LIMIT`. 1024 to 1073741824.',
+  }),
+  auditRetentionDays: integer('AUDIT_RETENTION_DAYS', 400, 1, 36_500, {
+    meaning:
+      'Days the audit log keeps a row (docs/server-api.md, "Audit log"); older rows are deleted by every server at start and then daily. 1 to 36500.',
+  }),
   siteUrl: setting(
     'SITE_URL',
     undefined,
@@ -626,6 +648,10 @@ const SETTINGS = {
     redisFailure: oneOf('RATE_LIMIT_REDIS_FAILURE', 'open', ['open', 'closed'] as const, {
       meaning:
         'While Redis does not answer (down, or slower than 250 ms): `open` lets requests through uncounted, `closed` answers them 503 `SERVICE_UNAVAILABLE`. Either way the outage is logged once, and `souk_rate_limit_store_up` is 0.',
+    }),
+    perServerKey: integer('SERVER_API_RATE_LIMIT', 60_000, 0, 1_000_000_000, {
+      meaning:
+        'Requests per window (`RATE_LIMIT_WINDOW_MS`) per server key on the server API (docs/server-api.md); 429 `TOO_MANY_REQUESTS` over it. A key may be used from many addresses. 0 turns it off.',
     }),
     authFailures: integer('RATE_LIMIT_AUTH_FAILURES', 100, 0, 1_000_000_000, {
       meaning:

@@ -39,6 +39,9 @@ import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
 import { RetentionJob } from './domain/retention.js';
+import { ServerKeys } from './auth/server-keys.js';
+import { operatorDeps } from './operator-deps.js';
+import { deleteMessageFiles } from './domain/files/sweep.js';
 
 export interface Souk {
   app: FastifyInstance;
@@ -52,7 +55,45 @@ export interface Souk {
   push: PushSender | undefined;
   /** The mail sender; absent without SMTP_URL or where the store keeps no mail outbox. */
   mail: MailSender | undefined;
+  /** The server API's keys in force, read again every SETTINGS_REFRESH_MS. */
+  serverKeys: ServerKeys;
   close(): Promise<void>;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The audit log's rows older than AUDIT_RETENTION_DAYS go: at start, then daily. stop() waits for the pass running. */
+function auditPruning(config: Config, store: Store, log: () => FastifyInstance['log'] | undefined): () => Promise<void> {
+  let running: Promise<unknown> = Promise.resolve();
+  const prune = () => {
+    running = store.audit
+      .prune(Date.now() - config.auditRetentionDays * DAY_MS)
+      .catch((err) => log()?.error({ err }, 'audit log pruning failed'));
+  };
+  prune();
+  const timer = setInterval(prune, DAY_MS);
+  timer.unref();
+  return async () => {
+    clearInterval(timer);
+    await running;
+  };
+}
+
+/** The server API's routes' needs (docs/server-api.md): its keys, the operator's use cases, its limits. */
+function serverApi(config: Config, store: Store, settings: LiveSettings, deps: RouteDeps, keys: ServerKeys): RouteDeps['server'] {
+  return {
+    keys,
+    operator: operatorDeps(store, {
+      tokenKeys: () => settings.current(),
+      // The files of removed messages go from the storage the uploads use (none without it).
+      deleteFiles: async (attachments) => {
+        if (deps.files && attachments.length > 0) await deleteMessageFiles(deps.files.storage, deps.files.references, attachments);
+      },
+      tokenMaxTtlS: config.tokenMaxTtlS,
+    }),
+    importLimit: config.serverApiImportLimit,
+    tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
+  };
 }
 
 function routeDeps(
@@ -389,6 +430,10 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         : undefined;
     const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     presence = mail?.presence;
+    const serverKeys = new ServerKeys(store.serverKeys, (err) => log?.error({ err }, 'server keys: read failed'));
+    await serverKeys.refresh();
+    serverKeys.watch(config.settingsRefreshMs);
+    deps.server = serverApi(config, store, settings, deps, serverKeys);
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');
@@ -398,6 +443,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     push?.start();
     const retention = retentionJob(config, store, () => log);
     retention?.start();
+    const stopAuditPruning = auditPruning(config, store, () => log);
     mail?.presence.start();
     mail?.sender.start();
     warnOfLoosePermissions(app.log, store);
@@ -411,9 +457,11 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       streams,
       push,
       mail: mail?.sender,
+      serverKeys,
       async close() {
         settings.stop();
         revoked.stop();
+        serverKeys.stop();
         stopSweeping?.();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
@@ -421,6 +469,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await webhooks?.stop();
         await push?.stop();
         await retention?.stop();
+        await stopAuditPruning();
         mail?.presence.stop();
         await mail?.sender.stop();
         if (deps.files) closeFileStorage(deps.files.storage);

@@ -17,6 +17,8 @@ import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
 import { reportsCommands } from './commands/reports.js';
 import { mailCommands } from './commands/mail.js';
+import { serverKeysCommands } from './commands/server-keys.js';
+import { auditCommands } from './commands/audit.js';
 
 /** Every command, in the order `souk --help` lists them. */
 export const COMMANDS: readonly Command[] = [
@@ -38,6 +40,8 @@ export const COMMANDS: readonly Command[] = [
   ...webhooksCommands,
   ...reportsCommands,
   ...mailCommands,
+  ...serverKeysCommands,
+  ...auditCommands,
 ];
 
 /** The first words of commands named by two (webhooks, api-key, ...), each with its commands. */

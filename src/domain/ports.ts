@@ -146,8 +146,10 @@ export interface ReportRepository {
 
 /** The operator's view of the reports (`souk reports`). */
 export interface ReportAdmin {
-  /** Newest first; only those not closed with `open`. */
-  list(filter: { open: boolean; limit: number }): Promise<Report[]>;
+  /** Newest first; only those not closed with `open`, only closed ones with `closed`; those with an id below `beforeId` (the next page). */
+  list(filter: { open: boolean; closed?: boolean; beforeId?: number; limit: number }): Promise<Report[]>;
+  /** One report, or undefined. */
+  find(id: number): Promise<Report | undefined>;
   /** Closes an open report; what it found. */
   close(id: number, at: number): Promise<'closed' | 'already_closed' | 'not_found'>;
   /** The reports a user made, oldest first (their export). */

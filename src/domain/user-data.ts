@@ -4,7 +4,8 @@
  */
 import type { ErasureCounts, ModerationResult } from './moderation.js';
 import type { Conversation, Message, User } from './model.js';
-import type { Repositories, UnitOfWork } from './ports.js';
+import type { ReportAdmin, Repositories, UnitOfWork } from './ports.js';
+import type { Report } from './reports.js';
 
 /**
  * The user's records that other safety features keep: blocks (the block lists) and reports. Each
@@ -28,6 +29,42 @@ export const NO_SAFETY_RECORDS: SafetyRecords = {
   forgetBlocksOf: async () => 0,
   forgetReportsBy: async () => 0,
 };
+
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** A report as its maker's export shows it: what they reported, why, and the messages as they were then. */
+const exportedReport = (r: Report) => ({
+  id: r.id,
+  kind: r.kind,
+  listing_id: r.listingId,
+  con_id: r.conId,
+  message_id: r.messageId,
+  reported_user_id: r.reportedUserId,
+  reason: r.reason,
+  messages: r.messages.map((m) => ({ id: m.id, sender_id: m.sourceId, text: m.text, created_at: isoOrNull(m.createdAt) })),
+  created_at: isoOrNull(r.createdAt),
+  closed_at: isoOrNull(r.closedAt),
+});
+
+/** A store's block lists and reports as SafetyRecords. */
+export function safetyRecordsOf(uow: UnitOfWork, repos: Repositories, reports: ReportAdmin): SafetyRecords {
+  return {
+    blocksOf: async (userId) => ({
+      users: await repos.blocks.blockedUserIds(userId),
+      listings: await repos.blocks.blockedListingIds(userId),
+    }),
+    // Through the routes' own unblocking, so that each database keeps its lists and locks as a block does.
+    forgetBlocksOf: (userId) =>
+      uow.transaction(async (trx) => {
+        let forgotten = 0;
+        for (const id of await trx.blocks.blockedUserIds(userId)) if (await trx.blocks.unblockUser(userId, id)) forgotten++;
+        for (const id of await trx.blocks.blockedListingIds(userId)) if (await trx.blocks.unblockListing(userId, id)) forgotten++;
+        return forgotten;
+      }, userId),
+    reportsBy: async (userId) => (await reports.madeBy(userId)).map(exportedReport),
+    forgetReportsBy: (userId) => reports.forgetMadeBy(userId),
+  };
+}
 
 export interface UserDataDeps {
   /** Reads outside any transaction. */

@@ -36,6 +36,17 @@ import { loggerOptions, OneLinePerRequest, requestId, requestIdHeader, type LogD
 import { openapi } from './plugins/openapi.js';
 import { hardening, serverOptions } from './plugins/hardening.js';
 import { abuseLimits } from './plugins/abuse-limits.js';
+import { serverKeyAuth } from './plugins/server-keys.js';
+import { serverUserRoutes } from './routes/server/users.js';
+import { serverDisableRoutes } from './routes/server/users/disable.js';
+import { serverEnableRoutes } from './routes/server/users/enable.js';
+import { serverExportRoutes } from './routes/server/users/export.js';
+import { serverTokenRoutes } from './routes/server/users/tokens.js';
+import { serverListingRoutes } from './routes/server/listings.js';
+import { serverImportRoutes } from './routes/server/import.js';
+import { serverReportRoutes } from './routes/server/reports.js';
+import { serverCloseReportRoutes } from './routes/server/reports/close.js';
+import { serverMessageRoutes } from './routes/server/messages.js';
 
 export interface AppOptions {
   config: Config;
@@ -63,6 +74,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
 
   app.decorateRequest('caller', null);
   app.decorateRequest('callerToken', null);
+  app.decorateRequest('serverKey', null);
   // JSON and form bodies only (D2); every other type is refused with 400.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
@@ -125,5 +137,25 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
     },
     { prefix: apiBase(config) },
   );
+  const server = deps.server;
+  if (server) {
+    // The server API (docs/server-api.md): routes/server/ is SERVER_API_PREFIX, every route behind a server key.
+    await app.register(
+      async (api) => {
+        await api.register(serverKeyAuth, { keys: server.keys });
+        await api.register(serverUserRoutes, deps);
+        await api.register(serverDisableRoutes, deps);
+        await api.register(serverEnableRoutes, deps);
+        await api.register(serverExportRoutes, deps);
+        await api.register(serverTokenRoutes, deps);
+        await api.register(serverListingRoutes, deps);
+        await api.register(serverImportRoutes, deps);
+        await api.register(serverReportRoutes, deps);
+        await api.register(serverCloseReportRoutes, deps);
+        await api.register(serverMessageRoutes, deps);
+      },
+      { prefix: config.serverApiPrefix },
+    );
+  }
   return app;
 }

@@ -13,6 +13,7 @@ import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
 import type { FileDeps } from './uploads.js';
+import type { ServerApiDeps } from './routes/server/common.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {
@@ -53,4 +54,6 @@ export interface RouteDeps {
   mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
   /** What the mail sender did, for the metrics (with SMTP_URL). */
   mailStats?: () => MailStats;
+  /** The server API (docs/server-api.md): its keys and the operator's use cases; absent in tests that build deps by hand. */
+  server?: ServerApiDeps;
 }

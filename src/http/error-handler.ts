@@ -77,7 +77,8 @@ export function installErrorHandling(
   isUnavailable: (err: unknown) => boolean,
 ): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
-    let answer: ApiError | undefined = err instanceof ApiError ? err : fastifyError(err, limits.bodyLimit, limits.textMaxLength);
+    let answer: ApiError | undefined =
+      err instanceof ApiError ? err : fastifyError(err, request.routeOptions.bodyLimit ?? limits.bodyLimit, limits.textMaxLength);
     if (!answer && isUnavailable(err)) {
       request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
       answer = serviceUnavailable();

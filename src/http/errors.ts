@@ -211,6 +211,7 @@ export const internalError = () => shapeB(500, 'INTERNAL_SERVER_ERROR', 'The ser
 export const RATE_LIMIT_MESSAGES = {
   key: 'Too many requests with this API key. Retry after the number of seconds in the Retry-After header.',
   user: 'Too many requests for this user. Retry after the number of seconds in the Retry-After header.',
+  serverKey: 'Too many requests with this server key. Retry after the number of seconds in the Retry-After header.',
   address: 'Too many failed authentication attempts from this address. Retry after the number of seconds in the Retry-After header.',
   signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
   conversations: 'Too many new conversations in the last hour. Retry after the number of seconds in the Retry-After header.',
@@ -228,3 +229,17 @@ export const invalidCredentials = () =>
     code: '400',
     message: 'The username or password you entered is incorrect.',
   });
+
+/** The server API (docs/server-api.md): a request without a server key that is one of the keys in force. */
+export const invalidServerKey = () =>
+  shapeB(
+    401,
+    'INVALID_SERVER_KEY',
+    'The server API needs Authorization: Bearer sk_... with a server key in force (souk server-keys create).',
+  );
+
+/** The server API's refusals of a thing it does not find, or of a change the state forbids. */
+export const notFound = (what: string, id: number | string) => shapeB(404, 'NOT_FOUND', `No ${what} with id ${id}.`);
+export const conflict = (message: string) => shapeB(409, 'CONFLICT', message);
+export const SITE_CATALOG_MESSAGE =
+  "On a WordPress site the users and listings are the site's own: create and change them in WordPress, which Souk reads at once. The other server API routes work.";

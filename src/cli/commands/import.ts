@@ -1,9 +1,10 @@
 /** souk import FILE|- : upserts users and listings from one JSON document, atomically. */
 import { readFile } from 'node:fs/promises';
-import { importCatalog } from '../../domain/catalog.js';
+import { importDocument as importCatalog } from '../../domain/operator/listings.js';
 import { usageError, type Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 import { parseImportDocument } from '../import-document.js';
+import { cliChange, operatorOf, refusal } from '../operator.js';
 
 /** All of standard input, as text. */
 export async function readStdin(): Promise<string> {
@@ -42,8 +43,8 @@ export async function importFile(ctx: CliContext, source: string): Promise<void>
 export async function importDocument(ctx: CliContext, document: unknown): Promise<void> {
   const parsed = parseImportDocument(document);
   if (!parsed.ok) throw new CliError(`${parsed.path}: ${parsed.problem} (nothing was imported)`);
-  const result = await importCatalog(ctx.store, parsed.catalog);
-  if (!result.ok) throw new CliError(`${result.path}: ${result.problem} (nothing was imported)`);
+  const result = await importCatalog(operatorOf(ctx), cliChange(undefined), parsed.catalog);
+  if (!result.ok) throw refusal(result, 0);
   ctx.out(`imported ${result.users} users and ${result.listings} listings`);
 }
 

@@ -1,7 +1,9 @@
 /** souk reports list|close: the reports of listings, conversations and messages, worked through by the operator. */
+import { closeReport as close, listReports as list } from '../../domain/operator/reports.js';
 import type { Report } from '../../domain/reports.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { cliChange, operatorOf, REASON_OPTION, refusal } from '../operator.js';
 import { positiveInteger } from './token.js';
 
 /** One line of the listing: tabs between the fields, the reason on one line. */
@@ -28,16 +30,16 @@ function line(r: Report): string {
 export async function listReports(ctx: CliContext, open: boolean, limit: string | undefined): Promise<void> {
   const n = limit === undefined ? 100 : Number(limit);
   if (!Number.isSafeInteger(n) || n < 1 || n > 100_000) throw new CliError(`--limit must be an integer from 1 to 100000, got "${limit}"`);
-  const reports = await ctx.store.reports.list({ open, limit: n });
+  const reports = await list(operatorOf(ctx), { ...(open ? { status: 'open' as const } : {}), limit: n });
   ctx.out('id\tstatus\tcreated\treporter\treported user\tabout\tmessages kept\treason');
   for (const r of reports) ctx.out(line(r));
 }
 
-export async function closeReport(ctx: CliContext, idArg: string): Promise<void> {
+export async function closeReport(ctx: CliContext, idArg: string, reason?: string): Promise<void> {
   const id = positiveInteger(idArg, 'ID');
-  const outcome = await ctx.store.reports.close(id, Date.now());
-  if (outcome === 'not_found') throw new CliError(`no report with id ${id}`);
-  ctx.out(outcome === 'closed' ? `report ${id} closed` : `report ${id} was already closed`);
+  const result = await close(operatorOf(ctx), cliChange(reason), id);
+  if (!result.ok) throw refusal(result, id);
+  ctx.out(result.changed ? `report ${id} closed` : `report ${id} was already closed`);
 }
 
 export const reportsCommands: Command[] = [
@@ -58,7 +60,8 @@ export const reportsCommands: Command[] = [
     summary: 'close a report once dealt with',
     about: 'Marks the report closed: it leaves `souk reports list --open`, and stays in the list without it.',
     args: [{ name: 'ID', help: "the report's id (souk reports list shows them)" }],
-    examples: ['souk reports close 12'],
-    run: ({ args: [id] }) => withStore((ctx) => closeReport(ctx, id!)),
+    options: REASON_OPTION,
+    examples: ['souk reports close 12', 'souk reports close 12 --reason "message removed, user warned"'],
+    run: ({ args: [id], options }) => withStore((ctx) => closeReport(ctx, id!, options.reason)),
   },
 ];

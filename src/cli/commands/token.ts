@@ -2,9 +2,10 @@
  * souk token USER_ID [--ttl SECONDS] : prints a signed JWT for the user, and nothing else.
  * The lifetime is at most TOKEN_MAX_TTL_S: servers refuse a longer one.
  */
-import { signToken } from '../../auth/jwt.js';
+import { issueUserToken } from '../../domain/operator/users.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { cliChange, operatorOf, refusal } from '../operator.js';
 
 const DAY = 86_400;
 
@@ -21,10 +22,9 @@ export async function token(ctx: CliContext, userIdArg: string, ttlArg: string |
   const ttl = ttlArg === undefined ? Math.min(DAY, maxTtl) : positiveInteger(ttlArg, '--ttl');
   if (ttl > maxTtl)
     throw new CliError(`--ttl must be at most ${maxTtl} seconds (TOKEN_MAX_TTL_S): servers refuse a longer-lived token, got ${ttl}`);
-  const user = await ctx.store.repos.users.findById(userId);
-  if (!user) throw new CliError(`no user with id ${userId}`);
-  if (user.disabled) throw new CliError(`user ${userId} is disabled; a token for it would be refused`);
-  ctx.out(signToken(await ctx.authSettings(), user.id, user.login, ttl));
+  const result = await issueUserToken(operatorOf(ctx), cliChange(undefined), userId, ttl);
+  if (!result.ok) throw refusal(result, userId);
+  ctx.out(result.token);
 }
 
 export const tokenCommand: Command = {

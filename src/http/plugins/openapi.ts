@@ -99,6 +99,11 @@ export const openapi = fp(
           { name: 'events', description: "The caller's events as they happen: a Server-Sent Events stream" },
           { name: 'push', description: "Push notifications to the caller's devices, through Expo" },
           { name: 'app', description: "The marketplace's settings the apps read at start" },
+          {
+            name: 'server',
+            description:
+              "The server API, for a marketplace's own back end (not the apps): under SERVER_API_PREFIX (default `/souk/v1`) instead of `{api_base}`, with a server key (`souk server-keys create NAME`) as `Authorization: Bearer sk_...`. Every change is written to the audit log. See docs/server-api.md.",
+          },
         ],
         components: {
           securitySchemes: {
@@ -113,6 +118,12 @@ export const openapi = fp(
               in: 'header',
               name: 'X-API-KEY',
               description: "The installation's API key (`souk settings get api_key`).",
+            },
+            serverKey: {
+              type: 'http',
+              scheme: 'bearer',
+              bearerFormat: 'sk_...',
+              description: 'A server key (`souk server-keys create NAME` prints one), for the server API only.',
             },
             eventTicket: {
               type: 'apiKey',

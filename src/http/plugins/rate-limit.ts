@@ -25,6 +25,8 @@ export interface RateLimits {
   checkKey(apiKey: string): Promise<void>;
   /** Counts a request by this (authenticated) user; throws 429 when over the limit. */
   checkUser(userId: number): Promise<void>;
+  /** Counts a request of the server API made with this server key (its name); throws 429 when over SERVER_API_RATE_LIMIT. */
+  checkServerKey(name: string): Promise<void>;
   /** Refuses (429) a sign-in from a client address over its budget of failed sign-ins, before any database read. */
   checkSignIn(ip: string | undefined): Promise<void>;
   /**
@@ -61,7 +63,7 @@ const retryAfterS = (hit: Hit) => Math.max(1, Math.ceil(hit.resetMs / 1000));
 
 export const rateLimits = fp<{ config: RateLimitConfig }>(
   async (app, { config }) => {
-    const perRequest = config.perKey > 0 || config.perUser > 0;
+    const perRequest = config.perKey > 0 || config.perUser > 0 || config.perServerKey > 0;
     const perAddress = config.authFailures > 0;
     const perSignIn = config.loginFailuresPerUsername > 0 || config.loginFailuresPerAccount > 0 || config.loginFailuresPerAddress > 0;
 
@@ -178,6 +180,7 @@ export const rateLimits = fp<{ config: RateLimitConfig }>(
       },
       checkKey: (apiKey) => check('key', acceptedKeyId(apiKey), config.perKey),
       checkUser: (userId) => check('user', String(userId), config.perUser),
+      checkServerKey: (name) => check('serverKey', keyId(name), config.perServerKey),
       storeUp: () => redis?.available,
     });
   },

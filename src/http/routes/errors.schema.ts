@@ -32,6 +32,7 @@ import {
   type ApiError,
   invalidUnsubscribeLink,
   notificationsEmailMessage,
+  invalidServerKey,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -414,5 +415,26 @@ export function appRouteErrors(limits: { bodyLimit: number }) {
       'retry-after': { type: 'string', description: 'Seconds until the window ends.' },
     }),
     ...commonErrors(limits.bodyLimit),
+  };
+}
+
+/**
+ * A route of the server API (docs/server-api.md): the server key's refusal and its rate limit,
+ * the route's own 400s, 404s and 409s, and the replies every operation can give.
+ */
+export function serverApiErrors(limits: { bodyLimit: number }, own: { 400?: ApiError[]; 404?: ApiError[]; 409?: ApiError[] } = {}) {
+  return {
+    ...(own[400] ? { 400: errorResponse('The request is not valid; the message names the field (shape B, `BADREQUEST`).', own[400]) } : {}),
+    401: errorResponse("No server key, or not one in force: the app's API key and users' tokens are refused here (shape B).", [
+      invalidServerKey(),
+    ]),
+    ...(own[404] ? { 404: errorResponse('No such thing, or no route (shape B; shape A for no route).', [...own[404], noRoute()]) } : {}),
+    ...(own[409] ? { 409: errorResponse('The change conflicts with the state (shape B, `CONFLICT`).', own[409]) } : {}),
+    429: errorResponse(
+      'Too many requests with this server key, or failed authentications from this address (shape B).',
+      [tooManyRequests('serverKey', 60), tooManyRequests('address', 60)],
+      { 'retry-after': { type: 'string', description: 'Seconds until the window ends.' } },
+    ),
+    ...(own[404] ? (({ 404: _, ...rest }) => rest)(commonErrors(limits.bodyLimit)) : commonErrors(limits.bodyLimit)),
   };
 }

@@ -128,10 +128,16 @@ export function reportRepository(run: QueryRunner, lockListing?: (run: QueryRunn
 
 export function reportAdmin(db: Kysely<Database>): ReportAdmin {
   return {
-    async list({ open, limit }) {
+    async list({ open, closed, beforeId, limit }) {
       let query = db.selectFrom('reports').select(REPORT_COLUMNS).orderBy('id', 'desc').limit(limit);
       if (open) query = query.where('closed_at', 'is', null);
+      if (closed) query = query.where('closed_at', 'is not', null);
+      if (beforeId !== undefined) query = query.where('id', '<', beforeId);
       return (await query.execute()).map(toReport);
+    },
+    async find(id) {
+      const row = await db.selectFrom('reports').select(REPORT_COLUMNS).where('id', '=', id).executeTakeFirst();
+      return row && toReport(row);
     },
     async close(id, at) {
       const result = await db

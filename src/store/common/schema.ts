@@ -279,6 +279,28 @@ export interface MailPreferencesTable {
   email: number;
 }
 
+/** A server key (migration 026): its name and the SHA-256 of the key, never the key. */
+export interface ServerKeysTable {
+  name: string;
+  digest: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+/** One change made through the server API, the CLI's moderation or the console (migration 026). */
+export interface AuditLogTable {
+  id: Generated<number>;
+  at: number;
+  actor_kind: string;
+  actor: string;
+  action: string;
+  target_kind: string;
+  target_id: number | null;
+  reason: string | null;
+  /** JSON text of ids and counts; never a user's data. */
+  details: string | null;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -298,6 +320,8 @@ export interface Database {
   user_moderation: UserModerationTable;
   reports: ReportsTable;
   mail_outbox: MailOutboxTable;
+  server_keys: ServerKeysTable;
+  audit_log: AuditLogTable;
   presence: PresenceTable;
   mail_preferences: MailPreferencesTable;
   user_blocks: UserBlocksTable;

@@ -26,12 +26,15 @@ import {
 import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
 import type { FileReferences } from '../../domain/files/references.js';
+import type { AuditLog } from '../../domain/audit.js';
+import type { ServerKeyRepository } from '../../domain/server-keys.js';
 import { accountRepository, revocationRepository } from './accounts.js';
 import { catalogRepository } from './catalog.js';
 import { eventTicketRepository } from './events.js';
 import { favouriteListRepository } from './favourite-list.js';
 import { kyselyRunner, type QueryRunner } from './prepared.js';
 import { reportAdmin } from './reports.js';
+import { auditLog, serverKeyRepository } from './server-api.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
@@ -95,6 +98,10 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly favouriteLists: FavouriteListRepository;
   /** The reports, for the operator (`souk reports`). */
   readonly reports: ReportAdmin;
+  /** The server API's keys (docs/server-api.md). */
+  readonly serverKeys: ServerKeyRepository;
+  /** The audit log of the operators' changes. */
+  readonly audit: AuditLog;
   /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
@@ -174,6 +181,8 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     revocations: revocationRepository(db),
     favouriteLists: favouriteListRepository(reads),
     reports: reportAdmin(db),
+    serverKeys: serverKeyRepository(db),
+    audit: auditLog(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,

@@ -56,6 +56,9 @@ export interface Tables {
   soukReports: string;
   /** Souk's mail outbox (migrations/011-souk-mail.ts). */
   soukMailOutbox: string;
+  /** The server API's keys and the audit log (migrations/015-souk-server-api.ts). */
+  soukServerKeys: string;
+  soukAuditLog: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -83,6 +86,8 @@ export function tables(prefix: string): Tables {
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
     soukReports: `${prefix}souk_reports`,
     soukMailOutbox: `${prefix}souk_mail_outbox`,
+    soukServerKeys: `${prefix}souk_server_keys`,
+    soukAuditLog: `${prefix}souk_audit_log`,
   };
 }
 

@@ -34,6 +34,7 @@ import { mysqlMailOutbox, mysqlMailPreferences, mysqlMailSender, mysqlPresence }
 import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
+import { mysqlAuditLog, mysqlServerKeys } from './server-api.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 import { mysqlSiteConfig } from './config.js';
@@ -123,6 +124,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     repos: mysqlRepositories(reads, ctx),
     favouriteLists: mysqlFavouriteLists(reads, ctx),
     reports: mysqlReportAdmin(db, ctx),
+    serverKeys: mysqlServerKeys(db, ctx),
+    audit: mysqlAuditLog(db, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),

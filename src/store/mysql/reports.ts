@@ -58,9 +58,18 @@ export function mysqlReports(db: Db, ctx: MysqlContext, enter: () => Promise<voi
 export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
   const table = T(ctx.t.soukReports);
   return {
-    async list({ open, limit }) {
-      const where = open ? sql`where closed_at is null` : sql``;
+    async list({ open, closed, beforeId, limit }) {
+      const conditions = [
+        ...(open ? [sql`closed_at is null`] : []),
+        ...(closed ? [sql`closed_at is not null`] : []),
+        ...(beforeId === undefined ? [] : [sql`id < ${beforeId}`]),
+      ];
+      const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
       return (await rows(db, sql<ReportRow>`select ${columns} from ${table} ${where} order by id desc limit ${limit}`)).map(toReport);
+    },
+    async find(id) {
+      const [row] = await rows(db, sql<ReportRow>`select ${columns} from ${table} where id = ${id}`);
+      return row && toReport(row);
     },
     async close(id, at) {
       const result = await sql`update ${table} set closed_at = ${at} where id = ${id} and closed_at is null`.execute(db);

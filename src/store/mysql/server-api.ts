@@ -1,0 +1,63 @@
+/** The server API's keys and the audit log on a WordPress database: Souk's own `{prefix}souk_server_keys` and `{prefix}souk_audit_log`. */
+import { sql } from 'kysely';
+import type { AuditLog } from '../../domain/audit.js';
+import type { ServerKeyRepository } from '../../domain/server-keys.js';
+import { auditValues, toAuditEntry, type AuditRow } from '../common/server-api.js';
+import { rows, T, type Db, type MysqlContext } from './context.js';
+
+export function mysqlServerKeys(db: Db, ctx: MysqlContext): ServerKeyRepository {
+  const table = T(ctx.t.soukServerKeys);
+  return {
+    async add(name, digest, at) {
+      const result = await sql`insert ignore into ${table} (name, digest, created_at) values (${name}, ${digest}, ${at})`.execute(db);
+      return Number(result.numAffectedRows ?? 0) > 0;
+    },
+    async list() {
+      const found = await rows(
+        db,
+        sql<{ name: string; created_at: string | number; last_used_at: string | number | null }>`
+          select name, created_at, last_used_at from ${table} order by name`,
+      );
+      return found.map((r) => ({
+        name: r.name,
+        createdAt: Number(r.created_at),
+        lastUsedAt: r.last_used_at === null ? null : Number(r.last_used_at),
+      }));
+    },
+    active: () => rows(db, sql<{ name: string; digest: string }>`select name, digest from ${table}`),
+    async remove(name) {
+      const result = await sql`delete from ${table} where name = ${name}`.execute(db);
+      return Number(result.numAffectedRows ?? 0) > 0;
+    },
+    async used(name, at) {
+      await sql`update ${table} set last_used_at = ${at} where name = ${name}`.execute(db);
+    },
+  };
+}
+
+export function mysqlAuditLog(db: Db, ctx: MysqlContext): AuditLog {
+  const table = T(ctx.t.soukAuditLog);
+  return {
+    async record(entry) {
+      const v = auditValues(entry);
+      await sql`insert into ${table} (at, actor_kind, actor, action, target_kind, target_id, reason, details)
+        values (${v.at}, ${v.actor_kind}, ${v.actor}, ${v.action}, ${v.target_kind}, ${v.target_id}, ${v.reason}, ${v.details})`.execute(
+        db,
+      );
+    },
+    async list({ since, actor, beforeId, limit }) {
+      const conditions = [
+        ...(since === undefined ? [] : [sql`at >= ${since}`]),
+        ...(actor === undefined ? [] : [sql`actor = ${actor}`]),
+        ...(beforeId === undefined ? [] : [sql`id < ${beforeId}`]),
+      ];
+      const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
+      const found = await rows(db, sql<AuditRow>`select * from ${table} ${where} order by id desc limit ${limit}`);
+      return found.map(toAuditEntry);
+    },
+    async prune(before) {
+      const result = await sql`delete from ${table} where at < ${before}`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    },
+  };
+}
