@@ -7,7 +7,7 @@ import { standingSchema } from './disable.schema.js';
 
 /** Disable and enable differ by the state asked for: one handler (users/enable.ts registers the other). */
 export const standingRoute =
-  (disabled: boolean): FastifyPluginAsyncTypebox<RouteDeps> =>
+  (disabled: boolean, path: string): FastifyPluginAsyncTypebox<RouteDeps> =>
   async (app, deps) => {
     app.post(
       `/users/:id/${disabled ? 'disable' : 'enable'}`,
@@ -21,4 +21,4 @@ export const standingRoute =
     );
   };
 
-export const serverDisableRoutes = standingRoute(true);
+export const serverDisableRoutes = standingRoute(true, '/users/:id/disable');
