@@ -55,6 +55,19 @@ const UNSUBSCRIBE = '/wp-json/rtcl/v1/mail/unsubscribe';
 const errorCodes = (op: Operation, status: string) =>
   Object.values(op.responses[status]?.content['application/json']?.examples ?? {}).map((e) => String(e.value.error ?? e.value.code));
 
+/** The server API's paths (docs/server-api.md), under SERVER_API_PREFIX whatever API_PREFIX says. */
+const SERVER_PATHS = [
+  '/souk/v1/import',
+  '/souk/v1/listings/{id}',
+  '/souk/v1/messages/{id}',
+  '/souk/v1/reports',
+  '/souk/v1/reports/{id}/close',
+  '/souk/v1/users/{id}',
+  '/souk/v1/users/{id}/disable',
+  '/souk/v1/users/{id}/enable',
+  '/souk/v1/users/{id}/export',
+  '/souk/v1/users/{id}/tokens',
+];
 describe('OpenAPI document', () => {
   it('is committed up to date in docs/openapi.json (run npm run openapi when this fails)', () => {
     assert.equal(readFileSync(OPENAPI_FILE, 'utf8'), generated, 'docs/openapi.json is stale: run npm run openapi');
@@ -100,11 +113,27 @@ describe('OpenAPI document', () => {
       '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
+      ...SERVER_PATHS,
     ]);
+  });
+
+  it('documents the server API under its own tag, with the server key as its security scheme and examples', () => {
+    for (const path of SERVER_PATHS) {
+      for (const [method, operation] of Object.entries(doc.paths[path] as Record<string, any>)) {
+        assert.deepEqual(operation.tags, ['server'], `${method} ${path}`);
+        assert.deepEqual(operation.security, [{ serverKey: [] }], `${method} ${path}`);
+        const ok = operation.responses['200'].content['application/json'];
+        assert.ok(ok.schema.examples ?? ok.examples ?? ok.example, `${method} ${path} has an example reply`);
+        assert.ok(operation.responses['401'], `${method} ${path} documents the key's refusal`);
+      }
+    }
+    assert.equal(doc.components.securitySchemes.serverKey.scheme, 'bearer');
+    assert.ok(doc.tags.some((tag: { name: string }) => tag.name === 'server'));
   });
 
   it('documents the two operations and the routes around them, with their credentials as security schemes', () => {
     assert.deepEqual(Object.keys(doc.paths).sort(), [
+      ...SERVER_PATHS,
       CONFIG,
       LISTING_REPORT,
       LOGIN,
