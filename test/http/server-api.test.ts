@@ -62,7 +62,7 @@ const shapeB = (status: number, error: string, message?: string) => (json: any) 
 describe('the server API', () => {
   it('refuses anything but a server key in force: 401 shape B, counted as failed authentications', async () => {
     const s = await server({ RATE_LIMIT_AUTH_FAILURES: '6' });
-    const refused = [
+    const refused: Array<Record<string, string>> = [
       {},
       { authorization: `Bearer ${s.t.apiKey}` },
       { 'x-api-key': s.t.apiKey },
@@ -94,6 +94,17 @@ describe('the server API', () => {
     // Another key has its own budget.
     const other = await addKey(s.t, 'other');
     assert.equal((await s.call('GET', '/reports', undefined, { authorization: `Bearer ${other}` })).status, 200);
+  });
+
+  it("counts each key's requests in /metrics", async () => {
+    const s = await server({ METRICS_TOKEN: 'metrics-token-0123456789' });
+    assert.equal((await s.call('GET', '/reports')).status, 200);
+    assert.equal((await s.call('GET', '/users/999/export')).status, 404);
+    const metrics = await fetch(`${s.base}/metrics`, { headers: { authorization: 'Bearer metrics-token-0123456789' } }).then((r) =>
+      r.text(),
+    );
+    assert.match(metrics, /^souk_server_api_requests_total\{key="backend",status_code="200"\} 1$/m);
+    assert.match(metrics, /^souk_server_api_requests_total\{key="backend",status_code="404"\} 1$/m);
   });
 
   it('upserts users and listings in the import format; again changes nothing; the app sees them at once', async () => {

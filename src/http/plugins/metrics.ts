@@ -70,6 +70,13 @@ export const metrics = fp(
       registers: [registry],
     });
     app.server.on('drop', () => dropped.inc());
+    // Bounded: the server keys in force (souk server-keys list) x statuses.
+    const serverKeyUses = new Counter({
+      name: 'souk_server_api_requests_total',
+      help: 'Requests of the server API answered, by the server key that made them (its name) and status',
+      labelNames: ['key', 'status_code'] as const,
+      registers: [registry],
+    });
     // SQLite has one connection and no pool: no pool gauges then, rather than misleading zeros.
     if (opts.poolStats()) {
       pool('souk_db_pool_connections', 'Open PostgreSQL connections (idle and in use)', (s) => s.total);
@@ -109,6 +116,7 @@ export const metrics = fp(
       const { count, seconds } = seriesOf(request.method, routeLabel(request), reply.statusCode);
       count.inc();
       seconds.observe(reply.elapsedTime / 1000);
+      if (request.serverKey !== null) serverKeyUses.labels(request.serverKey, String(reply.statusCode)).inc();
       done();
     });
 

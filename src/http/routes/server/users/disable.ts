@@ -10,7 +10,7 @@ export const standingRoute =
   (disabled: boolean, path: string): FastifyPluginAsyncTypebox<RouteDeps> =>
   async (app, deps) => {
     app.post(
-      `/users/:id/${disabled ? 'disable' : 'enable'}`,
+      path,
       { schema: standingSchema({ bodyLimit: deps.bodyLimit }, disabled), validatorCompiler: READ_BY_HAND },
       async (request) => {
         const id = pathId(request.params);
