@@ -44,11 +44,14 @@ const ROUTES = [
 /** Statuses a route may answer; 413 for a large body, 404 for an unknown id or a path no route has. */
 const DOCUMENTED = new Set([200, 400, 401, 404, 409, 413]);
 
-const idArb = fc.oneof(
-  fc.integer({ min: 1, max: 120 }).map(String),
-  fc.constantFrom('0', '-1', '1.5', '1e3', '9007199254740993', '99999999999999999999', '%20', 'abc', '', '%00', '..'),
-  fc.string({ maxLength: 30 }).map(encodeURIComponent),
-);
+const idArb = fc
+  .oneof(
+    fc.integer({ min: 1, max: 120 }).map(String),
+    fc.constantFrom('0', '-1', '1.5', '1e3', '9007199254740993', '99999999999999999999', '%20', 'abc', '', '%00'),
+    fc.string({ maxLength: 30 }).map(encodeURIComponent),
+    // A dot segment (`..`, `%2e`) is resolved by the client into another path, which no route of the API has.
+  )
+  .filter((id) => !/^(\.|%2e){1,2}$/i.test(id));
 
 const oddValue = fc.oneof(
   fc.jsonValue({ maxDepth: 3 }),
