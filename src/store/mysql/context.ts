@@ -56,6 +56,8 @@ export interface Tables {
   soukReports: string;
   /** Souk's mail outbox (migrations/011-souk-mail.ts). */
   soukMailOutbox: string;
+  /** The stored files Souk's messages name (migrations/012-souk-message-files.ts). */
+  soukMessageFiles: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -83,6 +85,7 @@ export function tables(prefix: string): Tables {
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
     soukReports: `${prefix}souk_reports`,
     soukMailOutbox: `${prefix}souk_mail_outbox`,
+    soukMessageFiles: `${prefix}souk_message_files`,
   };
 }
 
