@@ -84,7 +84,11 @@ function routeDeps(
         : {}),
     },
     findUser,
-    limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    limits: {
+      textMaxLength: config.textMaxLength,
+      maxFiles: config.maxFiles,
+      filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
+    },
     wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
@@ -213,7 +217,7 @@ function pushNotifications(
 async function fileUploads(config: Config, store: Store, addresses: FileAddressSigning | undefined): Promise<FileDeps> {
   const { files } = config;
   return {
-    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl }),
+    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl, access: files.access }),
     ...(addresses && { addresses }),
     references: store.fileReferences,
     limits: {
