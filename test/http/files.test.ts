@@ -253,6 +253,9 @@ describe('files in the chat', () => {
     assert.equal(body.newMessage.type, 'attachment');
     assert.equal(body.newMessage.message, '');
     assert.equal(body.newMessage.attachments[0].mimeType, 'image/png');
+    // Its stored file is recorded with it (on PostgreSQL the start writes both in one statement).
+    const digest = /[0-9a-f]{64}/.exec(body.newMessage.attachments[0].url)![0];
+    assert.equal(await t.souk.store.fileReferences.isReferenced(digest), true);
   });
 
   it('serves a document back byte for byte, as a download, and a byte range of it', async () => {
