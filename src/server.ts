@@ -34,7 +34,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
-import { closeFileStorage, openFileStorage } from './store/files/open.js';
+import { closeFileStorage, localFolder, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
@@ -385,12 +385,17 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     deps.files = await fileUploads(config, store, fileAddresses);
     const { sweepIntervalS, sweepGraceS } = config.files;
-    const stopSweeping =
+    // With a bucket, the uploads' temporary files wait in FILES_DIR on this machine: its leftovers are swept too.
+    const swept = [deps.files.storage, ...(config.files.s3 ? [localFolder(config.files)] : [])];
+    const stops =
       sweepIntervalS > 0
-        ? sweepEvery(deps.files.storage, deps.files.references, sweepIntervalS * 1000, sweepGraceS * 1000, (err) =>
-            log?.error({ err }, 'file sweep failed'),
+        ? swept.map((storage) =>
+            sweepEvery(storage, deps.files!.references, sweepIntervalS * 1000, sweepGraceS * 1000, (err) =>
+              log?.error({ err }, 'file sweep failed'),
+            ),
           )
-        : undefined;
+        : [];
+    const stopSweeping = () => stops.forEach((stop) => stop());
     const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     presence = mail?.presence;
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
@@ -418,7 +423,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       async close() {
         settings.stop();
         revoked.stop();
-        stopSweeping?.();
+        stopSweeping();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
         await app.close();

@@ -8,6 +8,10 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startFauxqs } from 'fauxqs';
 import sharp from 'sharp';
@@ -120,6 +124,27 @@ describe('chat files in an S3 bucket', () => {
       await bucketKeys(),
       before.filter((key) => !ours.includes(key)),
     );
+  });
+
+  it("sweeps the uploads' leftovers in FILES_DIR too, where they wait on each machine", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'souk-s3-uploads-'));
+    const leftover = join(dir, '.uploads', '0123abcd');
+    await mkdir(join(dir, '.uploads'), { recursive: true });
+    await writeFile(leftover, 'half an upload');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(leftover, old, old);
+    const sweeping = await startTestSouk({
+      FILES_S3_URL: s3Url.replace('/marketplace?', '/elsewhere?'),
+      FILES_DIR: dir,
+      FILES_SWEEP_INTERVAL_S: '1',
+      FILES_SWEEP_GRACE_S: '1',
+    });
+    try {
+      for (let i = 0; i < 100 && existsSync(leftover); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(!existsSync(leftover), 'the leftover is swept');
+    } finally {
+      await sweeping.close();
+    }
   });
 
   it('does not start on a bucket that cannot be used, and names it without the secret', async () => {

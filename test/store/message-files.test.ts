@@ -75,12 +75,12 @@ describe('message_files (migration 023)', () => {
     await append(USERS.amina, [upload(digest(5))]);
     await append(USERS.amina, [upload(digest(6))]);
     assert.deepEqual(await referenced(4, 5, 6), [digest(4), digest(5), digest(6)]);
-    await store.repos.moderation.removeMessage(removed.id);
+    await store.repos.moderation!.removeMessage(removed.id);
     assert.deepEqual(await referenced(4, 5, 6), [digest(5), digest(6)]);
-    await store.repos.moderation.erase(USERS.amina, Date.now());
+    await store.repos.moderation!.erase(USERS.amina, Date.now());
     assert.deepEqual(await referenced(4, 5, 6), []);
     assert.deepEqual(await referenced(1), [digest(1)]);
-    await store.repos.moderation.deleteInactiveConversations(Date.now() + 60_000, 10);
+    await store.repos.moderation!.deleteInactiveConversations(Date.now() + 60_000, 10);
     assert.deepEqual(await referenced(1), []);
   });
 

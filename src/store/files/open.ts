@@ -37,6 +37,10 @@ export async function openFileStorage(settings: FileStorageSettings): Promise<Fi
   return new LocalFolderStorage(settings.dir, settings.url, modes);
 }
 
+/** The folder FILES_DIR as a storage, whatever FILES_S3_URL says: where the uploads' temporary files wait. */
+export const localFolder = (settings: Pick<FileStorageSettings, 'dir' | 'url'>): FileStorage =>
+  new LocalFolderStorage(settings.dir, settings.url);
+
 /** Lets go of what the storage holds open (a bucket's connections). */
 export function closeFileStorage(storage: FileStorage): void {
   if (storage instanceof S3Storage) storage.close();
