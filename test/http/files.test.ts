@@ -365,10 +365,16 @@ describe("only Souk's own files are swept or deleted", () => {
       `chat/ef/${digest}.exe`, // not an extension Souk writes
       `chat/ef/${digest}-large.jpg`,
       'chat/ef/.tmp-notsouks', // not the temporary name Souk writes
-      '.uploads/nested/leftover',
+      'uploads/0123abcd',
       'backups/db.sql',
     ];
-    const ours = [`chat/ef/${digest}.jpg`, `chat/ef/${digest}-thumb.jpg`, 'chat/ef/.tmp-0123456789abcdef', '.uploads/0123abcd'];
+    const ours = [
+      `chat/ef/${digest}.jpg`,
+      `chat/ef/${digest}-thumb.jpg`,
+      'chat/ef/.tmp-0123456789abcdef',
+      '.uploads/0123abcd',
+      '.uploads/request/part',
+    ];
     for (const key of [...theirs, ...ours]) {
       await mkdir(join(dir, key, '..'), { recursive: true });
       await writeFile(join(dir, key), `bytes of ${key}`);

@@ -17,7 +17,8 @@ const EXTENSIONS = new Set(Object.values(FILE_EXTENSIONS));
 const STORED = /^chat\/([0-9a-f]{2})\/(([0-9a-f]{2})[0-9a-f]{62})(-thumb)?\.([a-z]+)$/;
 /** storage/local-folder.ts's temporary name, beside the file it becomes. */
 const TEMPORARY = /^chat\/[0-9a-f]{2}\/\.tmp-[0-9a-f]{16}$/;
-const UPLOAD_LEFTOVER = /^\.uploads\/[A-Za-z0-9_-][A-Za-z0-9._-]*$/;
+/** Anything in Souk's own uploads folder, however deep; no hidden segment (no `..`). */
+const UPLOAD_LEFTOVER = /^\.uploads(?:\/[A-Za-z0-9_-][A-Za-z0-9._-]*)+$/;
 
 /** The content digest of a key Souk made, undefined for any other key. */
 export function digestOfKey(key: string): string | undefined {
