@@ -46,7 +46,8 @@ function hostAndPath(url: string): { host: string; path: string } | undefined {
   } catch {
     // Left as sent: a server cannot decode it either.
   }
-  path = new URL(path.replace(/\/{2,}/g, '/'), 'http://x').pathname;
+  // Parsed again for the dot segments decoding made; a decoded `?` or `#` is still part of the path.
+  path = new URL(path.replace(/\/{2,}/g, '/').replace(/[?#]/g, encodeURIComponent), 'http://x').pathname;
   return { host: parsed.hostname.toLowerCase(), path: path.toLowerCase() };
 }
 

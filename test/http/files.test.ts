@@ -425,6 +425,8 @@ describe("only Souk's own files are swept or deleted", () => {
       upload.url.replace('/files/chat/', '/files/x/../chat/'),
       upload.url.replace('/files/chat/', '/files/%63hat/'),
       upload.url.replace('/files/chat/', '/files//chat/'),
+      upload.url.replace('/files/chat/', '/files/x%2F..%2Fchat/'),
+      upload.url.replace('/files/chat/', '/files/%3F%2F..%2F..%2Ffiles%2Fchat/'),
       `${upload.url}?expires=1&signature=x`,
       `https://souk.example/files/chat/aa/${'aa'.repeat(32)}.jpg`,
     ];
