@@ -34,7 +34,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
-import { closeFileStorage, openFileStorage } from './store/files/open.js';
+import { closeFileStorage, localFolder, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
@@ -125,7 +125,11 @@ function routeDeps(
         : {}),
     },
     findUser,
-    limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    limits: {
+      textMaxLength: config.textMaxLength,
+      maxFiles: config.maxFiles,
+      filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
+    },
     wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
@@ -254,7 +258,7 @@ function pushNotifications(
 async function fileUploads(config: Config, store: Store, addresses: FileAddressSigning | undefined): Promise<FileDeps> {
   const { files } = config;
   return {
-    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl }),
+    storage: await openFileStorage({ dir: files.dir, url: files.url, s3: files.s3, s3PublicUrl: files.s3PublicUrl, access: files.access }),
     ...(addresses && { addresses }),
     references: store.fileReferences,
     limits: {
@@ -422,12 +426,17 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     deps.files = await fileUploads(config, store, fileAddresses);
     const { sweepIntervalS, sweepGraceS } = config.files;
-    const stopSweeping =
+    // With a bucket, the uploads' temporary files wait in FILES_DIR on this machine: its leftovers are swept too.
+    const swept = [deps.files.storage, ...(config.files.s3 ? [localFolder(config.files)] : [])];
+    const stops =
       sweepIntervalS > 0
-        ? sweepEvery(deps.files.storage, deps.files.references, sweepIntervalS * 1000, sweepGraceS * 1000, (err) =>
-            log?.error({ err }, 'file sweep failed'),
+        ? swept.map((storage) =>
+            sweepEvery(storage, deps.files!.references, sweepIntervalS * 1000, sweepGraceS * 1000, (err) =>
+              log?.error({ err }, 'file sweep failed'),
+            ),
           )
-        : undefined;
+        : [];
+    const stopSweeping = () => stops.forEach((stop) => stop());
     const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     presence = mail?.presence;
     const serverKeys = new ServerKeys(store.serverKeys, (err) => log?.error({ err }, 'server keys: read failed'));
@@ -462,7 +471,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         settings.stop();
         revoked.stop();
         serverKeys.stop();
-        stopSweeping?.();
+        stopSweeping();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
         await app.close();

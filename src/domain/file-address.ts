@@ -31,3 +31,36 @@ export function isPublicAddress(url: string): boolean {
     parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress() ? (parsed as ipaddr.IPv6).toIPv4Address() : parsed;
   return address.range() === 'unicast';
 }
+
+/** The address's host and path as a server reads them: dot segments resolved, percent-encoding decoded, slashes single, in lower case. */
+function hostAndPath(url: string): { host: string; path: string } | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return undefined;
+  }
+  let path = parsed.pathname;
+  try {
+    path = decodeURIComponent(path);
+  } catch {
+    // Left as sent: a server cannot decode it either.
+  }
+  // Parsed again for the dot segments decoding made; a decoded `?` or `#` is still part of the path.
+  path = new URL(path.replace(/\/{2,}/g, '/').replace(/[?#]/g, encodeURIComponent), 'http://x').pathname;
+  return { host: parsed.hostname.toLowerCase(), path: path.toLowerCase() };
+}
+
+/**
+ * Whether the address names a file Souk stored (under `<files address>/chat/`, FILES_URL's or the
+ * bucket's), however spelled: a message may carry such a file only by uploading it, so that a
+ * user cannot make their message show, or claim, another user's upload.
+ */
+export function namesStoredFile(url: string, filesAddresses: readonly string[]): boolean {
+  const named = hostAndPath(url);
+  if (named === undefined) return false;
+  return filesAddresses.some((address) => {
+    const files = hostAndPath(address.replace(/\/*$/, '/'));
+    return files !== undefined && named.host === files.host && named.path.startsWith(`${files.path}chat/`);
+  });
+}

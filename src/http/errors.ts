@@ -69,6 +69,7 @@ export const MESSAGES = {
   files: 'files must be an array of at most 10 objects {url, name?, mime_type?, size?} with an http(s) url.',
   fileUrlNotPublic:
     'files[].url must not name a loopback, private, link-local, unspecified, multicast or other non-public address, nor localhost.',
+  fileUrlStoredHere: 'files[].url must not name a file uploaded to the chat: send the file itself in files[] of a multipart form.',
   fileTextNotPlain:
     'files[].url, name and mime_type must be plain text: no NUL character (U+0000) and no half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   tempId: 'temp_id must be an integer or a string of digits.',
@@ -172,6 +173,8 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
       return badRequest(`files may hold at most ${limits.maxFiles} files.`);
     case 'file_url_not_public':
       return badRequest(MESSAGES.fileUrlNotPublic);
+    case 'file_url_stored_here':
+      return badRequest(MESSAGES.fileUrlStoredHere);
     case 'file_text_not_plain':
       return badRequest(MESSAGES.fileTextNotPlain);
   }

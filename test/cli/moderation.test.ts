@@ -6,7 +6,7 @@
  */
 import { describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { join } from 'node:path';
 import { freshDatabase } from '../helpers/database.js';
@@ -31,11 +31,11 @@ interface Marketplace {
   forget(userId: number): void;
 }
 
-async function marketplaceWithServer(t: TestContext): Promise<Marketplace> {
+async function marketplaceWithServer(t: TestContext, extraEnv: Record<string, string> = {}): Promise<Marketplace> {
   const { dir, db } = scratch(t);
   const database = await freshDatabase();
   t.after(() => database.drop());
-  const env = { DATABASE_URL: database.url, SETTINGS_REFRESH_MS: '100', FILES_DIR: join(dir, 'files') };
+  const env = { DATABASE_URL: database.url, SETTINGS_REFRESH_MS: '100', FILES_DIR: join(dir, 'files'), ...extraEnv };
   const document = join(dir, 'marketplace.json');
   writeFileSync(document, JSON.stringify(marketplace()));
   await ok(db, ['import', document], { env });
@@ -230,5 +230,50 @@ describe('souk users disable|enable|export|erase, souk messages delete', () => {
     const enable = await souk(db, ['users', 'enable', String(USERS.amina)], { env });
     assert.equal(enable.code, 1);
     assert.equal(enable.stderr, 'souk: user 1 was erased: an erased user stays disabled\n');
+  });
+
+  it('deletes only the files uploaded with a message: a photo its message names stays through delete and erase', async (t) => {
+    const FILES_URL = 'https://souk.example/files';
+    const m = await marketplaceWithServer(t, { FILES_URL });
+    const { db, env } = m;
+    // A seller's listing photo where Souk's files are served from (a WordPress site's uploads folder).
+    const listingPhoto = join(env.FILES_DIR!, '2024', '05', 'photo.jpg');
+    mkdirSync(join(listingPhoto, '..'), { recursive: true });
+    writeFileSync(listingPhoto, 'the listing photo');
+    const started = await m.call('POST', '/my/chat/conversation', USERS.amina, { listing_id: BIKE, text: 'Is the bike still there?' });
+    assert.equal(started.status, 200, JSON.stringify(started.json));
+    const conId = Number(started.json.con_id);
+
+    // Youssef's upload, which Amina cannot name in a message of hers (below).
+    const png = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#3c3' } })
+      .png()
+      .toBuffer();
+    const upload = new FormData();
+    upload.set('con_id', String(conId));
+    upload.append('files[]', new Blob([png], { type: 'image/png' }), 'bike.png');
+    const uploaded = await fetch(`${m.base}/my/chat/message`, {
+      method: 'POST',
+      headers: { 'x-api-key': m.apiKey, authorization: `Bearer ${await m.token(USERS.youssef)}` },
+      body: upload,
+    });
+    assert.equal(uploaded.status, 200);
+    const [his] = ((await uploaded.json()) as { attachments: { url: string }[] }).attachments;
+    const hisFile = join(env.FILES_DIR!, his!.url.slice(FILES_URL.length + 1));
+    assert.ok(existsSync(hisFile), hisFile);
+
+    // The listing photo she may name; deleting her message, then erasing her, leaves it, and his upload.
+    const name = (text: string) =>
+      m.call('POST', '/my/chat/message', USERS.amina, { con_id: conId, text, files: [{ url: `${FILES_URL}/2024/05/photo.jpg` }] });
+    const named = await name('this one');
+    assert.equal(named.status, 200, JSON.stringify(named.json));
+    assert.match(await ok(db, ['messages', 'delete', String(named.json.message_id)], { env }), /removed/);
+    assert.ok(existsSync(listingPhoto), 'the listing photo stays after the message is deleted');
+    const claimed = await m.call('POST', '/my/chat/message', USERS.amina, { con_id: conId, text: 'mine', files: [{ url: his!.url }] });
+    assert.equal(claimed.status, 400);
+    assert.match(claimed.json.error_message, /^files\[\]\.url must not name a file uploaded to the chat/);
+    assert.equal((await name('this one again')).status, 200);
+    assert.match(await ok(db, ['users', 'erase', String(USERS.amina)], { env }), /erased/);
+    assert.ok(existsSync(listingPhoto), 'the listing photo stays after her erasure');
+    assert.ok(existsSync(hisFile), "the seller's upload stays");
   });
 });

@@ -8,7 +8,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp } from 'node:fs/promises';
+import { mkdtemp, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFauxqs } from 'fauxqs';
@@ -29,7 +29,8 @@ const expiryAt = (ms: number) => Math.ceil((Math.floor(ms / 1000) + TTL_S) / STE
 const SIGNED =
   /^(https:\/\/souk\.example\/files\/chat\/[0-9a-f]{2}\/[0-9a-f]{64}(?:-thumb)?\.[a-z]+)\?expires=(\d+)&signature=([A-Za-z0-9_-]{43})$/;
 
-const dir = await mkdtemp(join(tmpdir(), 'souk-file-access-'));
+// A folder Souk makes: its mode is Souk's choice.
+const dir = join(await mkdtemp(join(tmpdir(), 'souk-file-access-')), 'files');
 const t = await startTestSouk({
   FILES_DIR: dir,
   FILES_ACCESS: 'participants',
@@ -74,6 +75,15 @@ describe('FILES_ACCESS=participants', () => {
     const [stored] = JSON.parse(row.attachments!);
     assert.equal(stored.url, SIGNED.exec(file.url)![1]);
     assert.equal(stored.thumbnail, SIGNED.exec(file.thumbnail)![1]);
+  });
+
+  it('keeps the files on disk for Souk alone: 0600 in 0700 folders', async () => {
+    const key = SIGNED.exec(file.url)![1]!.slice(`${SITE_URL}/files/`.length);
+    const mode = async (path: string) => ((await stat(join(dir, path))).mode & 0o777).toString(8);
+    assert.equal(await mode(key), '600');
+    assert.equal(await mode(key.replace(/\.jpg$/, '-thumb.jpg')), '600');
+    for (const folder of ['', 'chat', key.split('/').slice(0, 2).join('/')])
+      assert.equal(await mode(folder), '700', `${folder || 'FILES_DIR'}`);
   });
 
   it("gives the other participant the same addresses, in the conversation's read and in the live event", async () => {

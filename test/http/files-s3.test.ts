@@ -8,10 +8,16 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, utimes, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { startFauxqs } from 'fauxqs';
 import sharp from 'sharp';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig, parseS3Url } from '../../src/config.js';
+import { sweepOrphans } from '../../src/domain/files/sweep.js';
+import { S3Storage } from '../../src/store/files/s3.js';
 import { createSouk } from '../../src/server.js';
 import { LISTINGS, SITE_URL, USERS } from '../helpers/fixtures.js';
 import { startTestSouk } from '../helpers/souk.js';
@@ -25,13 +31,15 @@ const server = await startFauxqs({ port: 0, host: '127.0.0.1', logger: false });
 after(() => server.stop());
 server.createBucket(BUCKET);
 const s3Url = `s3://souk:${SECRET}@127.0.0.1:${server.port}/${BUCKET}/marketplace?tls=false`;
-const bucketKeys = async () => {
-  const client = new S3Client({
+const bucketClient = () =>
+  new S3Client({
     endpoint: `http://127.0.0.1:${server.port}`,
     region: 'us-east-1',
     forcePathStyle: true,
     credentials: { accessKeyId: 'souk', secretAccessKey: SECRET },
   });
+const bucketKeys = async () => {
+  const client = bucketClient();
   try {
     const listed = await client.send(new ListObjectsV2Command({ Bucket: BUCKET }));
     return (listed.Contents ?? []).map((o) => o.Key!).sort();
@@ -85,6 +93,58 @@ describe('chat files in an S3 bucket', () => {
     const served = Buffer.from(await (await fetch(local(image!.url))).arrayBuffer());
     assert.equal(served.length, image!.size);
     assert.equal((await sharp(served).metadata()).format, 'jpeg');
+  });
+
+  it("sweeps only Souk's orphans: the bucket's other objects stay, even under its prefix, however old", async () => {
+    const digest = 'ef'.repeat(32);
+    const theirs = [
+      'backups/db.sql',
+      'marketplace/backups/db.sql',
+      'marketplace/chat/readme.txt',
+      'marketplace/chat/ab/not-a-digest.jpg',
+      `marketplace/chat/ab/${digest}.jpg`,
+    ];
+    const ours = [`marketplace/chat/ef/${digest}.jpg`, `marketplace/chat/ef/${digest}-thumb.jpg`];
+    const client = bucketClient();
+    try {
+      for (const Key of [...theirs, ...ours]) await client.send(new PutObjectCommand({ Bucket: BUCKET, Key, Body: `bytes of ${Key}` }));
+    } finally {
+      client.destroy();
+    }
+    const before = await bucketKeys();
+    const storage = new S3Storage(parseS3Url(s3Url), `${SITE_URL}/files`);
+    try {
+      // A day later, everything is past the grace period: what messages name stays too.
+      const result = await sweepOrphans(storage, t.souk.store.fileReferences, Date.now() + 2 * 86_400_000, 86_400_000);
+      assert.equal(result.removed, ours.length, JSON.stringify(result));
+    } finally {
+      storage.close();
+    }
+    assert.deepEqual(
+      await bucketKeys(),
+      before.filter((key) => !ours.includes(key)),
+    );
+  });
+
+  it("sweeps the uploads' leftovers in FILES_DIR too, where they wait on each machine", async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'souk-s3-uploads-'));
+    const leftover = join(dir, '.uploads', '0123abcd');
+    await mkdir(join(dir, '.uploads'), { recursive: true });
+    await writeFile(leftover, 'half an upload');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(leftover, old, old);
+    const sweeping = await startTestSouk({
+      FILES_S3_URL: s3Url.replace('/marketplace?', '/elsewhere?'),
+      FILES_DIR: dir,
+      FILES_SWEEP_INTERVAL_S: '1',
+      FILES_SWEEP_GRACE_S: '1',
+    });
+    try {
+      for (let i = 0; i < 100 && existsSync(leftover); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.ok(!existsSync(leftover), 'the leftover is swept');
+    } finally {
+      await sweeping.close();
+    }
   });
 
   it('does not start on a bucket that cannot be used, and names it without the secret', async () => {

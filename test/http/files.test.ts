@@ -253,6 +253,9 @@ describe('files in the chat', () => {
     assert.equal(body.newMessage.type, 'attachment');
     assert.equal(body.newMessage.message, '');
     assert.equal(body.newMessage.attachments[0].mimeType, 'image/png');
+    // Its stored file is recorded with it (on PostgreSQL the start writes both in one statement).
+    const digest = /[0-9a-f]{64}/.exec(body.newMessage.attachments[0].url)![0];
+    assert.equal(await t.souk.store.fileReferences.isReferenced(digest), true);
   });
 
   it('serves a document back byte for byte, as a download, and a byte range of it', async () => {
@@ -335,5 +338,129 @@ describe('files in the chat', () => {
     const after = await storedFiles();
     assert.equal(before.length - after.length, 2);
     await stat(join(dir, 'chat')).catch(() => assert.fail('the folder stays'));
+  });
+});
+
+describe("only Souk's own files are swept or deleted", () => {
+  const files = new LocalFolderStorage(dir, `${SITE_URL}/files`);
+  const refs = t.souk.store.fileReferences;
+  const send = (as: number, data: FormData) => fetch(`${base}${API}/my/chat/message`, { method: 'POST', headers: t.auth(as), body: data });
+  const exists = (key: string) =>
+    stat(join(dir, key)).then(
+      () => true,
+      () => false,
+    );
+  const age = async (keys: string[]) => {
+    const old = new Date(Date.now() - 3_600_000);
+    for (const key of keys) await utimes(join(dir, key), old, old);
+  };
+
+  it("leaves a WordPress site's uploads and every name not of Souk's shape, and still removes Souk's orphans", async () => {
+    const digest = 'ef'.repeat(32);
+    const theirs = [
+      '2024/05/photo.jpg',
+      'chat/readme.txt',
+      'chat/ab/not-a-digest.jpg',
+      `chat/ab/${digest}.jpg`, // the digest's first two hex are not the folder's
+      `chat/ef/${digest}.exe`, // not an extension Souk writes
+      `chat/ef/${digest}-large.jpg`,
+      'chat/ef/.tmp-notsouks', // not the temporary name Souk writes
+      'uploads/0123abcd',
+      'backups/db.sql',
+    ];
+    const ours = [
+      `chat/ef/${digest}.jpg`,
+      `chat/ef/${digest}-thumb.jpg`,
+      'chat/ef/.tmp-0123456789abcdef',
+      '.uploads/0123abcd',
+      '.uploads/request/part',
+    ];
+    for (const key of [...theirs, ...ours]) {
+      await mkdir(join(dir, key, '..'), { recursive: true });
+      await writeFile(join(dir, key), `bytes of ${key}`);
+    }
+    await age([...theirs, ...ours]);
+    const result = await sweepOrphans(files, refs, Date.now(), 60_000);
+    assert.ok(result.removed >= ours.length, JSON.stringify(result));
+    for (const key of theirs) assert.ok(await exists(key), `${key} stays`);
+    for (const key of ours) assert.ok(!(await exists(key)), `${key} is swept`);
+    // Deleting through the storage refuses what is not Souk's, whatever asks.
+    await assert.rejects(files.delete('2024/05/photo.jpg'), /not a key of Souk's/);
+    assert.ok(await exists('2024/05/photo.jpg'));
+  });
+
+  it("deletes a message's uploaded files only, never a file the message names (D6)", async () => {
+    const data = new FormData();
+    data.append('con_id', String(conId));
+    data.append('text', "the seller's photo");
+    data.append('files[]', new Blob([await png(91)], { type: 'image/png' }), 'seller.png');
+    const res = await send(youssef, data);
+    const upload = ((await res.json()) as any).attachments[0];
+    assert.equal(res.status, 200);
+    const key = upload.url.slice(`${SITE_URL}/files/`.length);
+    await writeFile(join(dir, '2024', '05', 'listing.jpg'), 'a listing photo');
+    const named = [
+      { url: upload.url, name: 'seller.png' },
+      { url: upload.thumbnail, name: 'thumb.png', mime_type: 'image/png' },
+      { url: `${SITE_URL}/files/2024/05/listing.jpg`, name: 'listing.jpg' },
+    ];
+    // As a message stored before Souk refused such names would hold them, once it is deleted.
+    assert.equal(await deleteMessageFiles(files, refs, named), 0);
+    assert.ok(await exists(key), 'the upload stays');
+    assert.ok(await exists('2024/05/listing.jpg'), "the site's photo stays");
+  });
+
+  it("refuses a named file under Souk's files address however it is spelled, and takes one elsewhere under it", async () => {
+    const data = new FormData();
+    data.append('con_id', String(conId));
+    data.append('files[]', new Blob([await png(92)], { type: 'image/png' }), 'mine.png');
+    const upload = ((await (await send(youssef, data)).json()) as any).attachments[0];
+    const path = new URL(upload.url).pathname;
+    const spellings = [
+      upload.url,
+      upload.thumbnail,
+      upload.url.replace('https://souk.example', 'HTTPS://SOUK.EXAMPLE:443'),
+      upload.url.replace('https://', 'http://'),
+      upload.url.replace('/files/chat/', '/files/./chat/'),
+      upload.url.replace('/files/chat/', '/files/x/../chat/'),
+      upload.url.replace('/files/chat/', '/files/%63hat/'),
+      upload.url.replace('/files/chat/', '/files//chat/'),
+      upload.url.replace('/files/chat/', '/files/x%2F..%2Fchat/'),
+      upload.url.replace('/files/chat/', '/files/%3F%2F..%2F..%2Ffiles%2Fchat/'),
+      `${upload.url}?expires=1&signature=x`,
+      `https://souk.example/files/chat/aa/${'aa'.repeat(32)}.jpg`,
+    ];
+    for (const url of spellings) {
+      const res = await t.post(`${API}/my/chat/message`, { con_id: conId, text: 'look', files: [{ url }] }, t.auth(amina));
+      assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      assert.deepEqual(JSON.parse(res.body), {
+        status: 'error',
+        error: 'BADREQUEST',
+        code: '400',
+        error_message: 'files[].url must not name a file uploaded to the chat: send the file itself in files[] of a multipart form.',
+      });
+    }
+    const started = await t.post(
+      `${API}/my/chat/conversation`,
+      { listing_id: LISTINGS.bike, text: 'look', files: [{ url: upload.url }] },
+      t.auth(sara),
+    );
+    assert.equal(started.statusCode, 400, started.body);
+    for (const url of [`${SITE_URL}/files/2024/05/listing.jpg`, `https://cdn.example${path}`]) {
+      const res = await t.post(`${API}/my/chat/message`, { con_id: conId, text: 'look', files: [{ url }] }, t.auth(amina));
+      assert.equal(res.statusCode, 200, `${url}: ${res.body}`);
+    }
+  });
+
+  it('keeps public files readable by all: 0644 in 0755 folders', async () => {
+    const data = new FormData();
+    data.append('con_id', String(conId));
+    data.append('files[]', new Blob([await png(93)], { type: 'image/png' }), 'modes.png');
+    const upload = ((await (await send(amina, data)).json()) as any).attachments[0];
+    const key: string = upload.url.slice(`${SITE_URL}/files/`.length);
+    const mode = async (path: string) => (await stat(join(dir, path))).mode & 0o777;
+    assert.equal(await mode(key), 0o644);
+    assert.equal(await mode(key.split('/').slice(0, 2).join('/')), 0o755);
+    assert.equal(await mode('chat'), 0o755);
   });
 });

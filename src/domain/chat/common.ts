@@ -14,7 +14,7 @@ import type {
   UploadedAttachment,
   User,
 } from '../model.js';
-import { isPublicAddress } from '../file-address.js';
+import { isPublicAddress, namesStoredFile } from '../file-address.js';
 import { attachmentsOf, hasFiles, typeWithFiles } from '../files/message-files.js';
 import type { Repositories } from '../ports.js';
 
@@ -31,6 +31,8 @@ export interface StartConversationInput {
 export interface ChatLimits {
   textMaxLength: number;
   maxFiles: number;
+  /** The addresses Souk's stored files are served at (FILES_URL, the bucket's): a named file there is refused. */
+  filesAddresses?: readonly string[];
 }
 
 export type StartConversationError =
@@ -40,6 +42,8 @@ export type StartConversationError =
   | 'text_has_lone_surrogate'
   | 'too_many_files'
   | 'file_url_not_public'
+  /** A named file (D6) under Souk's own files address: only an upload may carry one. */
+  | 'file_url_stored_here'
   | 'file_text_not_plain'
   | 'listing_not_found'
   | 'own_listing'
@@ -69,6 +73,7 @@ export function checkMessageInput(
 ): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
+  if (limits.filesAddresses && input.files.some((file) => namesStoredFile(file.url, limits.filesAddresses!))) return 'file_url_stored_here';
   if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
   if (input.text.trim() === '' && !hasFiles(input)) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';

@@ -36,9 +36,12 @@ export interface FileStorage {
   put(key: string, body: Readable | Buffer, contentType: string): Promise<void>;
   /** The file, or the range of it; undefined when no such key. */
   get(key: string, range?: ByteRange): Promise<StoredFile | undefined>;
-  /** Removes the key; no error when it is absent. */
+  /** Removes the key; no error when it is absent. Refuses a key Souk did not make (keys.ts, isSoukKey). */
   delete(key: string): Promise<void>;
-  /** Every stored key (leftovers of interrupted writes too, which the sweep removes), in no order. */
+  /**
+   * Every key under Souk's own `chat/` (with the leftovers of its interrupted writes, which the
+   * sweep removes), in no order; never what else the folder or the bucket holds.
+   */
   list(): AsyncIterable<StoredKey>;
   /** The address a client fetches the key at. */
   url(key: string): string;

@@ -1,12 +1,14 @@
 /**
  * Stored files no message names: removed by a background sweep once older than a grace period
  * (an upload whose message is not committed yet is younger), with the leftovers of writes a crash
- * interrupted. And the deletion of a message's files, when the message goes.
+ * interrupted. And the deletion of a message's files, when the message goes. Only what Souk made
+ * is ever deleted (keys.ts): the folder may be a WordPress site's uploads, the bucket may hold
+ * backups.
  */
 import type { MessageAttachment } from '../model.js';
-import { digestsIn, type FileReferences } from './references.js';
+import { digestOfKey, isLeftoverKey } from './keys.js';
+import type { FileReferences } from './references.js';
 import type { FileStorage } from './storage.js';
-import { forgetUploads } from './upload.js';
 
 export interface SweepResult {
   /** Files seen. */
@@ -15,41 +17,66 @@ export interface SweepResult {
   removed: number;
 }
 
-/** Removes the stored files older than `graceMs` at `now` that no message names. */
+/** Digests asked about at once: one indexed lookup each, in one statement. */
+const BATCH = 200;
+
+/** Deletes each key whose digest no message names; how many. */
+async function deleteUnreferenced(storage: FileStorage, references: FileReferences, keys: readonly string[]): Promise<number> {
+  const digests = new Map(keys.map((key) => [key, digestOfKey(key)!]));
+  const named = await references.referenced([...new Set(digests.values())]);
+  let removed = 0;
+  for (const [key, digest] of digests) {
+    if (named.has(digest)) continue;
+    await storage.delete(key).catch(() => undefined);
+    removed++;
+  }
+  return removed;
+}
+
+/** Removes the stored files older than `graceMs` at `now` that no message names, and Souk's old leftovers. */
 export async function sweepOrphans(storage: FileStorage, references: FileReferences, now: number, graceMs: number): Promise<SweepResult> {
-  // Read first, listed after: a file stored after this read is younger than the grace period.
-  const named = new Set<string>();
-  for await (const attachments of references.allAttachments()) for (const digest of digestsIn(attachments)) named.add(digest);
   const result: SweepResult = { seen: 0, removed: 0 };
+  let batch: string[] = [];
+  // Each batch's references are read after it was listed: a file stored for a message since is
+  // younger than the grace period, or its message is committed by then.
   for await (const file of storage.list()) {
     result.seen++;
     if (now - file.modifiedAt < graceMs) continue;
-    const digests = digestsIn(file.key);
-    if (digests.length > 0 && digests.some((digest) => named.has(digest))) continue;
-    await storage.delete(file.key).catch(() => undefined);
-    result.removed++;
+    if (isLeftoverKey(file.key)) {
+      await storage.delete(file.key).catch(() => undefined);
+      result.removed++;
+    } else if (digestOfKey(file.key) !== undefined) {
+      batch.push(file.key);
+      if (batch.length >= BATCH) {
+        result.removed += await deleteUnreferenced(storage, references, batch);
+        batch = [];
+      }
+    }
   }
+  if (batch.length > 0) result.removed += await deleteUnreferenced(storage, references, batch);
   return result;
 }
 
 /**
- * Deletes the files of a message that was deleted (or of every message of an erased user): those
- * stored here (by their address) that no other message names. Call it after the deletion committed.
+ * Deletes the files of a message that was deleted (or of every message of an erased user): only
+ * those uploaded with it (the plugin's shape, an address of this storage, a key Souk made), never
+ * an address the client named (D6), and not while another message names the same content. Call
+ * it after the deletion committed. How many files were deleted.
  */
 export async function deleteMessageFiles(
   storage: FileStorage,
   references: FileReferences,
   attachments: readonly MessageAttachment[] | null,
 ): Promise<number> {
-  const keys: string[] = [];
+  const keys = new Set<string>();
   for (const file of attachments ?? []) {
-    for (const url of [file.url, 'thumbnail' in file ? file.thumbnail : undefined]) {
+    if (!('mimeType' in file)) continue;
+    for (const url of [file.url, file.thumbnail]) {
       const key = url === undefined ? undefined : storage.keyOf(url);
-      if (key !== undefined) keys.push(key);
+      if (key !== undefined && digestOfKey(key) !== undefined) keys.add(key);
     }
   }
-  await forgetUploads(storage, keys, (digest) => references.isReferenced(digest));
-  return keys.length;
+  return keys.size === 0 ? 0 : deleteUnreferenced(storage, references, [...keys]);
 }
 
 /** Runs the sweep every `intervalMs` (unref'd: it never holds the process open); returns the stop. */

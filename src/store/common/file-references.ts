@@ -1,31 +1,39 @@
-/** FileReferences on Souk's own schema (SQLite, PostgreSQL): the messages' attachments column. */
+/** FileReferences on Souk's own schema (SQLite, PostgreSQL): the message_files table (migration 023). */
 import type { Kysely } from 'kysely';
 import type { FileReferences } from '../../domain/files/references.js';
+import { storedDigestsOf } from '../../domain/files/references.js';
+import type { MessageAttachment } from '../../domain/model.js';
+import type { QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
-const PAGE = 1000;
-
 export function fileReferences(db: Kysely<Database>): FileReferences {
-  return {
-    async isReferenced(digest) {
-      // A digest is hex only: nothing in it for LIKE to read as a wildcard.
-      const row = await db.selectFrom('messages').select('id').where('attachments', 'like', `%${digest}%`).limit(1).executeTakeFirst();
-      return row !== undefined;
-    },
-    async *allAttachments() {
-      for (let after = 0; ;) {
-        const rows = await db
-          .selectFrom('messages')
-          .select(['id', 'attachments'])
-          .where('attachments', 'is not', null)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(PAGE)
-          .execute();
-        for (const row of rows) if (row.attachments !== null) yield row.attachments;
-        if (rows.length < PAGE) return;
-        after = rows[rows.length - 1]!.id;
-      }
-    },
+  const referenced = async (digests: readonly string[]) => {
+    if (digests.length === 0) return new Set<string>();
+    const rows = await db.selectFrom('message_files').select('digest').distinct().where('digest', 'in', digests).execute();
+    return new Set(rows.map((row) => row.digest));
   };
+  return { referenced, isReferenced: async (digest) => (await referenced([digest])).has(digest) };
+}
+
+/** Records the stored files a new message names, in its transaction (`run`). */
+export async function recordMessageFiles(run: QueryRunner, messageId: number, attachments: readonly MessageAttachment[] | null) {
+  const digests = storedDigestsOf(attachments);
+  if (digests.length === 0) return;
+  await run.execute(
+    run.db
+      .insertInto('message_files')
+      .values(digests.map((digest) => ({ message_id: messageId, digest })))
+      .onConflict((oc) => oc.columns(['message_id', 'digest']).doNothing())
+      .compile(),
+  );
+}
+
+/** The digests an attachments column names (JSON text, or parsed where MariaDB marks it JSON); none when it is not a list. */
+export function digestsOfAttachmentsColumn(value: unknown): string[] {
+  try {
+    const parsed: unknown = typeof value === 'string' ? JSON.parse(value) : value;
+    return Array.isArray(parsed) ? storedDigestsOf(parsed.filter((file) => typeof file === 'object' && file !== null)) : [];
+  } catch {
+    return [];
+  }
 }

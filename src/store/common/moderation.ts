@@ -129,6 +129,7 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
     },
     async removeMessage(messageId) {
       await exec(db.updateTable('messages').set(REMOVED_MESSAGE).where('id', '=', messageId));
+      await exec(db.deleteFrom('message_files').where('message_id', '=', messageId));
       const row = (await exec(db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', messageId))).rows[0];
       return row && toMessage(row);
     },
@@ -139,6 +140,9 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
           .set({ ...REMOVED_MESSAGE, temp_id: null })
           .where('source_id', '=', userId)
           .where((eb) => eb.or([eb('message', '<>', ''), eb('attachments', 'is not', null), eb('type', '<>', 'system')])),
+      );
+      await exec(
+        db.deleteFrom('message_files').where('message_id', 'in', db.selectFrom('messages').select('id').where('source_id', '=', userId)),
       );
       const favourites = await affected(db.deleteFrom('favourites').where('user_id', '=', userId));
       const devices = await affected(db.deleteFrom('push_devices').where('user_id', '=', userId));

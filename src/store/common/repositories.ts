@@ -20,6 +20,7 @@ import { moderationRepository } from './moderation.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type PreparedQuery, type QueryRunner } from './prepared.js';
 import { reportRepository } from './reports.js';
+import { recordMessageFiles } from './file-references.js';
 import { blockRepository, otherNotBlockedBy, type BlockStoreOptions } from './blocks.js';
 import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
 
@@ -391,8 +392,11 @@ export function repositories(
         return toConversation({ id, ...newConversationRow(listingId, senderId, recipientId, at) });
       },
       ...(own.openOrCreateConversation && {
-        openOrCreate: (listingId: number, senderId: number, recipientId: number, at: number, first: FirstMessage) =>
-          own.openOrCreateConversation!(run, listingId, senderId, recipientId, at, first),
+        async openOrCreate(listingId: number, senderId: number, recipientId: number, at: number, first: FirstMessage) {
+          const opened = await own.openOrCreateConversation!(run, listingId, senderId, recipientId, at, first);
+          if (opened.appended) await recordMessageFiles(run, opened.appended.id, first.attachments);
+          return opened;
+        },
       }),
       async findById(conId) {
         const row = (await (own.keepsConversations ? q.conversationKept : q.conversationById)(run, conId)).rows[0];
@@ -433,7 +437,9 @@ export function repositories(
         return row && toMessage(row);
       },
       async append(m) {
-        return storedMessage(await own.appendMessage(run, m), m);
+        const id = await own.appendMessage(run, m);
+        await recordMessageFiles(run, id, m.attachments);
+        return storedMessage(id, m);
       },
       async pageOf(conId, afterId, offset, limit) {
         return (await q.messagePage.arrays(run, conId, afterId, limit, offset)).map(toMessageFromValues);

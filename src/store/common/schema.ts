@@ -151,6 +151,12 @@ export interface MessagesTable {
   created_at: number;
 }
 
+/** A stored file a message's attachments name, by its content digest (migration 023): what the sweep asks. */
+export interface MessageFilesTable {
+  message_id: number;
+  digest: string;
+}
+
 /** A user's next event number: never pruned, so that numbers are never used twice (migration 011). */
 export interface EventSequencesTable {
   user_id: number;
@@ -309,6 +315,7 @@ export interface Database {
   favourites: FavouritesTable;
   conversations: ConversationsTable;
   messages: MessagesTable;
+  message_files: MessageFilesTable;
   user_credentials: UserCredentialsTable;
   revoked_tokens: RevokedTokensTable;
   event_sequences: EventSequencesTable;

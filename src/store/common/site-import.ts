@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Conversation, ListingRecord, Message, UserRecord } from '../../domain/model.js';
 import { CATALOG_VERSION } from '../../domain/ports.js';
+import { storedDigestsOf } from '../../domain/files/references.js';
 import { listingDetailsRow } from './catalog.js';
 import { imagesJson, termsJson } from './media-json.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database } from './schema.js';
@@ -360,6 +361,13 @@ export function siteImportWriter(db: Kysely<Database>, dialect: 'sqlite' | 'post
             .values({ id: m.id, ...row })
             .onConflict((oc) => oc.column('id').doUpdateSet(row))
             .execute();
+          await trx.deleteFrom('message_files').where('message_id', '=', m.id).execute();
+          const digests = storedDigestsOf(m.attachments);
+          if (digests.length > 0)
+            await trx
+              .insertInto('message_files')
+              .values(digests.map((digest) => ({ message_id: m.id, digest })))
+              .execute();
           written++;
         }
         return written;

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { dirname, join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { CHAT_PREFIX, isSoukKey, UPLOADS_FOLDER } from '../../domain/files/keys.js';
 import type { ByteRange, FileStorage, StoredFile, StoredKey } from '../../domain/files/storage.js';
 
 /** Relative, `/`-separated, no `..`, no empty or hidden segment (temporary names start with a dot). */
@@ -17,9 +18,18 @@ const SAFE_KEY = /^(?:[A-Za-z0-9_-][A-Za-z0-9._-]*\/)*[A-Za-z0-9_-][A-Za-z0-9._-
 
 export const isSafeKey = (key: string) => key.length <= 512 && SAFE_KEY.test(key) && !key.split('/').includes('..');
 
-/** What list() may yield besides: leftovers under hidden names (`.tmp-…`, `.uploads/…`), which only delete() takes. */
-const isLeftover = (key: string) =>
-  key.split('/').every((segment) => /^[A-Za-z0-9._-]+$/.test(segment) && segment !== '.' && segment !== '..');
+export interface FolderModes {
+  file: number;
+  folder: number;
+}
+
+/**
+ * Readable by all, whatever Souk's umask (bin/souk: 077): the files are public by their address,
+ * and a WordPress site's web server, another user, serves its uploads folder.
+ */
+export const PUBLIC_MODES: FolderModes = { file: 0o644, folder: 0o755 };
+/** FILES_ACCESS=participants: only Souk serves the files, so only Souk's user reads them. */
+export const PRIVATE_MODES: FolderModes = { file: 0o600, folder: 0o700 };
 
 export class LocalFolderStorage implements FileStorage {
   private readonly base: string;
@@ -28,26 +38,27 @@ export class LocalFolderStorage implements FileStorage {
   constructor(
     readonly root: string,
     baseUrl: string,
+    private readonly modes: FolderModes = PUBLIC_MODES,
   ) {
     this.base = baseUrl.replace(/\/+$/, '');
   }
 
-  private path(key: string, leftover = false): string {
-    if (!(leftover ? isLeftover(key) : isSafeKey(key))) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
+  private path(key: string): string {
+    if (!isSafeKey(key)) throw new Error(`not a storage key: ${JSON.stringify(key)}`);
     return join(this.root, ...key.split('/'));
   }
 
   /** The folder keeps no type: the key's extension gives it when served. */
   async put(key: string, body: Readable | Buffer, _contentType: string): Promise<void> {
     const path = this.path(key);
-    await mkdir(dirname(path), { recursive: true });
-    // Readable by all, whatever Souk's umask (bin/souk: 077): the files are public by their address,
-    // and a WordPress site's web server, another user, serves its uploads folder.
-    for (let dir = dirname(path); dir.length > this.root.length && dir.startsWith(this.root); dir = dirname(dir)) await chmod(dir, 0o755);
+    const { file, folder } = this.modes;
+    await mkdir(dirname(path), { recursive: true, mode: folder });
+    for (let dir = dirname(path); dir.length > this.root.length && dir.startsWith(this.root); dir = dirname(dir)) await chmod(dir, folder);
+    // Its name is keys.ts's leftover shape: the sweep removes it when a crash leaves it.
     const temporary = join(dirname(path), `.tmp-${randomBytes(8).toString('hex')}`);
     try {
-      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: 0o644 }));
-      await chmod(temporary, 0o644);
+      await pipeline(Buffer.isBuffer(body) ? Readable.from([body]) : body, createWriteStream(temporary, { mode: file }));
+      await chmod(temporary, file);
       await rename(temporary, path);
     } catch (err) {
       await rm(temporary, { force: true });
@@ -73,12 +84,15 @@ export class LocalFolderStorage implements FileStorage {
     return { body, size };
   }
 
+  /** Only a key Souk made, or one of its leftovers: the folder may be a site's, with the site's files in it. */
   async delete(key: string): Promise<void> {
-    await rm(this.path(key, true), { force: true });
+    if (!isSoukKey(key)) throw new Error(`not a key of Souk's: ${JSON.stringify(key)}`);
+    await rm(join(this.root, ...key.split('/')), { force: true });
   }
 
+  /** What is under `chat/` and the uploads' temporary folder: the rest of the folder is not Souk's. */
   async *list(): AsyncIterable<StoredKey> {
-    yield* walk(this.root, this.root);
+    for (const folder of [CHAT_PREFIX.slice(0, -1), UPLOADS_FOLDER]) yield* walk(this.root, join(this.root, folder));
   }
 
   url(key: string): string {

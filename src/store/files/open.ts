@@ -5,7 +5,7 @@
  */
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import type { FileStorage, S3Bucket } from '../../domain/files/storage.js';
-import { LocalFolderStorage } from './local-folder.js';
+import { LocalFolderStorage, PRIVATE_MODES, PUBLIC_MODES } from './local-folder.js';
 import { S3Storage } from './s3.js';
 
 export interface FileStorageSettings {
@@ -13,6 +13,8 @@ export interface FileStorageSettings {
   url: string;
   s3?: S3Bucket;
   s3PublicUrl?: string;
+  /** FILES_ACCESS: with `participants` only Souk reads the folder (files 0600, folders 0700). */
+  access?: 'public' | 'participants';
 }
 
 export async function openFileStorage(settings: FileStorageSettings): Promise<FileStorage> {
@@ -26,13 +28,18 @@ export async function openFileStorage(settings: FileStorageSettings): Promise<Fi
     }
     return bucket;
   }
+  const modes = settings.access === 'participants' ? PRIVATE_MODES : PUBLIC_MODES;
   if (!existsSync(settings.dir)) {
     mkdirSync(settings.dir, { recursive: true });
-    // Served to anyone with an address (and, on a WordPress site, by its web server): not the umask's 700.
-    chmodSync(settings.dir, 0o755);
+    // Public: served to anyone with an address (and, on a WordPress site, by its web server), not the umask's 700.
+    chmodSync(settings.dir, modes.folder);
   }
-  return new LocalFolderStorage(settings.dir, settings.url);
+  return new LocalFolderStorage(settings.dir, settings.url, modes);
 }
+
+/** The folder FILES_DIR as a storage, whatever FILES_S3_URL says: where the uploads' temporary files wait. */
+export const localFolder = (settings: Pick<FileStorageSettings, 'dir' | 'url'>): FileStorage =>
+  new LocalFolderStorage(settings.dir, settings.url);
 
 /** Lets go of what the storage holds open (a bucket's connections). */
 export function closeFileStorage(storage: FileStorage): void {

@@ -19,6 +19,7 @@ import {
   S3ServiceException,
 } from '@aws-sdk/client-s3';
 import { Upload } from '@aws-sdk/lib-storage';
+import { CHAT_PREFIX, digestOfKey } from '../../domain/files/keys.js';
 import type { ByteRange, FileStorage, S3Bucket, StoredFile, StoredKey } from '../../domain/files/storage.js';
 import { isSafeKey } from './local-folder.js';
 
@@ -111,15 +112,18 @@ export class S3Storage implements FileStorage {
     }
   }
 
+  /** Only a key Souk made: the bucket, even its prefix, may hold other things (backups, invoices). */
   async delete(key: string): Promise<void> {
+    if (digestOfKey(key) === undefined) throw new Error(`not a key of Souk's: ${JSON.stringify(key)}`);
     await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket.bucket, Key: this.objectKey(key) }));
   }
 
+  /** The keys under the prefix's `chat/`: the rest of the bucket is not Souk's. */
   async *list(): AsyncIterable<StoredKey> {
     let ContinuationToken: string | undefined;
     do {
       const page = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket.bucket, Prefix: this.prefix || undefined, ContinuationToken }),
+        new ListObjectsV2Command({ Bucket: this.bucket.bucket, Prefix: this.prefix + CHAT_PREFIX, ContinuationToken }),
       );
       for (const object of page.Contents ?? []) {
         if (!object.Key) continue;

@@ -59,6 +59,8 @@ export interface Tables {
   /** The server API's keys and the audit log (migrations/015-souk-server-api.ts). */
   soukServerKeys: string;
   soukAuditLog: string;
+  /** The stored files Souk's messages name (migrations/012-souk-message-files.ts). */
+  soukMessageFiles: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -88,6 +90,7 @@ export function tables(prefix: string): Tables {
     soukMailOutbox: `${prefix}souk_mail_outbox`,
     soukServerKeys: `${prefix}souk_server_keys`,
     soukAuditLog: `${prefix}souk_audit_log`,
+    soukMessageFiles: `${prefix}souk_message_files`,
   };
 }
 

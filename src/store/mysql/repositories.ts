@@ -33,6 +33,7 @@ import {
 import { statement, T, together, type ChatForm, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
 import { mysqlReports } from './reports.js';
+import { messageFilesInsert } from './file-references.js';
 import { siteAttachments, siteText } from './site-text.js';
 import {
   blockedUsersQuery,
@@ -443,6 +444,8 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     const id = Number(inserted.insertId);
     await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
     if (m.tempId !== null) await write(q.insertTempId.compiled(ctx, '', id, m.conId, m.sourceId, m.tempId));
+    const named = chat.messageDetails ? messageFilesInsert(ctx, id, m) : undefined;
+    if (named) await write(named.compile(db));
     return {
       id,
       conId: m.conId,

@@ -21,6 +21,8 @@ import { S3Storage } from '../../../src/store/files/s3.js';
 const BUCKET = 'souk-files';
 const SECRET = 'souk-test-secret-never-shown';
 const sha = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+/** A key of Souk's shape (chat/<2 hex>/<sha-256>.<ext>): the only kind the storage deletes. */
+const DOC = `chat/cd/${'cd'.repeat(32)}.pdf`;
 
 let server: FauxqsServer;
 let storage: S3Storage;
@@ -74,8 +76,8 @@ describe('S3 FileStorage (fauxqs)', () => {
     const document = randomBytes(300_000);
     const path = join(folder, 'upload.pdf');
     writeFileSync(path, document);
-    await storage.put('chat/cd/doc.pdf', createReadStream(path), 'application/pdf');
-    const stored = await storage.get('chat/cd/doc.pdf');
+    await storage.put(DOC, createReadStream(path), 'application/pdf');
+    const stored = await storage.get(DOC);
     assert.equal(stored!.size, document.length);
     assert.equal(sha(await buffer(stored!.body)), sha(document));
 
@@ -94,13 +96,13 @@ describe('S3 FileStorage (fauxqs)', () => {
     await storage.client.send(new PutObjectCommand({ Bucket: BUCKET, Key: 'elsewhere/x.txt', Body: 'x' }));
     const listed = [];
     for await (const key of storage.list()) listed.push(key);
-    assert.deepEqual(listed.map((k) => k.key).sort(), ['chat/ab/photo.jpg', 'chat/cd/doc.pdf', 'chat/ef/big.pdf']);
-    assert.equal(listed.find((k) => k.key === 'chat/cd/doc.pdf')!.size, document.length);
+    assert.deepEqual(listed.map((k) => k.key).sort(), ['chat/ab/photo.jpg', DOC, 'chat/ef/big.pdf'].sort());
+    assert.equal(listed.find((k) => k.key === DOC)!.size, document.length);
     for (const k of listed) assert.ok(Math.abs(k.modifiedAt - Date.now()) < 600_000, `${k.key} modifiedAt`);
 
-    await storage.delete('chat/cd/doc.pdf');
-    await storage.delete('chat/cd/doc.pdf');
-    assert.equal(await storage.get('chat/cd/doc.pdf'), undefined);
+    await storage.delete(DOC);
+    await storage.delete(DOC);
+    assert.equal(await storage.get(DOC), undefined);
   });
 
   it("serves a stored file at the bucket's address, whole and by range", async () => {

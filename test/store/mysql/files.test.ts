@@ -6,11 +6,12 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { sweepOrphans } from '../../../src/domain/files/sweep.js';
+import { removeMessage } from '../../../src/domain/moderation.js';
 import { LocalFolderStorage } from '../../../src/store/files/local-folder.js';
 import { PATHS, startTestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
@@ -92,11 +93,41 @@ describe('files in the chat on the site tables', { skip }, () => {
       before.filter((f) => !f.startsWith('.')),
     );
 
-    // The sweep keeps what the site's messages name, and removes what they no longer do.
+    // Souk's own table names the message's files, by digest.
+    const digest = /[0-9a-f]{64}/.exec(file.url)![0];
+    const recorded = await site.query<{ message_id: number; digest: string }>(
+      `select message_id, digest from wp_souk_message_files where con_id = ${Number(body.con_id)}`,
+    );
+    assert.deepEqual(
+      recorded.map((r) => [Number(r.message_id), r.digest]),
+      [[Number(message.message_id), digest]],
+    );
+
+    // The site's own uploads, and names in chat/ that Souk did not make: never swept, however old.
+    const theirs = ['2024/05/photo.jpg', 'chat/readme.txt', 'chat/ab/not-a-digest.jpg', `chat/ab/${'cd'.repeat(32)}.jpg`];
+    for (const key of theirs) {
+      await mkdir(join(uploads, key, '..'), { recursive: true });
+      await writeFile(join(uploads, key), key);
+    }
+
+    // The sweep keeps what the site's messages name, the plugin's own too, and removes what they no longer do.
     const storage = new LocalFolderStorage(uploads, UPLOADS_URL);
-    assert.equal((await sweepOrphans(storage, t.souk.store.fileReferences, Date.now() + 10_000, 1)).removed, 0);
+    const sweep = async () => (await sweepOrphans(storage, t.souk.store.fileReferences, Date.now() + 10_000, 1)).removed;
+    assert.equal(await sweep(), 0);
+    await site.query(
+      `insert into wp_rtcl_conversation_messages (con_id, source_id, type, message, attachments, is_read, created_at)
+       values (?, ?, 'attachment', '', ?, 0, now())`,
+      [Number(body.con_id), BOB, JSON.stringify([file])],
+    );
     await site.query(`update wp_rtcl_conversation_messages set attachments = null where message_id = ${Number(message.message_id)}`);
-    assert.equal((await sweepOrphans(storage, t.souk.store.fileReferences, Date.now() + 10_000, 1)).removed, 2);
+    assert.equal(await sweep(), 0, "a message the plugin stored names Souk's file");
+    await site.query(`delete from wp_rtcl_conversation_messages where con_id = ${Number(body.con_id)} and source_id = ${BOB}`);
+    assert.equal(await sweep(), 2);
+    for (const key of theirs) assert.ok((await filesUnder(uploads)).includes(key), `${key} stays`);
+
+    // The admin's removal forgets the message's files.
+    assert.ok((await removeMessage(t.souk.store, Number(message.message_id))).ok);
+    assert.deepEqual(await site.query(`select digest from wp_souk_message_files where con_id = ${Number(body.con_id)}`), []);
     await t.close();
     await site.drop();
   });

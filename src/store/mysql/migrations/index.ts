@@ -21,6 +21,7 @@ import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions
 import { soukReportsMigration } from './008-souk-reports.js';
 import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
 import { soukMailMigration } from './011-souk-mail.js';
+import { soukMessageFilesMigration } from './012-souk-message-files.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
@@ -34,6 +35,7 @@ export function mysqlMigrations(t: Tables): Migrations {
     '008-souk-reports': soukReportsMigration(t),
     '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
     '011-souk-mail': soukMailMigration(t),
+    '012-souk-message-files': soukMessageFilesMigration(t),
     '015-souk-server-api': soukServerApiMigration(t),
   };
 }

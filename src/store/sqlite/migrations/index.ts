@@ -30,6 +30,7 @@ import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
+import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
@@ -74,6 +75,7 @@ export const SQLITE_MIGRATIONS: Migrations = {
     mailMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '022-user-registered': atomically(userRegisteredMigration('integer')),
+  '023-message-files': atomically(messageFilesMigration('integer')),
   '026-server-api': atomically(
     serverApiMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
