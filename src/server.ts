@@ -34,6 +34,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
+import { FcmClient } from './events/fcm.js';
 import { closeFileStorage, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
@@ -185,7 +186,8 @@ function pushNotifications(
 ): PushSender | undefined {
   if (!config.push.enabled || !store.pushDevices || !store.pushOutbox) return undefined;
   const views = new RecentViews();
-  deps.push = { devices: store.pushDevices, views, devicesPerUser: config.push.devicesPerUser };
+  const account = config.push.fcmServiceAccount;
+  deps.push = { devices: store.pushDevices, views, devicesPerUser: config.push.devicesPerUser, fcm: account !== undefined };
   return new PushSender({
     outbox: store.pushOutbox,
     devices: store.pushDevices,
@@ -193,6 +195,7 @@ function pushNotifications(
     inView: (userId, conId, now) => (streams?.isStreaming(userId) ?? false) || views.recent(userId, conId, now),
     url: config.push.expoUrl,
     accessToken: config.push.accessToken,
+    ...(account && { fcm: new FcmClient({ account, url: config.push.fcmUrl, timeoutMs: config.push.timeoutMs }) }),
     appScheme: config.push.appScheme,
     retryForMs: config.push.retryForS * 1000,
     retryBaseMs: config.push.retryBaseMs,

@@ -44,9 +44,10 @@ export interface RouteDeps {
   /**
    * Push notifications (push-notification/register): the devices, where reads of a conversation
    * are reported (no push while it is in view), the bound per user. Absent where the store keeps
-   * none or PUSH_NOTIFICATIONS is false.
+   * none or PUSH_NOTIFICATIONS is false. `fcm`: FCM registration tokens are taken too (a service
+   * account is configured).
    */
-  push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
+  push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number; fcm: boolean };
   /** Files uploaded with messages (http/uploads.ts); absent in tests that build deps by hand: multipart is then refused. */
   files?: FileDeps;
   /** E-mail (my/notifications, mail/unsubscribe): the users' choices and the key of the unsubscribe links. */

@@ -79,6 +79,8 @@ export const MESSAGES = {
   perPageRange: 'per_page must be between 1 and 100.',
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
+  pushTokenOrFcm:
+    'push_token is required and must be an Expo push token (ExponentPushToken[...] or ExpoPushToken[...]) or an FCM registration token.',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
   reportMessage: 'message must be a string.',
   reportReason: 'reason is required: say why the conversation or message is reported.',
