@@ -31,6 +31,8 @@ import { fileAddressSigning, type FileAddressSigning } from './auth/file-address
 import { shutdownOnSignals } from './shutdown.js';
 import { loggedPayloadJson } from './events/payloads.js';
 import { StreamHub } from './events/stream-hub.js';
+import { LiveEvents } from './events/live.js';
+import { TypingGate } from './domain/chat/typing.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
@@ -49,6 +51,8 @@ export interface Souk {
   revoked: RevokedTokens;
   /** The event streams in this process; absent where the store keeps no event log. */
   streams: StreamHub | undefined;
+  /** What is never stored (typing), fanned out to every instance; absent without event streams. */
+  live: LiveEvents | undefined;
   /** The push notifications' sender; absent where the store keeps no push outbox or PUSH_NOTIFICATIONS is false. */
   push: PushSender | undefined;
   /** The mail sender; absent without SMTP_URL or where the store keeps no mail outbox. */
@@ -151,6 +155,26 @@ function eventStreams(config: Config, store: Store, deps: RouteDeps, onError: (e
     retentionMs: config.events.retentionS * 1000,
     onError,
   });
+}
+
+/**
+ * What is never stored (typing), where there are streams to tell: the typing gate publishes, the
+ * streams of this instance write what any instance published (events/live.ts); Pusher may
+ * subscribe as well.
+ */
+function liveEvents(store: Store, deps: RouteDeps, streams: StreamHub): LiveEvents {
+  const live = new LiveEvents(store.liveChannel);
+  const typing = new TypingGate({ repos: store.repos, findUser: deps.findUser, publish: (event) => live.publish(event) });
+  live.subscribe(
+    (event) => {
+      if (event.type === 'blocks.changed') typing.forgetChecks();
+      else streams.sendLive(event.to, event.type, JSON.stringify({ conversation_id: event.conversationId, user_id: event.userId }));
+    },
+    () => typing.forgetChecks(),
+  );
+  deps.typing = typing;
+  deps.live = live;
+  return live;
 }
 
 /** The webhook delivery loop, when WEBHOOK_URLS names receivers. */
@@ -381,6 +405,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation(), fileAddresses);
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
+    const live = streams && liveEvents(store, deps, streams);
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     deps.files = await fileUploads(config, store, fileAddresses);
     const { sweepIntervalS, sweepGraceS } = config.files;
@@ -412,6 +437,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       tokens,
       revoked,
       streams,
+      live,
       push,
       mail: mail?.sender,
       async close() {
@@ -420,6 +446,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         stopSweeping?.();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
+        live?.close();
         await app.close();
         await webhooks?.stop();
         await push?.stop();

@@ -6,7 +6,8 @@ import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
 import type { AppConfig } from '../domain/config.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
-import type { EventStreams } from '../domain/events.js';
+import type { EventStreams, LiveEvent } from '../domain/events.js';
+import type { TypingGate } from '../domain/chat/typing.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
@@ -39,6 +40,10 @@ export interface RouteDeps {
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
   /** What the password threads did, for the metrics; absent in tests that build deps by hand. */
   passwordStats?: () => PasswordStats;
+  /** POST my/chat/typing's gate; absent without event streams. */
+  typing?: TypingGate;
+  /** What is never stored, to every instance (events/live.ts); absent without event streams. */
+  live?: { publish(event: LiveEvent): void };
   /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log. */
   events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
   /**

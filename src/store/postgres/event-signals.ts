@@ -10,11 +10,15 @@
  * log, not lost. An instance stopped between a commit and its NOTIFY leaves the other instances'
  * readers of those users to hear of them with their next event; an instance's first NOTIFY tells
  * every other instance's readers to look again, which covers one that was restarted.
+ *
+ * The same channel carries what is never stored (`live`: typing, LiveChannel): a payload
+ * `<tag>!<message>`, sent in the same one-at-a-time queue. A NOTIFY writes no row: it costs the
+ * sending instance one statement on a pooled connection, and reaches every instance at once.
  */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import type { Client, Notification } from 'pg';
-import type { EventSignals } from '../../domain/ports.js';
+import type { EventSignals, LiveChannel } from '../../domain/ports.js';
 
 export const EVENTS_CHANNEL = 'souk_events';
 
@@ -22,6 +26,10 @@ const require = createRequire(import.meta.url);
 const MAX_BACKOFF_MS = 5000;
 /** NOTIFY's payload is at most 8000 bytes: user ids go in notifications of at most this many characters. */
 const PAYLOAD_IDS = 7000;
+/** A live message longer than this is not sent (typing's are some 80 characters). */
+const LIVE_MAX = 7000;
+/** Live messages waiting for their NOTIFY, at most: beyond them (the database slow), the newest are dropped. */
+const LIVE_QUEUED = 1000;
 
 /**
  * A notification's payload: the sending instance's tag, then the users' ids (comma-separated) or
@@ -56,6 +64,9 @@ export function parsePayload(payload: string): { tag: string; userIds: number[] 
 export class PostgresEventSignals implements EventSignals {
   private readonly users = new Set<(userIds: number[]) => void>();
   private readonly gaps = new Set<() => void>();
+  private readonly liveListeners = new Set<(message: string) => void>();
+  /** Live messages since the NOTIFY in flight left. */
+  private liveOutgoing: string[] = [];
   private client: Client | undefined;
   private connecting = false;
   private closed = false;
@@ -85,19 +96,39 @@ export class PostgresEventSignals implements EventSignals {
     this.flush();
   }
 
+  /** What is never stored, to the other instances (LiveChannel). */
+  readonly live: LiveChannel = {
+    publish: (message) => {
+      if (message.length > LIVE_MAX || this.liveOutgoing.length >= LIVE_QUEUED) return;
+      this.liveOutgoing.push(message);
+      this.flush();
+    },
+    subscribe: (onMessage, onGap) => {
+      this.liveListeners.add(onMessage);
+      this.gaps.add(onGap);
+      if (!this.client && !this.connecting) void this.connect();
+      return () => {
+        this.liveListeners.delete(onMessage);
+        this.gaps.delete(onGap);
+      };
+    },
+  };
+
   /** One NOTIFY at a time; what commits meanwhile goes with the next. */
   private flush(): void {
-    if (this.sending || this.outgoing.size === 0) return;
+    if (this.sending || (this.outgoing.size === 0 && this.liveOutgoing.length === 0)) return;
     const users = [...this.outgoing];
     this.outgoing = new Set();
-    this.sending = this.send(users).finally(() => {
+    const live = this.liveOutgoing.map((message) => `${this.tag}!${message}`);
+    this.liveOutgoing = [];
+    this.sending = this.send(users, live).finally(() => {
       this.sending = undefined;
       this.flush();
     });
   }
 
-  private async send(users: number[]): Promise<void> {
-    const payloads = notificationPayloads(this.tag, users);
+  private async send(users: number[], live: string[] = []): Promise<void> {
+    const payloads = [...notificationPayloads(this.tag, users), ...live];
     if (!this.announced) {
       this.announced = true;
       payloads.unshift(`${this.tag}:*`);
@@ -180,7 +211,13 @@ export class PostgresEventSignals implements EventSignals {
   }
 
   private notified(n: Notification): void {
-    const said = n.channel === EVENTS_CHANNEL && n.payload ? parsePayload(n.payload) : undefined;
+    if (n.channel !== EVENTS_CHANNEL || !n.payload) return;
+    const bang = n.payload.indexOf('!');
+    if (bang > 0 && !n.payload.slice(0, bang).includes(':')) {
+      if (n.payload.slice(0, bang) !== this.tag) for (const listener of this.liveListeners) listener(n.payload.slice(bang + 1));
+      return;
+    }
+    const said = parsePayload(n.payload);
     if (!said || said.tag === this.tag) return;
     if (said.userIds === undefined) for (const gap of this.gaps) gap();
     else for (const listener of this.users) listener(said.userIds);
