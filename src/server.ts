@@ -274,25 +274,17 @@ function retentionJob(config: Config, store: Store, log: () => FastifyInstance['
 }
 
 /**
- * E-mail when a message waits (docs/mail.md): the routes' deps (the users' choices, the unsubscribe
- * links' key) wherever the store keeps them; with SMTP_URL, who is online and the mail sender.
+ * Who is online (events/presence.ts), wherever the store keeps it: the mail sender asks it, and
+ * GET my/chat/presence answers from it (domain/chat/presence.ts).
  */
-async function mailNotifications(
+function presenceOf(
   config: Config,
   store: Store,
   deps: RouteDeps,
   streams: StreamHub | undefined,
   onError: (err: unknown, what: string) => void,
-): Promise<{ sender: MailSender; presence: Presence } | undefined> {
-  if (!store.mailOutbox || !store.mailPreferences || !store.presence) return undefined;
-  const unsubscribeKey = await mailUnsubscribeKey(store.settings);
-  deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
-  const { smtpUrl } = config.mail;
-  if (smtpUrl === undefined) return undefined;
-  const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
-  if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
-  // nodemailer is loaded only where mail is sent.
-  const { smtpTransport } = await import('./events/mail-transport.js');
+): Presence | undefined {
+  if (!store.presence) return undefined;
   const presence = new Presence({
     repo: store.presence,
     windowMs: config.mail.onlineWindowS * 1000,
@@ -303,6 +295,30 @@ async function mailNotifications(
   // Every authenticated request tells it its caller, at the auth step (a Map's update; the store's
   // write, at most once a window, is not waited for). A stream counts from its opening.
   deps.auth.seen = (userId) => presence.seen(userId);
+  if (store.mailPreferences) deps.presence = { presence, partners: store.presence, preferences: store.mailPreferences };
+  return presence;
+}
+
+/**
+ * E-mail when a message waits (docs/mail.md): the routes' deps (the users' choices, the unsubscribe
+ * links' key) wherever the store keeps them; with SMTP_URL, the mail sender.
+ */
+async function mailNotifications(
+  config: Config,
+  store: Store,
+  deps: RouteDeps,
+  presence: Presence | undefined,
+  onError: (err: unknown, what: string) => void,
+): Promise<MailSender | undefined> {
+  if (!store.mailOutbox || !store.mailPreferences || !presence) return undefined;
+  const unsubscribeKey = await mailUnsubscribeKey(store.settings);
+  deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
+  const { smtpUrl } = config.mail;
+  if (smtpUrl === undefined) return undefined;
+  const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
+  if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
+  // nodemailer is loaded only where mail is sent.
+  const { smtpTransport } = await import('./events/mail-transport.js');
   const { presentation } = deps;
   const base = `${presentation.siteUrl.replace(/\/+$/, '')}${apiBase(config)}/mail/unsubscribe`;
   const sender = new MailSender({
@@ -328,7 +344,7 @@ async function mailNotifications(
     onError,
   });
   deps.mailStats = () => sender.stats;
-  return { sender, presence };
+  return sender;
 }
 
 export interface SoukOptions {
@@ -366,7 +382,7 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
-  // Known once the mail part is set up, after the store opened (mailNotifications).
+  // Known once the store opened (presenceOf).
   let presence: Presence | undefined;
   const store = await openMigratedStore(
     url,
@@ -415,8 +431,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
             log?.error({ err }, 'file sweep failed'),
           )
         : undefined;
-    const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    presence = mail?.presence;
+    presence = presenceOf(config, store, deps, streams, (err, what) => log?.error({ err }, what));
+    const mail = await mailNotifications(config, store, deps, presence, (err, what) => log?.error({ err }, what));
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');
@@ -426,8 +442,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     push?.start();
     const retention = retentionJob(config, store, () => log);
     retention?.start();
-    mail?.presence.start();
-    mail?.sender.start();
+    presence?.start();
+    mail?.start();
     warnOfLoosePermissions(app.log, store);
     warnOfPublicSecret(app.log, settings.current().jwtSecret, config.acceptWordpressTokens);
     return {
@@ -439,7 +455,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       streams,
       live,
       push,
-      mail: mail?.sender,
+      mail,
       async close() {
         settings.stop();
         revoked.stop();
@@ -451,8 +467,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await webhooks?.stop();
         await push?.stop();
         await retention?.stop();
-        mail?.presence.stop();
-        await mail?.sender.stop();
+        presence?.stop();
+        await mail?.stop();
         if (deps.files) closeFileStorage(deps.files.storage);
         await store.close();
       },

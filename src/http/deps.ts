@@ -8,6 +8,7 @@ import type { AppConfig } from '../domain/config.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams, LiveEvent } from '../domain/events.js';
 import type { TypingGate } from '../domain/chat/typing.js';
+import type { ChatPresenceDeps } from '../domain/chat/presence.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
@@ -40,6 +41,8 @@ export interface RouteDeps {
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
   /** What the password threads did, for the metrics; absent in tests that build deps by hand. */
   passwordStats?: () => PasswordStats;
+  /** GET my/chat/presence: who is online, who shares a conversation, who hid it; absent where the store keeps no presence. */
+  presence?: Omit<ChatPresenceDeps, 'repos' | 'findUser'>;
   /** POST my/chat/typing's gate; absent without event streams. */
   typing?: TypingGate;
   /** What is never stored, to every instance (events/live.ts); absent without event streams. */

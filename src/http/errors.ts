@@ -196,6 +196,8 @@ export const pushTokenTaken = () => shapeB(409, 'PUSH_TOKEN_TAKEN', MESSAGES.pus
 
 /** PUT my/notifications (docs/mail.md). */
 export const notificationsEmailMessage = 'email is required and must be true or false.';
+export const notificationsShowPresenceMessage = 'show_presence must be true or false.';
+export const presenceUserIdsMessage = 'user_ids is required: a comma-separated list of at most 100 positive integers.';
 /** The unsubscribe link of a mail whose user or signature does not hold (docs/mail.md). */
 export const invalidUnsubscribeLink = () => shapeB(403, 'INVALID_UNSUBSCRIBE_LINK', 'The unsubscribe link is not valid.');
 
