@@ -65,6 +65,8 @@ export class PostgresEventSignals implements EventSignals {
   private readonly users = new Set<(userIds: number[]) => void>();
   private readonly gaps = new Set<() => void>();
   private readonly liveListeners = new Set<(message: string) => void>();
+  /** Told when the listening connection came back: live messages sent meanwhile were missed (another instance's start misses none). */
+  private readonly liveGaps = new Set<() => void>();
   /** Live messages since the NOTIFY in flight left. */
   private liveOutgoing: string[] = [];
   private client: Client | undefined;
@@ -105,11 +107,11 @@ export class PostgresEventSignals implements EventSignals {
     },
     subscribe: (onMessage, onGap) => {
       this.liveListeners.add(onMessage);
-      this.gaps.add(onGap);
+      this.liveGaps.add(onGap);
       if (!this.client && !this.connecting) void this.connect();
       return () => {
         this.liveListeners.delete(onMessage);
-        this.gaps.delete(onGap);
+        this.liveGaps.delete(onGap);
       };
     },
   };
@@ -196,7 +198,7 @@ export class PostgresEventSignals implements EventSignals {
     this.client = client;
     this.backoffMs = 100;
     // Anything committed before the LISTEN took effect was not signalled: readers look again.
-    if (this.connections++ > 0) for (const gap of this.gaps) gap();
+    if (this.connections++ > 0) for (const gap of [...this.gaps, ...this.liveGaps]) gap();
   }
 
   private scheduleReconnect(): void {
