@@ -12,7 +12,9 @@
  * every other instance's readers to look again, which covers one that was restarted.
  *
  * The same channel carries what is never stored (`live`: typing, LiveChannel): a payload
- * `<tag>!<message>`, sent in the same one-at-a-time queue. A NOTIFY writes no row: it costs the
+ * `<tag>!<schema>!<message>`, sent in the same one-at-a-time queue. A channel is the database's,
+ * whatever the schema: the schema (the listening connection's current_schema) keeps one Souk's
+ * typing from the streams of another that shares the database in a schema of its own. A NOTIFY writes no row: it costs the
  * sending instance one statement on a pooled connection, and reaches every instance at once.
  */
 import { createRequire } from 'node:module';
@@ -67,6 +69,8 @@ export class PostgresEventSignals implements EventSignals {
   private readonly liveListeners = new Set<(message: string) => void>();
   /** Told when the listening connection came back: live messages sent meanwhile were missed (another instance's start misses none). */
   private readonly liveGaps = new Set<() => void>();
+  /** The listening connection's current_schema, once connected. */
+  private schema = '';
   /** Live messages since the NOTIFY in flight left. */
   private liveOutgoing: string[] = [];
   private client: Client | undefined;
@@ -121,7 +125,7 @@ export class PostgresEventSignals implements EventSignals {
     if (this.sending || (this.outgoing.size === 0 && this.liveOutgoing.length === 0)) return;
     const users = [...this.outgoing];
     this.outgoing = new Set();
-    const live = this.liveOutgoing.map((message) => `${this.tag}!${message}`);
+    const live = this.liveOutgoing.map((message) => `${this.tag}!${this.schema}!${message}`);
     this.liveOutgoing = [];
     this.sending = this.send(users, live).finally(() => {
       this.sending = undefined;
@@ -185,6 +189,7 @@ export class PostgresEventSignals implements EventSignals {
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);
+      this.schema = (await client.query<{ schema: string | null }>('select current_schema() as schema')).rows[0]?.schema ?? '';
     } catch {
       this.connecting = false;
       onLost();
@@ -216,7 +221,10 @@ export class PostgresEventSignals implements EventSignals {
     if (n.channel !== EVENTS_CHANNEL || !n.payload) return;
     const bang = n.payload.indexOf('!');
     if (bang > 0 && !n.payload.slice(0, bang).includes(':')) {
-      if (n.payload.slice(0, bang) !== this.tag) for (const listener of this.liveListeners) listener(n.payload.slice(bang + 1));
+      const rest = n.payload.slice(bang + 1);
+      const second = rest.indexOf('!');
+      const heard = n.payload.slice(0, bang) !== this.tag && second >= 0 && rest.slice(0, second) === this.schema && this.schema !== '';
+      if (heard) for (const listener of this.liveListeners) listener(rest.slice(second + 1));
       return;
     }
     const said = parsePayload(n.payload);
