@@ -79,6 +79,7 @@ const CLASSES = {
     'test/bench/floor-postgres.test.ts',
     'test/store/multi-instance.test.ts',
     'test/http/events-instances.test.ts',
+    'test/http/live-instances.test.ts',
   ],
   mysql: ['test/store/mysql/'],
 };

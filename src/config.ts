@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { S3Bucket } from './domain/files/storage.js';
+import type { FcmServiceAccount } from './domain/push.js';
 import { PLUGIN_FILE_TYPES } from './domain/files/types.js';
 
 export class ConfigError extends Error {
@@ -333,6 +334,50 @@ export function parseMailbox(value: string): { name: string; address: string } |
   if (named) return { name: named[1]!.trim(), address: named[2]! };
   const bare = /^\s*([^<>\s@"]+@[^<>\s@"]+)\s*$/.exec(value);
   return bare ? { name: '', address: bare[1]! } : undefined;
+}
+
+/**
+ * A Google service account's key file (FCM_SERVICE_ACCOUNT_JSON, or the file FCM_SERVICE_ACCOUNT_FILE
+ * names): the fields FCM needs. Errors name the setting and the missing field, never a value.
+ */
+function fcmServiceAccount(env: Env): FcmServiceAccount | undefined {
+  const direct = given(env, 'FCM_SERVICE_ACCOUNT_JSON');
+  const file = given(env, 'FCM_SERVICE_ACCOUNT_FILE');
+  if (direct !== undefined && file !== undefined)
+    throw new ConfigError('FCM_SERVICE_ACCOUNT_JSON and FCM_SERVICE_ACCOUNT_FILE are both set; set only one');
+  if (direct === undefined && file === undefined) return undefined;
+  const name = direct !== undefined ? 'FCM_SERVICE_ACCOUNT_JSON' : 'FCM_SERVICE_ACCOUNT_FILE';
+  let fields: Record<string, unknown>;
+  try {
+    const parsed = JSON.parse(direct ?? readFileSync(file!, 'utf8')) as unknown;
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    fields = parsed as Record<string, unknown>;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError(
+      code !== undefined
+        ? `FCM_SERVICE_ACCOUNT_FILE names a file that cannot be read: ${file} (${code})`
+        : `${name} is not a service account key (a JSON object)`,
+    );
+  }
+  const field = (key: string): string => {
+    const value = fields[key];
+    if (typeof value !== 'string' || value.trim() === '')
+      throw new ConfigError(`${name} has no "${key}": it must be a service account key file`);
+    return value;
+  };
+  if (fields.type !== 'service_account') throw new ConfigError(`${name} must be a service account key ("type": "service_account")`);
+  const tokenUri = field('token_uri');
+  if (!isHttpUrl(tokenUri)) throw new ConfigError(`${name}'s "token_uri" must be an absolute http(s) address`);
+  if (!field('private_key').includes('PRIVATE KEY-----')) throw new ConfigError(`${name}'s "private_key" must be a PEM private key`);
+  const keyId = fields.private_key_id;
+  return {
+    projectId: field('project_id'),
+    clientEmail: field('client_email'),
+    privateKey: field('private_key'),
+    privateKeyId: typeof keyId === 'string' && keyId !== '' ? keyId : undefined,
+    tokenUri,
+  };
 }
 
 function isHttpUrl(value: string): boolean {
@@ -797,6 +842,28 @@ const SETTINGS = {
       meaning:
         'How long after Expo took a push its receipt is asked for (`getReceipts` beside `EXPO_PUSH_URL`); a device the receipt reports not registered (the app uninstalled) is dropped. 1 to 86400.',
     }),
+    fcmServiceAccount: setting('FCM_SERVICE_ACCOUNT_JSON', undefined, (_raw, env) => fcmServiceAccount(env), {
+      shownDefault: '*(unset: no FCM)*',
+      meaning:
+        'Firebase Cloud Messaging (docs/events.md, "Push notifications"): the Firebase project\'s service account key, the JSON text itself, or `FCM_SERVICE_ACCOUNT_FILE`: a file holding it (not both). Set: `push-notification/register` also takes FCM registration tokens, and Souk pushes to them through FCM HTTP v1, with an access token asked of the key\'s `token_uri`. Secret: shown as its `project_id` only.',
+      kind: 'secret',
+      print: (account) => (account === undefined ? '' : `project ${account.projectId} (key ****)`),
+    }),
+    fcmUrl: setting(
+      'FCM_API_URL',
+      'https://fcm.googleapis.com/v1/projects/{project_id}/messages:send',
+      (_raw, env) => {
+        const value = given(env, 'FCM_API_URL') ?? 'https://fcm.googleapis.com/v1/projects/{project_id}/messages:send';
+        if (!isHttpUrl(value.replaceAll('{project_id}', 'p')))
+          throw new ConfigError(`FCM_API_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+        return value;
+      },
+      {
+        meaning: "FCM HTTP v1's send address; `{project_id}` becomes the service account's project (a local receiver in tests).",
+        kind: 'url',
+        print: maskUrlSecrets,
+      },
+    ),
   },
   files: {
     dir: setting('FILES_DIR', undefined, (_raw, env) => given(env, 'FILES_DIR') ?? defaultFilesDir(env), {

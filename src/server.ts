@@ -31,9 +31,12 @@ import { fileAddressSigning, type FileAddressSigning } from './auth/file-address
 import { shutdownOnSignals } from './shutdown.js';
 import { loggedPayloadJson } from './events/payloads.js';
 import { StreamHub } from './events/stream-hub.js';
+import { LiveEvents } from './events/live.js';
+import { TypingGate } from './domain/chat/typing.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
+import { FcmClient } from './events/fcm.js';
 import { closeFileStorage, localFolder, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
@@ -51,6 +54,8 @@ export interface Souk {
   revoked: RevokedTokens;
   /** The event streams in this process; absent where the store keeps no event log. */
   streams: StreamHub | undefined;
+  /** What is never stored (typing), fanned out to every instance; absent without event streams. */
+  live: LiveEvents | undefined;
   /** The push notifications' sender; absent where the store keeps no push outbox or PUSH_NOTIFICATIONS is false. */
   push: PushSender | undefined;
   /** The mail sender; absent without SMTP_URL or where the store keeps no mail outbox. */
@@ -197,6 +202,26 @@ function eventStreams(config: Config, store: Store, deps: RouteDeps, onError: (e
   });
 }
 
+/**
+ * What is never stored (typing), where there are streams to tell: the typing gate publishes, the
+ * streams of this instance write what any instance published (events/live.ts); Pusher may
+ * subscribe as well.
+ */
+function liveEvents(store: Store, deps: RouteDeps, streams: StreamHub): LiveEvents {
+  const live = new LiveEvents(store.liveChannel);
+  const typing = new TypingGate({ repos: store.repos, findUser: deps.findUser, publish: (event) => live.publish(event) });
+  live.subscribe(
+    (event) => {
+      if (event.type === 'blocks.changed') typing.forgetChecks();
+      else streams.sendLive(event.to, event.type, JSON.stringify({ conversation_id: event.conversationId, user_id: event.userId }));
+    },
+    () => typing.forgetChecks(),
+  );
+  deps.typing = typing;
+  deps.live = live;
+  return live;
+}
+
 /** The webhook delivery loop, when WEBHOOK_URLS names receivers. */
 function webhookSender(
   config: Config,
@@ -230,7 +255,8 @@ function pushNotifications(
 ): PushSender | undefined {
   if (!config.push.enabled || !store.pushDevices || !store.pushOutbox) return undefined;
   const views = new RecentViews();
-  deps.push = { devices: store.pushDevices, views, devicesPerUser: config.push.devicesPerUser };
+  const account = config.push.fcmServiceAccount;
+  deps.push = { devices: store.pushDevices, views, devicesPerUser: config.push.devicesPerUser, fcm: account !== undefined };
   return new PushSender({
     outbox: store.pushOutbox,
     devices: store.pushDevices,
@@ -238,6 +264,7 @@ function pushNotifications(
     inView: (userId, conId, now) => (streams?.isStreaming(userId) ?? false) || views.recent(userId, conId, now),
     url: config.push.expoUrl,
     accessToken: config.push.accessToken,
+    ...(account && { fcm: new FcmClient({ account, url: config.push.fcmUrl, timeoutMs: config.push.timeoutMs }) }),
     appScheme: config.push.appScheme,
     retryForMs: config.push.retryForS * 1000,
     retryBaseMs: config.push.retryBaseMs,
@@ -292,25 +319,17 @@ function retentionJob(config: Config, store: Store, log: () => FastifyInstance['
 }
 
 /**
- * E-mail when a message waits (docs/mail.md): the routes' deps (the users' choices, the unsubscribe
- * links' key) wherever the store keeps them; with SMTP_URL, who is online and the mail sender.
+ * Who is online (events/presence.ts), wherever the store keeps it: the mail sender asks it, and
+ * GET my/chat/presence answers from it (domain/chat/presence.ts).
  */
-async function mailNotifications(
+function presenceOf(
   config: Config,
   store: Store,
   deps: RouteDeps,
   streams: StreamHub | undefined,
   onError: (err: unknown, what: string) => void,
-): Promise<{ sender: MailSender; presence: Presence } | undefined> {
-  if (!store.mailOutbox || !store.mailPreferences || !store.presence) return undefined;
-  const unsubscribeKey = await mailUnsubscribeKey(store.settings);
-  deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
-  const { smtpUrl } = config.mail;
-  if (smtpUrl === undefined) return undefined;
-  const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
-  if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
-  // nodemailer is loaded only where mail is sent.
-  const { smtpTransport } = await import('./events/mail-transport.js');
+): Presence | undefined {
+  if (!store.presence) return undefined;
   const presence = new Presence({
     repo: store.presence,
     windowMs: config.mail.onlineWindowS * 1000,
@@ -321,6 +340,30 @@ async function mailNotifications(
   // Every authenticated request tells it its caller, at the auth step (a Map's update; the store's
   // write, at most once a window, is not waited for). A stream counts from its opening.
   deps.auth.seen = (userId) => presence.seen(userId);
+  if (store.mailPreferences) deps.presence = { presence, partners: store.presence, preferences: store.mailPreferences };
+  return presence;
+}
+
+/**
+ * E-mail when a message waits (docs/mail.md): the routes' deps (the users' choices, the unsubscribe
+ * links' key) wherever the store keeps them; with SMTP_URL, the mail sender.
+ */
+async function mailNotifications(
+  config: Config,
+  store: Store,
+  deps: RouteDeps,
+  presence: Presence | undefined,
+  onError: (err: unknown, what: string) => void,
+): Promise<MailSender | undefined> {
+  if (!store.mailOutbox || !store.mailPreferences || !presence) return undefined;
+  const unsubscribeKey = await mailUnsubscribeKey(store.settings);
+  deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
+  const { smtpUrl } = config.mail;
+  if (smtpUrl === undefined) return undefined;
+  const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
+  if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
+  // nodemailer is loaded only where mail is sent.
+  const { smtpTransport } = await import('./events/mail-transport.js');
   const { presentation } = deps;
   const base = `${presentation.siteUrl.replace(/\/+$/, '')}${apiBase(config)}/mail/unsubscribe`;
   const sender = new MailSender({
@@ -346,7 +389,7 @@ async function mailNotifications(
     onError,
   });
   deps.mailStats = () => sender.stats;
-  return { sender, presence };
+  return sender;
 }
 
 export interface SoukOptions {
@@ -384,7 +427,7 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
-  // Known once the mail part is set up, after the store opened (mailNotifications).
+  // Known once the store opened (presenceOf).
   let presence: Presence | undefined;
   const store = await openMigratedStore(
     url,
@@ -423,6 +466,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation(), fileAddresses);
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
+    const live = streams && liveEvents(store, deps, streams);
     const push = pushNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     deps.files = await fileUploads(config, store, fileAddresses);
     const { sweepIntervalS, sweepGraceS } = config.files;
@@ -437,8 +481,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
           )
         : [];
     const stopSweeping = () => stops.forEach((stop) => stop());
-    const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    presence = mail?.presence;
+    presence = presenceOf(config, store, deps, streams, (err, what) => log?.error({ err }, what));
+    const mail = await mailNotifications(config, store, deps, presence, (err, what) => log?.error({ err }, what));
     const serverKeys = new ServerKeys(store.serverKeys, (err) => log?.error({ err }, 'server keys: read failed'));
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
@@ -453,8 +497,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const retention = retentionJob(config, store, () => log);
     retention?.start();
     const stopAuditPruning = auditPruning(config, store, () => log);
-    mail?.presence.start();
-    mail?.sender.start();
+    presence?.start();
+    mail?.start();
     warnOfLoosePermissions(app.log, store);
     warnOfPublicSecret(app.log, settings.current().jwtSecret, config.acceptWordpressTokens);
     return {
@@ -464,8 +508,9 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       tokens,
       revoked,
       streams,
+      live,
       push,
-      mail: mail?.sender,
+      mail,
       serverKeys,
       async close() {
         settings.stop();
@@ -474,13 +519,14 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         stopSweeping();
         // Open streams would hold the server open: they end, and their clients reconnect elsewhere.
         streams?.close();
+        live?.close();
         await app.close();
         await webhooks?.stop();
         await push?.stop();
         await retention?.stop();
         await stopAuditPruning();
-        mail?.presence.stop();
-        await mail?.sender.stop();
+        presence?.stop();
+        await mail?.stop();
         if (deps.files) closeFileStorage(deps.files.storage);
         await store.close();
       },

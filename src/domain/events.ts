@@ -35,6 +35,14 @@ export const STREAMED_EVENTS: readonly EventType[] = [
   'conversation.left',
 ];
 
+/**
+ * What is never stored (issue 50): published to the instances' listeners (their streams, and any
+ * other publisher that subscribes) and forgotten. `conversation.typing`: `userId` is typing in the
+ * conversation, for `to` (the other participant). `blocks.changed`: a block was made or lifted, so
+ * what was cached of who may type to whom is stale.
+ */
+export type LiveEvent = { type: 'conversation.typing'; to: number; conversationId: number; userId: number } | { type: 'blocks.changed' };
+
 /** An event for one user, as the log holds it. */
 export interface LoggedEvent {
   /** The user's own sequence: 1, 2, 3... in the order their events committed. */

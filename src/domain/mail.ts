@@ -59,12 +59,17 @@ export interface PresenceRepository {
   seen(userId: number, until: number): Promise<void>;
   /** Until when the user is online (epoch ms), if ever recorded. */
   onlineUntil(userId: number): Promise<number | undefined>;
+  /** Those of `others` who share a conversation with the user (GET my/chat/presence shows only them). */
+  chatPartners(userId: number, others: number[]): Promise<number[]>;
 }
 
 /** Each user's choice of e-mail notifications; on unless they turned it off. */
 export interface MailPreferenceRepository {
   emailOn(userId: number): Promise<boolean>;
   setEmail(userId: number, on: boolean): Promise<void>;
+  /** Those of the users who hid their presence (PUT my/notifications `show_presence` false): shown offline to everyone. */
+  hidingPresence(userIds: number[]): Promise<Set<number>>;
+  setShowPresence(userId: number, shown: boolean): Promise<void>;
 }
 
 /** What the mail sender did since the start, for the metrics (docs/operations.md). */
@@ -110,9 +115,24 @@ export async function mayMail(
   return null;
 }
 
-/** GET my/notifications. */
-export async function notificationSettings(preferences: MailPreferenceRepository, userId: number): Promise<{ email: boolean }> {
-  return { email: await preferences.emailOn(userId) };
+/** GET my/notifications: the choice of mail, and whether others see the user's presence (GET my/chat/presence). */
+export async function notificationSettings(
+  preferences: MailPreferenceRepository,
+  userId: number,
+): Promise<{ email: boolean; showPresence: boolean }> {
+  const [email, hiding] = await Promise.all([preferences.emailOn(userId), preferences.hidingPresence([userId])]);
+  return { email, showPresence: !hiding.has(userId) };
+}
+
+/** PUT my/notifications: the choices given change, then all of them as stored. */
+export async function setNotificationSettings(
+  preferences: MailPreferenceRepository,
+  userId: number,
+  choices: { email?: boolean | undefined; showPresence?: boolean | undefined },
+): Promise<{ email: boolean; showPresence: boolean }> {
+  if (choices.email !== undefined) await preferences.setEmail(userId, choices.email);
+  if (choices.showPresence !== undefined) await preferences.setShowPresence(userId, choices.showPresence);
+  return notificationSettings(preferences, userId);
 }
 
 /** PUT my/notifications, and the unsubscribe link (email false). */

@@ -293,6 +293,18 @@ export interface EventSignals {
   streaming?(open: boolean): void;
 }
 
+/**
+ * Messages never stored (LiveEvent as JSON text), from this process to every instance on the
+ * database: PostgreSQL's LISTEN/NOTIFY on the event signals' channel; elsewhere this process only.
+ * Best effort: a message sent while an instance's listening connection is away is lost to it,
+ * and `onGap` tells it so.
+ */
+export interface LiveChannel {
+  publish(message: string): void;
+  /** `onMessage`: a message another instance published (this process's own are not echoed). */
+  subscribe(onMessage: (message: string) => void, onGap: () => void): () => void;
+}
+
 export interface UnitOfWork {
   /**
    * Runs fn in one database transaction: all of its writes land, or none.

@@ -1,10 +1,11 @@
 /**
- * Push notifications (issue 21, "Push"): the devices' Expo push tokens, the push outbox the
- * message transaction writes, and the registration use case. src/events/push.ts sends what the
- * outbox holds to Expo's push service; src/store implements the ports.
+ * Push notifications (issue 21, "Push"; FCM beside Expo, issue 50): the devices' push tokens
+ * (Expo's, or Firebase Cloud Messaging registration tokens: told apart by their form), the push
+ * outbox the message transaction writes, and the registration use case. src/events/push.ts sends
+ * what the outbox holds to Expo's push service and to FCM; src/store implements the ports.
  */
 
-/** A device's Expo push token, as the plugin's `push-notification/register` stores it for the caller. */
+/** A device's push token, as the plugin's `push-notification/register` stores it for the caller. */
 export interface PushDevice {
   token: string;
   userId: number;
@@ -30,7 +31,7 @@ export interface PushDeviceRepository {
   unbind(userId: number, session: string): Promise<number>;
   /** The user's tokens, most recently registered first. */
   tokensOf(userId: number): Promise<string[]>;
-  /** Drops the user's tokens among `tokens` (Expo answered DeviceNotRegistered); a token moved to another user stays. */
+  /** Drops the user's tokens among `tokens` (Expo or FCM said the device is gone); a token moved to another user stays. */
   drop(userId: number, tokens: string[]): Promise<number>;
 }
 
@@ -49,6 +50,11 @@ export interface PushDelivery {
   attempts: number;
   nextAttemptAt: number;
   lastError: string | null;
+  /**
+   * The devices an earlier attempt reached (a short digest of each token, events/push.ts): a retry leaves them
+   * out, so that a message reaches each device once when some of its devices failed.
+   */
+  reached: string[];
 }
 
 /** The push outbox: written with the message (the store's EventRecorder), read by the push sender. */
@@ -57,8 +63,11 @@ export interface PushOutbox {
   claimDue(now: number, leaseUntil: number, limit: number): Promise<PushDelivery[]>;
   /** The delivery is done: `sent` (Expo took it), `skipped` (the recipient had the conversation open, or no device). */
   finished(id: number, status: 'sent' | 'skipped', note: string | null): Promise<void>;
-  /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
-  attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
+  /**
+   * A failed attempt: retried at `retryAt`, or kept as failed when null. `reached`: every device
+   * reached so far (PushDelivery.reached), this attempt's too.
+   */
+  attemptFailed(id: number, attempts: number, retryAt: number | null, error: string, reached: string[]): Promise<void>;
   list(limit: number): Promise<PushDelivery[]>;
   /** Forgets the finished deliveries created before `before`; how many. */
   prune(before: number): Promise<number>;
@@ -72,7 +81,30 @@ export interface ConversationViews {
 /** Expo's token forms: `ExponentPushToken[...]`, `ExpoPushToken[...]`. */
 const EXPO_TOKEN = /^Expo(nent)?PushToken\[[A-Za-z0-9_\-:.]{1,200}\]$/;
 
+/**
+ * An FCM registration token: the app instance's id, a colon, and the token proper (base64url
+ * characters, `APA91b...` as Firebase issues them today), at most 255 characters in all (what the
+ * devices' tables hold; Firebase's are some 160).
+ */
+const FCM_TOKEN = /^[A-Za-z0-9_-]{8,64}:[A-Za-z0-9_-]{100,190}$/;
+
 export const isExpoPushToken = (token: string): boolean => EXPO_TOKEN.test(token);
+export const isFcmToken = (token: string): boolean => FCM_TOKEN.test(token);
+
+/** Which service a stored token belongs to. */
+export const pushService = (token: string): 'expo' | 'fcm' => (isExpoPushToken(token) ? 'expo' : 'fcm');
+
+/**
+ * A Google service account's key file (JSON), the fields FCM HTTP v1 needs: the OAuth 2.0
+ * JWT-bearer grant is asked of its own `token_uri`. `privateKey` is a secret.
+ */
+export interface FcmServiceAccount {
+  projectId: string;
+  clientEmail: string;
+  privateKey: string;
+  privateKeyId: string | undefined;
+  tokenUri: string;
+}
 
 /** Most entries of `events` a registration keeps, and their length. */
 export const PUSH_EVENTS_MAX = 20;
@@ -86,10 +118,11 @@ export async function registerPushDevice(
   devices: PushDeviceRepository,
   caller: { userId: number; session: string; sessionExpiresAt: number },
   input: { token: string; events: string[] },
-  limits: { devicesPerUser: number },
+  limits: { devicesPerUser: number; fcm: boolean },
   now: number,
 ): Promise<{ ok: true; device: PushDevice } | { ok: false; error: RegisterDeviceError }> {
-  if (!isExpoPushToken(input.token)) return { ok: false, error: 'push_token' };
+  // An FCM token only where Souk can push through FCM: else it would be stored and never reached.
+  if (!isExpoPushToken(input.token) && !(limits.fcm && isFcmToken(input.token))) return { ok: false, error: 'push_token' };
   const events = [...new Set(input.events.map((e) => e.trim()).filter((e) => e !== ''))];
   if (events.length > PUSH_EVENTS_MAX || events.some((e) => e.length > PUSH_EVENT_MAX_LENGTH)) return { ok: false, error: 'events' };
   const device: PushDevice = { token: input.token, events, registeredAt: now, ...caller };

@@ -6,6 +6,7 @@
  * The users written lately are a bounded Map (the least recently written go first); a user
  * forgotten there is written again at their next request, nothing worse.
  */
+import type { PresenceStatus } from '../domain/chat/presence.js';
 import type { PresenceRepository } from '../domain/mail.js';
 
 /** Most users remembered per instance. */
@@ -23,7 +24,7 @@ export interface PresenceOptions {
   max?: number;
 }
 
-export class Presence {
+export class Presence implements PresenceStatus {
   private readonly written = new Map<number, number>();
   private readonly seenHere = new Map<number, number>();
   private timer: NodeJS.Timeout | undefined;
@@ -63,6 +64,21 @@ export class Presence {
     if (this.isOnlineHere(userId, now)) return true;
     const until = await this.o.repo.onlineUntil(userId);
     return until !== undefined && now < until;
+  }
+
+  /**
+   * Online (isOnline), and when last seen: now while streaming here, else the later of this
+   * instance's last sight and the store's last write (its `until` less the window: the store is
+   * written once a window, so another instance's sight is known to within a window).
+   */
+  async status(userId: number, now = this.now()): Promise<{ online: boolean; lastSeen: number | undefined }> {
+    if (this.o.streaming?.(userId)) return { online: true, lastSeen: now };
+    const here = this.seenHere.get(userId);
+    if (here !== undefined && now - here < this.o.windowMs) return { online: true, lastSeen: here };
+    const until = await this.o.repo.onlineUntil(userId);
+    const stored = until === undefined ? undefined : Math.min(now, until - this.o.windowMs);
+    const lastSeen = here === undefined ? stored : stored === undefined ? here : Math.max(here, stored);
+    return { online: until !== undefined && now < until, lastSeen };
   }
 
   /** Keeps the users holding streams here seen, for the other instances and the site. */

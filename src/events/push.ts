@@ -17,16 +17,24 @@
  * other answer than 200 with the tickets (no answer, 429, 5xx) is retried with backoff for
  * PUSH_RETRY_FOR_S, then the row is kept as failed.
  *
+ * A device whose token is an FCM registration token gets the same push through FCM HTTP v1
+ * (fcm.ts), one request per device; UNREGISTERED or INVALID_ARGUMENT drops the token, no answer,
+ * 429 (not before its Retry-After) and 5xx are retried as Expo's are. An attempt that reached some
+ * devices and not others records which it reached (`reached`, a digest of each token): the
+ * retry pushes to the others only, so each device gets a message once.
+ *
  * Plain fetch rather than `expo-server-sdk`: the SDK takes its address from the EXPO_BASE_URL
  * environment variable when the module loads (documented as for Expo's own testing, and only the
  * host: the path is fixed), where Souk's settings are declared and checked in one place
  * (config.ts); it cannot time a request out, and it retries 429 by itself, which the outbox does
  * already. The format is Expo's documented HTTP/2 API: a JSON array of messages, `{data: [tickets]}`.
  */
+import { createHash } from 'node:crypto';
 import { uploadsInWords } from '../domain/files/message-files.js';
 import type { Message } from '../domain/model.js';
 import type { Repositories } from '../domain/ports.js';
-import type { ConversationViews, PushDelivery, PushDeviceRepository, PushOutbox } from '../domain/push.js';
+import { pushService, type ConversationViews, type PushDelivery, type PushDeviceRepository, type PushOutbox } from '../domain/push.js';
+import type { FcmClient, FcmOutcome } from './fcm.js';
 import type { PushReceipts } from './push-receipts.js';
 import { nextAttempt } from './webhooks.js';
 import { DrainLoop } from './drain-loop.js';
@@ -85,6 +93,8 @@ export interface PushSenderOptions {
   pollMs?: number;
   /** Where the tickets Expo accepted are checked for their receipts. */
   receipts?: PushReceipts;
+  /** FCM, when a service account is configured: the devices with FCM tokens are pushed through it. */
+  fcm?: FcmClient;
   now?: () => number;
   onError?: (err: unknown, what: string) => void;
 }
@@ -101,6 +111,23 @@ const BATCH = 20;
 const PRUNE_EVERY_MS = 60_000;
 /** Finished rows are kept this long (to see what was pushed), then pruned. */
 const KEEP_FINISHED_MS = 86_400_000;
+
+/** A device as the outbox's `reached` names it: not the token itself, which reaches the user's phone. */
+export const deviceMark = (token: string): string => createHash('sha256').update(token).digest('base64url').slice(0, 16);
+
+/** What one attempt did, across Expo's request and FCM's. */
+interface AttemptResult {
+  /** Tokens the services said are dead: dropped. */
+  gone: string[];
+  /** Tokens done with this attempt (taken, dead or refused): not pushed again. */
+  done: string[];
+  /** Notes for the outbox (never a token). */
+  problems: string[];
+  /** Why some devices are to be tried again; empty when none. */
+  retry: string[];
+  /** FCM's Retry-After, the longest asked. */
+  retryAfterMs: number;
+}
 
 /** The text cut to `max` characters (whole code points), with an ellipsis when cut. */
 export function pushBody(message: Pick<Message, 'text' | 'attachments'>, max = PUSH_BODY_MAX): string {
@@ -169,11 +196,15 @@ export class PushSender {
     }
   }
 
-  /** The Expo messages of a delivery, or why there are none. */
+  /** The messages of a delivery to the devices it has not reached yet, or why there are none. */
   private async messagesOf(d: PushDelivery): Promise<{ messages: ExpoMessage[] } | { skip: string }> {
     const message = (JSON.parse(d.payload) as { message: Message }).message;
     if (this.o.inView(d.userId, message.conId, this.now())) return { skip: 'conversation in view' };
-    const tokens = await this.o.devices.tokensOf(d.userId);
+    const reached = new Set(d.reached);
+    // FCM's devices without FCM configured stay (they are reached once it is).
+    const tokens = (await this.o.devices.tokensOf(d.userId)).filter(
+      (t) => !reached.has(deviceMark(t)) && (this.o.fcm !== undefined || pushService(t) === 'expo'),
+    );
     if (tokens.length === 0) return { skip: 'no device' };
     const [conversation, sender] = await Promise.all([
       this.o.repos.conversations.findById(message.conId),
@@ -187,45 +218,67 @@ export class PushSender {
   }
 
   private async deliver(d: PushDelivery): Promise<void> {
-    let error: string;
+    let result: AttemptResult;
     try {
       const built = await this.messagesOf(d);
       if ('skip' in built) {
-        await this.o.outbox.finished(d.id, 'skipped', built.skip);
+        await this.o.outbox.finished(d.id, d.reached.length > 0 ? 'sent' : 'skipped', d.reached.length > 0 ? null : built.skip);
         return;
       }
-      const tokens = built.messages.map((m) => m.to);
-      const tickets = await this.send(built.messages);
-      if (typeof tickets === 'string') {
-        error = tickets;
-      } else {
-        const gone: string[] = [];
-        const problems: string[] = [];
-        const accepted: { ticketId: string; token: string }[] = [];
-        tickets.forEach((ticket, i) => {
-          if (ticket?.status === 'ok' && typeof ticket.id === 'string') accepted.push({ ticketId: ticket.id, token: tokens[i]! });
-          if (ticket?.status !== 'error') return;
-          const code = ticket.details?.error ?? ticket.message ?? 'error';
-          if (code === 'DeviceNotRegistered') gone.push(tokens[i]!);
-          // The token itself is not recorded: it is what reaches the user's phone.
-          else problems.push(`device ${i + 1}: ${String(code).slice(0, 100)}`);
-        });
-        if (gone.length > 0) await this.o.devices.drop(d.userId, gone);
-        this.o.receipts?.track(d.userId, accepted);
-        const note = [...(gone.length > 0 ? [`${gone.length} device(s) not registered, dropped`] : []), ...problems];
+      const expo = built.messages.filter((m) => pushService(m.to) === 'expo');
+      const fcm = built.messages.filter((m) => pushService(m.to) === 'fcm');
+      const results = await Promise.all([this.sendExpo(d.userId, expo), ...fcm.map((m) => this.sendFcm(m))]);
+      result = results.reduce(merge);
+      if (result.gone.length > 0) await this.o.devices.drop(d.userId, result.gone);
+      if (result.retry.length === 0) {
+        const gone = result.gone.length > 0 ? [`${result.gone.length} device(s) not registered, dropped`] : [];
+        const note = [...gone, ...result.problems];
         await this.o.outbox.finished(d.id, 'sent', note.length > 0 ? note.join('; ') : null);
         return;
       }
     } catch (err) {
-      error = String((err as Error)?.message ?? err);
+      result = { gone: [], done: [], problems: [], retry: [String((err as Error)?.message ?? err)], retryAfterMs: 0 };
     }
     const attempts = d.attempts + 1;
     const window = { retryBaseMs: this.o.retryBaseMs, retryForMs: this.o.retryForMs };
+    const now = this.now();
+    const backoff = nextAttempt({ windowFrom: d.createdAt }, attempts, now, window);
+    const retryAt = backoff === null ? null : Math.max(backoff, now + result.retryAfterMs);
+    const reached = [...new Set([...d.reached, ...result.done.map(deviceMark)])];
     try {
-      await this.o.outbox.attemptFailed(d.id, attempts, nextAttempt({ windowFrom: d.createdAt }, attempts, this.now(), window), error);
+      await this.o.outbox.attemptFailed(d.id, attempts, retryAt, result.retry.join('; '), reached);
     } catch (err) {
       this.o.onError?.(err, 'recording a failed push');
     }
+  }
+
+  /** The Expo devices' messages in one request: a failed request leaves them all to retry. */
+  private async sendExpo(userId: number, messages: ExpoMessage[]): Promise<AttemptResult> {
+    const result: AttemptResult = { gone: [], done: [], problems: [], retry: [], retryAfterMs: 0 };
+    if (messages.length === 0) return result;
+    const tokens = messages.map((m) => m.to);
+    const tickets = await this.send(messages);
+    if (typeof tickets === 'string') return { ...result, retry: [tickets] };
+    const accepted: { ticketId: string; token: string }[] = [];
+    tickets.forEach((ticket, i) => {
+      if (ticket?.status === 'ok' && typeof ticket.id === 'string') accepted.push({ ticketId: ticket.id, token: tokens[i]! });
+      if (ticket?.status !== 'error') return;
+      const code = ticket.details?.error ?? ticket.message ?? 'error';
+      if (code === 'DeviceNotRegistered') result.gone.push(tokens[i]!);
+      // The token itself is not recorded: it is what reaches the user's phone.
+      else result.problems.push(`device ${i + 1}: ${String(code).slice(0, 100)}`);
+    });
+    this.o.receipts?.track(userId, accepted);
+    return { ...result, done: tokens };
+  }
+
+  private async sendFcm(m: ExpoMessage): Promise<AttemptResult> {
+    const outcome: FcmOutcome = await this.o.fcm!.send({ token: m.to, title: m.title, body: m.body, url: m.data.url });
+    const result: AttemptResult = { gone: [], done: [m.to], problems: [], retry: [], retryAfterMs: 0 };
+    if (outcome.kind === 'gone') return { ...result, gone: [m.to] };
+    if (outcome.kind === 'refused') return { ...result, problems: [outcome.error] };
+    if (outcome.kind === 'retry') return { ...result, done: [], retry: [outcome.error], retryAfterMs: outcome.afterMs ?? 0 };
+    return result;
   }
 
   /** POSTs the messages; Expo's tickets, one per message, or what went wrong. */
@@ -263,6 +316,16 @@ export class PushSender {
     if (!Array.isArray(data) || data.length !== messages.length) return `expected ${messages.length} ticket(s)${expoErrors(text)}`;
     return data as ExpoTicket[];
   }
+}
+
+function merge(a: AttemptResult, b: AttemptResult): AttemptResult {
+  return {
+    gone: [...a.gone, ...b.gone],
+    done: [...a.done, ...b.done],
+    problems: [...a.problems, ...b.problems],
+    retry: [...a.retry, ...b.retry],
+    retryAfterMs: Math.max(a.retryAfterMs, b.retryAfterMs),
+  };
 }
 
 interface ExpoTicket {

@@ -99,6 +99,20 @@ export class StreamHub implements EventStreams {
     return this.byUser.keys();
   }
 
+  /**
+   * Writes an event that is never stored (typing) to the user's streams in this process, without
+   * an `id:` line: a client's Last-Event-ID stays the last logged event's, and a reconnection
+   * replays nothing of it. How many streams it went to.
+   */
+  sendLive(userId: number, event: string, data: string): number {
+    let sent = 0;
+    for (const s of this.byUser.get(userId) ?? []) {
+      if (s.closed) continue;
+      if (this.send(s, `event: ${event}\ndata: ${data}\n\n`)) sent++;
+    }
+    return sent;
+  }
+
   /** Listens to the store's signals and starts the heartbeats, token checks and pruning. */
   start(): void {
     if (this.unsubscribe) return;

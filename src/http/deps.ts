@@ -6,7 +6,9 @@ import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
 import type { AppConfig } from '../domain/config.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
-import type { EventStreams } from '../domain/events.js';
+import type { EventStreams, LiveEvent } from '../domain/events.js';
+import type { TypingGate } from '../domain/chat/typing.js';
+import type { ChatPresenceDeps } from '../domain/chat/presence.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
@@ -40,14 +42,21 @@ export interface RouteDeps {
   accounts: SignInDeps & { revoked: RevokedTokens; tokenTtlS: number };
   /** What the password threads did, for the metrics; absent in tests that build deps by hand. */
   passwordStats?: () => PasswordStats;
+  /** GET my/chat/presence: who is online, who shares a conversation, who hid it; absent where the store keeps no presence. */
+  presence?: Omit<ChatPresenceDeps, 'repos' | 'findUser'>;
+  /** POST my/chat/typing's gate; absent without event streams. */
+  typing?: TypingGate;
+  /** What is never stored, to every instance (events/live.ts); absent without event streams. */
+  live?: { publish(event: LiveEvent): void };
   /** The event streams (GET my/events) and their tickets; absent where the store keeps no event log. */
   events?: { streams: EventStreams; tickets: EventTicketRepository; ticketTtlS: number };
   /**
    * Push notifications (push-notification/register): the devices, where reads of a conversation
    * are reported (no push while it is in view), the bound per user. Absent where the store keeps
-   * none or PUSH_NOTIFICATIONS is false.
+   * none or PUSH_NOTIFICATIONS is false. `fcm`: FCM registration tokens are taken too (a service
+   * account is configured).
    */
-  push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number };
+  push?: { devices: PushDeviceRepository; views: ConversationViews; devicesPerUser: number; fcm: boolean };
   /** Files uploaded with messages (http/uploads.ts); absent in tests that build deps by hand: multipart is then refused. */
   files?: FileDeps;
   /** E-mail (my/notifications, mail/unsubscribe): the users' choices and the key of the unsubscribe links. */

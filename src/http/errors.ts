@@ -80,6 +80,8 @@ export const MESSAGES = {
   perPageRange: 'per_page must be between 1 and 100.',
   textHasLoneSurrogate: 'text must be valid Unicode: it holds half of a surrogate pair (U+D800-U+DFFF) without the other half.',
   pushToken: 'push_token is required and must be an Expo push token: ExponentPushToken[...] or ExpoPushToken[...].',
+  pushTokenOrFcm:
+    'push_token is required and must be an Expo push token (ExponentPushToken[...] or ExpoPushToken[...]) or an FCM registration token.',
   pushEvents: 'events must be a list of at most 20 strings of at most 64 characters.',
   reportMessage: 'message must be a string.',
   reportReason: 'reason is required: say why the conversation or message is reported.',
@@ -197,6 +199,8 @@ export const pushTokenTaken = () => shapeB(409, 'PUSH_TOKEN_TAKEN', MESSAGES.pus
 
 /** PUT my/notifications (docs/mail.md). */
 export const notificationsEmailMessage = 'email is required and must be true or false.';
+export const notificationsShowPresenceMessage = 'show_presence must be true or false.';
+export const presenceUserIdsMessage = 'user_ids is required: a comma-separated list of at most 100 positive integers.';
 /** The unsubscribe link of a mail whose user or signature does not hold (docs/mail.md). */
 export const invalidUnsubscribeLink = () => shapeB(403, 'INVALID_UNSUBSCRIBE_LINK', 'The unsubscribe link is not valid.');
 

@@ -126,7 +126,7 @@ describe('mail when a message waits', () => {
     assert.equal(page.statusCode, 200);
     assert.match(page.headers['content-type'] as string, /text\/html/);
     assert.match(page.body, /<form method="post"/);
-    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: true });
+    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: true, show_presence: true });
     const forged = await t.app.inject({
       method: 'POST',
       url: path.replace('user=2', 'user=1'),
@@ -142,7 +142,7 @@ describe('mail when a message waits', () => {
       const reply = await t.app.inject({ method: 'POST', url: `${API}/mail/unsubscribe${query}` });
       assert.equal(reply.statusCode, 403, query);
     }
-    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.amina))).json(), { email: true });
+    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.amina))).json(), { email: true, show_presence: true });
     const once = await t.app.inject({
       method: 'POST',
       url: path,
@@ -150,7 +150,7 @@ describe('mail when a message waits', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     assert.equal(once.statusCode, 200);
-    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: false });
+    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: false, show_presence: true });
 
     // Unsubscribed: a new conversation's message to him is not mailed.
     const table = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'one more thing' })).json();
@@ -169,12 +169,12 @@ describe('mail when a message waits', () => {
     );
 
     // my/notifications turns it on again; a bad value is refused.
-    assert.deepEqual((await put(t, NOTIFICATIONS, { email: true }, t.auth(USERS.youssef))).json(), { email: true });
+    assert.deepEqual((await put(t, NOTIFICATIONS, { email: true }, t.auth(USERS.youssef))).json(), { email: true, show_presence: true });
     const bad = await put(t, NOTIFICATIONS, { email: 'maybe' }, t.auth(USERS.youssef));
     assert.equal(bad.statusCode, 400);
     assert.equal(bad.json().error_message, 'email is required and must be true or false.');
     assert.equal((await get(t, NOTIFICATIONS)).statusCode, 401);
-    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: true });
+    assert.deepEqual((await get(t, NOTIFICATIONS, t.auth(USERS.youssef))).json(), { email: true, show_presence: true });
   });
 
   it('retries while the SMTP server refuses and mails once when it accepts; souk mail list and retry; the metrics count', async () => {

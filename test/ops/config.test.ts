@@ -71,6 +71,7 @@ describe('configuration', () => {
     assert.deepEqual(urls.map((s) => s.name).sort(), [
       'DATABASE_URL',
       'EXPO_PUSH_URL',
+      'FCM_API_URL',
       'FILES_S3_PUBLIC_URL',
       'FILES_S3_URL',
       'FILES_URL',
@@ -91,6 +92,15 @@ describe('configuration', () => {
       MAIL_FROM: 'Souk <noreply@souk.example>',
       FILES_S3_URL: 's3://AKIAKEY:s3-secret-11@minio.example:9000/souk-files/chat',
       FILES_S3_PUBLIC_URL: 'https://cdn:cdn-pass-12@cdn.example/chat',
+      FCM_API_URL: 'https://fcm:fcm-pass-13@fcm.example/v1/projects/{project_id}/messages:send',
+      FCM_SERVICE_ACCOUNT_JSON: JSON.stringify({
+        type: 'service_account',
+        project_id: 'souk-config-test',
+        private_key_id: 'fcm-key-id-15',
+        private_key: '-----BEGIN PRIVATE KEY-----\nfcm-private-key-14\n-----END PRIVATE KEY-----\n',
+        client_email: 'push@souk-config-test.iam.gserviceaccount.com',
+        token_uri: 'https://oauth2.googleapis.com/token',
+      }),
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -110,6 +120,9 @@ describe('configuration', () => {
       'smtp-pass-11',
       's3-secret-11',
       'cdn-pass-12',
+      'fcm-pass-13',
+      'fcm-private-key-14',
+      'fcm-key-id-15',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -121,6 +134,7 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_URLS="https://hook:****@hooks.example/in?token=****,https://b.example/x"'), res.stdout);
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
+    assert.ok(res.stdout.includes('FCM_SERVICE_ACCOUNT_JSON="project souk-config-test (key ****)"\n'), res.stdout);
     assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
     assert.ok(
       res.stdout.includes(

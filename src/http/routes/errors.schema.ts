@@ -33,6 +33,8 @@ import {
   invalidUnsubscribeLink,
   notificationsEmailMessage,
   invalidServerKey,
+  notificationsShowPresenceMessage,
+  presenceUserIdsMessage,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -358,9 +360,20 @@ export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: 
 /** PUT my/notifications: a member route whose `email` may be refused. */
 export function notificationsErrors(limits: { bodyLimit: number }) {
   return {
-    400: errorResponse('`email` is not true or false, or the body cannot be read (shape B, `BADREQUEST`).', [
+    400: errorResponse('`email` or `show_presence` is not true or false, or the body cannot be read (shape B, `BADREQUEST`).', [
       badRequest(notificationsEmailMessage),
+      badRequest(notificationsShowPresenceMessage),
       ...BODY_ERRORS,
+    ]),
+    ...memberRouteErrors(limits),
+  };
+}
+
+/** GET my/chat/presence: a member route with a list of ids. */
+export function chatPresenceErrors(limits: { bodyLimit: number }) {
+  return {
+    400: errorResponse('`user_ids` is missing or not a list of at most 100 ids (shape B, `BADREQUEST`).', [
+      badRequest(presenceUserIdsMessage),
     ]),
     ...memberRouteErrors(limits),
   };

@@ -4,8 +4,8 @@ import { CONSUMES, RequestHeaders, SECURITY, success } from './common.schema.js'
 import { registerDeviceErrors } from './errors.schema.js';
 
 const DESCRIPTION =
-  "Stores the device's Expo push token for the caller: a new message to the caller is then pushed to it through " +
-  'Expo, unless the caller has that conversation in view (an open event stream, or `GET my/chat/conversation` for it ' +
+  "Stores the device's Expo push token (or, where `FCM_SERVICE_ACCOUNT_JSON` is set, its Firebase Cloud Messaging " +
+  'registration token) for the caller: a new message to the caller is then pushed to it through Expo (or FCM HTTP v1), unless the caller has that conversation in view (an open event stream, or `GET my/chat/conversation` for it ' +
   'within 15 s). A token belongs to one user at a time, bound to the session (sign-in token) that registered it: it ' +
   'moves to another user only once that session has ended (`POST logout` unbinds its devices; or its token expired), ' +
   'else 409 `PUSH_TOKEN_TAKEN`. A user keeps their ' +
@@ -31,7 +31,10 @@ export function registerDeviceSchema(limits: { bodyLimit: number }, operationId:
     body: Type.Object(
       {
         push_token: Type.Optional(
-          Type.String({ description: 'The Expo push token: `ExponentPushToken[...]` or `ExpoPushToken[...]`. Required.' }),
+          Type.String({
+            description:
+              'The Expo push token (`ExponentPushToken[...]` or `ExpoPushToken[...]`), or with FCM configured an FCM registration token (`<instance id>:<token>`, at most 255 characters). Required.',
+          }),
         ),
         events: Type.Optional(
           Type.Union([Type.Array(Type.String()), Type.String(), Type.Null()], {

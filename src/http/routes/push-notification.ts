@@ -1,7 +1,8 @@
 /**
  * POST push-notification/register and POST push-notification/add-device (the plugin's two routes,
- * the same arguments, served alike): store the device's Expo push token for the caller. The
- * pushes themselves are sent from the push outbox (src/events/push.ts).
+ * the same arguments, served alike): store the device's Expo push token, or its FCM registration
+ * token where FCM is configured, for the caller. The pushes themselves are sent from the push
+ * outbox (src/events/push.ts).
  *
  * The plugin's reply is not recorded; Souk answers what it stored: `{"push_token", "events"}`.
  */
@@ -26,9 +27,10 @@ function eventList(params: Record<string, unknown>): string[] | undefined {
   return undefined;
 }
 
-function registrationError(error: RegisterDeviceError): ApiError {
+function registrationError(error: RegisterDeviceError, fcm: boolean): ApiError {
   if (error === 'taken') return pushTokenTaken();
-  return badRequest(error === 'push_token' ? MESSAGES.pushToken : MESSAGES.pushEvents);
+  if (error === 'events') return badRequest(MESSAGES.pushEvents);
+  return badRequest(fcm ? MESSAGES.pushTokenOrFcm : MESSAGES.pushToken);
 }
 
 export const pushNotificationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
@@ -47,13 +49,13 @@ export const pushNotificationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = asyn
         if (!push) throw noRoute();
         const params = requestParameters(request.query, request.body);
         const token = params.push_token;
-        if (typeof token !== 'string') throw badRequest(MESSAGES.pushToken);
+        if (typeof token !== 'string') throw registrationError('push_token', push.fcm);
         const events = eventList(params);
         if (events === undefined) throw badRequest(MESSAGES.pushEvents);
         const session = request.callerToken!;
         const caller = { userId: request.caller!.id, session: session.digest, sessionExpiresAt: session.expiresAt };
         const result = await registerPushDevice(push.devices, caller, { token: token.trim(), events }, push, Date.now());
-        if (!result.ok) throw registrationError(result.error);
+        if (!result.ok) throw registrationError(result.error, push.fcm);
         return { push_token: result.device.token, events: result.device.events };
       },
     );

@@ -196,6 +196,21 @@ export function presenceRepository(db: Kysely<Database>): PresenceRepository {
       const row = await db.selectFrom('presence').select('online_until').where('user_id', '=', userId).executeTakeFirst();
       return row ? Number(row.online_until) : undefined;
     },
+    async chatPartners(userId, others) {
+      if (others.length === 0) return [];
+      const rows = await db
+        .selectFrom('conversations')
+        .select(sql<number>`case when sender_id = ${userId} then recipient_id else sender_id end`.as('partner'))
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('sender_id', '=', userId), eb('recipient_id', 'in', others)]),
+            eb.and([eb('recipient_id', '=', userId), eb('sender_id', 'in', others)]),
+          ]),
+        )
+        .distinct()
+        .execute();
+      return rows.map((r) => Number(r.partner));
+    },
   };
 }
 
@@ -210,6 +225,23 @@ export function mailPreferenceRepository(db: Kysely<Database>): MailPreferenceRe
         .insertInto('mail_preferences')
         .values({ user_id: userId, email: on ? 1 : 0 })
         .onConflict((oc) => oc.column('user_id').doUpdateSet({ email: on ? 1 : 0 }))
+        .execute();
+    },
+    async hidingPresence(userIds) {
+      if (userIds.length === 0) return new Set();
+      const rows = await db
+        .selectFrom('mail_preferences')
+        .select('user_id')
+        .where('user_id', 'in', userIds)
+        .where('show_presence', '=', 0)
+        .execute();
+      return new Set(rows.map((r) => Number(r.user_id)));
+    },
+    async setShowPresence(userId, shown) {
+      await db
+        .insertInto('mail_preferences')
+        .values({ user_id: userId, email: 1, show_presence: shown ? 1 : 0 })
+        .onConflict((oc) => oc.column('user_id').doUpdateSet({ show_presence: shown ? 1 : 0 }))
         .execute();
     },
   };

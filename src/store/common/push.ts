@@ -117,6 +117,7 @@ export const PUSH_COLUMNS = [
   'attempts',
   'next_attempt_at',
   'last_error',
+  'reached',
 ] as const;
 
 export type PushRow = Selectable<Database['push_outbox']>;
@@ -133,7 +134,15 @@ export function toPushDelivery(r: PushRow): PushDelivery {
     attempts: Number(r.attempts),
     nextAttemptAt: Number(r.next_attempt_at),
     lastError: r.last_error,
+    reached: parseReached(r.reached),
   };
+}
+
+/** The outbox's `reached` column: a JSON list of device marks; null (MySQL before an attempt) is none. */
+function parseReached(text: string | null): string[] {
+  if (text === null || text === '') return [];
+  const list = JSON.parse(text) as unknown;
+  return Array.isArray(list) ? list.filter((m): m is string => typeof m === 'string') : [];
 }
 
 /** `skipLocked`: PostgreSQL's claim skips the rows another instance is claiming, as the webhook outbox's. */
@@ -144,10 +153,15 @@ export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbo
     async finished(id, status, note) {
       await db.updateTable('push_outbox').set({ status, last_error: note }).where('id', '=', id).execute();
     },
-    async attemptFailed(id, attempts, retryAt, error) {
+    async attemptFailed(id, attempts, retryAt, error, reached) {
       await db
         .updateTable('push_outbox')
-        .set({ attempts, last_error: error.slice(0, 500), ...(retryAt === null ? { status: 'failed' } : { next_attempt_at: retryAt }) })
+        .set({
+          attempts,
+          last_error: error.slice(0, 500),
+          reached: JSON.stringify(reached),
+          ...(retryAt === null ? { status: 'failed' } : { next_attempt_at: retryAt }),
+        })
         .where('id', '=', id)
         .execute();
     },

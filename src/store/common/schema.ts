@@ -227,6 +227,8 @@ export interface PushOutboxTable {
   attempts: number;
   next_attempt_at: number;
   last_error: string | null;
+  /** The devices an attempt reached: a JSON list of their marks (migration 027; null on MySQL before one). */
+  reached: Generated<string | null>;
 }
 
 /** Moderation's marks on a user (migration 019): why `users.disabled` is set. */
@@ -283,6 +285,8 @@ export interface MailPreferencesTable {
   user_id: number;
   /** 1: mail when a message waits; 0: never. */
   email: number;
+  /** 1: others who share a conversation see whether the user is online; 0: shown offline (migration 027). */
+  show_presence: Generated<number>;
 }
 
 /** A server key (migration 026): its name and the SHA-256 of the key, never the key. */

@@ -11,6 +11,7 @@ import {
   type CatalogUnitOfWork,
   type EventLog,
   type EventSignals,
+  type LiveChannel,
   type EventTicketRepository,
   type FavouriteListRepository,
   type ReportAdmin,
@@ -106,6 +107,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
   readonly eventSignals?: EventSignals;
+  /** Messages never stored, to the other instances (PostgreSQL); absent where there are none to reach. */
+  readonly liveChannel?: LiveChannel;
   /** The streams' single-use tickets (with eventLog). */
   readonly eventTickets?: EventTicketRepository;
   /** The webhook outbox (with eventLog). */

@@ -20,6 +20,8 @@ import { attemptFailed, claimDue, newestFirst } from './outbox.js';
 export const ONLINE_STATUS = 'online_status';
 /** Souk's: `no` when the user turned mail off. */
 export const EMAIL_NOTIFICATIONS = 'souk_email_notifications';
+/** Souk's: `no` when the user hid their presence (GET my/chat/presence shows them offline). */
+export const SHOW_PRESENCE = 'souk_show_presence';
 
 /**
  * The conversation's pending mail to the recipient, with the new message in it (the unique
@@ -151,6 +153,17 @@ export function mysqlPresence(db: Db, ctx: MysqlContext): PresenceRepository {
       if (value === undefined || !/^\d{1,12}$/.test(value)) return undefined;
       return fromLocalSeconds((await ctx.site()).clock, Number(value));
     },
+    async chatPartners(userId, others) {
+      if (others.length === 0) return [];
+      const ids = sql.join(others);
+      const found = await rows(
+        db,
+        sql<{ partner: number | string }>`select distinct case when sender_id = ${userId} then recipient_id else sender_id end as partner
+          from ${T(ctx.t.conversations)}
+          where (sender_id = ${userId} and recipient_id in (${ids})) or (recipient_id = ${userId} and sender_id in (${ids}))`,
+      );
+      return found.map((r) => Number(r.partner));
+    },
   };
 }
 
@@ -158,6 +171,16 @@ export function mysqlMailPreferences(db: Db, ctx: MysqlContext): MailPreferenceR
   return {
     emailOn: async (userId) => (await userMeta(db, ctx, userId, EMAIL_NOTIFICATIONS)) !== 'no',
     setEmail: (userId, on) => setUserMeta(db, ctx, userId, EMAIL_NOTIFICATIONS, on ? 'yes' : 'no'),
+    async hidingPresence(userIds) {
+      if (userIds.length === 0) return new Set();
+      const found = await rows(
+        db,
+        sql<{ user_id: number | string }>`select user_id from ${T(ctx.t.usermeta)}
+          where meta_key = ${SHOW_PRESENCE} and meta_value = 'no' and user_id in (${sql.join(userIds)})`,
+      );
+      return new Set(found.map((r) => Number(r.user_id)));
+    },
+    setShowPresence: (userId, shown) => setUserMeta(db, ctx, userId, SHOW_PRESENCE, shown ? 'yes' : 'no'),
   };
 }
 

@@ -36,10 +36,20 @@ export async function claimDue<R>(
   });
 }
 
-/** A failed attempt: tried again at `retryAt`, or kept as failed when null. */
-export async function attemptFailed(db: Db, table: string, id: number, attempts: number, retryAt: number | null, error: string) {
+/** A failed attempt: tried again at `retryAt`, or kept as failed when null; `also`: more of the table's columns set (`, col = value`). */
+export async function attemptFailed(
+  db: Db,
+  table: string,
+  id: number,
+  attempts: number,
+  retryAt: number | null,
+  error: string,
+  also: RawBuilder<unknown> = sql``,
+) {
   const next = retryAt === null ? sql`status = 'failed'` : sql`next_attempt_at = ${retryAt}`;
-  await sql`update ${T(table)} set attempts = ${attempts}, last_error = ${error.slice(0, ERROR_MAX)}, ${next} where id = ${id}`.execute(db);
+  await sql`update ${T(table)} set attempts = ${attempts}, last_error = ${error.slice(0, ERROR_MAX)}, ${next}${also} where id = ${id}`.execute(
+    db,
+  );
 }
 
 /** The table's rows, newest first, at most `limit`, that meet every condition. */

@@ -77,7 +77,8 @@ export function mysqlPushOutbox(db: Db, ctx: MysqlContext): PushOutbox {
     async finished(id, status, note) {
       await sql`update ${T(table)} set status = ${status}, last_error = ${note} where id = ${id}`.execute(db);
     },
-    attemptFailed: (id, attempts, retryAt, error) => attemptFailed(db, table, id, attempts, retryAt, error),
+    attemptFailed: (id, attempts, retryAt, error, reached) =>
+      attemptFailed(db, table, id, attempts, retryAt, error, sql`, reached = ${JSON.stringify(reached)}`),
     list: async (limit) => (await newestFirst<PushRow>(db, table, PUSH_COLUMNS, [], limit)).map(toPushDelivery),
     async prune(before) {
       const result = await sql`delete from ${T(table)} where status <> 'pending' and created_at < ${before}`.execute(db);

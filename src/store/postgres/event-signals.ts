@@ -10,11 +10,17 @@
  * log, not lost. An instance stopped between a commit and its NOTIFY leaves the other instances'
  * readers of those users to hear of them with their next event; an instance's first NOTIFY tells
  * every other instance's readers to look again, which covers one that was restarted.
+ *
+ * The same channel carries what is never stored (`live`: typing, LiveChannel): a payload
+ * `<tag>!<schema>!<message>`, sent in the same one-at-a-time queue. A channel is the database's,
+ * whatever the schema: the schema (the listening connection's current_schema) keeps one Souk's
+ * typing from the streams of another that shares the database in a schema of its own. A NOTIFY writes no row: it costs the
+ * sending instance one statement on a pooled connection, and reaches every instance at once.
  */
 import { createRequire } from 'node:module';
 import { randomBytes } from 'node:crypto';
 import type { Client, Notification } from 'pg';
-import type { EventSignals } from '../../domain/ports.js';
+import type { EventSignals, LiveChannel } from '../../domain/ports.js';
 
 export const EVENTS_CHANNEL = 'souk_events';
 
@@ -22,6 +28,10 @@ const require = createRequire(import.meta.url);
 const MAX_BACKOFF_MS = 5000;
 /** NOTIFY's payload is at most 8000 bytes: user ids go in notifications of at most this many characters. */
 const PAYLOAD_IDS = 7000;
+/** A live message longer than this is not sent (typing's are some 80 characters). */
+const LIVE_MAX = 7000;
+/** Live messages waiting for their NOTIFY, at most: beyond them (the database slow), the newest are dropped. */
+const LIVE_QUEUED = 1000;
 
 /**
  * A notification's payload: the sending instance's tag, then the users' ids (comma-separated) or
@@ -56,6 +66,13 @@ export function parsePayload(payload: string): { tag: string; userIds: number[] 
 export class PostgresEventSignals implements EventSignals {
   private readonly users = new Set<(userIds: number[]) => void>();
   private readonly gaps = new Set<() => void>();
+  private readonly liveListeners = new Set<(message: string) => void>();
+  /** Told when the listening connection came back: live messages sent meanwhile were missed (another instance's start misses none). */
+  private readonly liveGaps = new Set<() => void>();
+  /** The listening connection's current_schema, once connected. */
+  private schema = '';
+  /** Live messages since the NOTIFY in flight left. */
+  private liveOutgoing: string[] = [];
   private client: Client | undefined;
   private connecting = false;
   private closed = false;
@@ -85,19 +102,39 @@ export class PostgresEventSignals implements EventSignals {
     this.flush();
   }
 
+  /** What is never stored, to the other instances (LiveChannel). */
+  readonly live: LiveChannel = {
+    publish: (message) => {
+      if (message.length > LIVE_MAX || this.liveOutgoing.length >= LIVE_QUEUED) return;
+      this.liveOutgoing.push(message);
+      this.flush();
+    },
+    subscribe: (onMessage, onGap) => {
+      this.liveListeners.add(onMessage);
+      this.liveGaps.add(onGap);
+      if (!this.client && !this.connecting) void this.connect();
+      return () => {
+        this.liveListeners.delete(onMessage);
+        this.liveGaps.delete(onGap);
+      };
+    },
+  };
+
   /** One NOTIFY at a time; what commits meanwhile goes with the next. */
   private flush(): void {
-    if (this.sending || this.outgoing.size === 0) return;
+    if (this.sending || (this.outgoing.size === 0 && this.liveOutgoing.length === 0)) return;
     const users = [...this.outgoing];
     this.outgoing = new Set();
-    this.sending = this.send(users).finally(() => {
+    const live = this.liveOutgoing.map((message) => `${this.tag}!${this.schema}!${message}`);
+    this.liveOutgoing = [];
+    this.sending = this.send(users, live).finally(() => {
       this.sending = undefined;
       this.flush();
     });
   }
 
-  private async send(users: number[]): Promise<void> {
-    const payloads = notificationPayloads(this.tag, users);
+  private async send(users: number[], live: string[] = []): Promise<void> {
+    const payloads = [...notificationPayloads(this.tag, users), ...live];
     if (!this.announced) {
       this.announced = true;
       payloads.unshift(`${this.tag}:*`);
@@ -152,6 +189,7 @@ export class PostgresEventSignals implements EventSignals {
     try {
       await client.connect();
       await client.query(`listen ${EVENTS_CHANNEL}`);
+      this.schema = (await client.query<{ schema: string | null }>('select current_schema() as schema')).rows[0]?.schema ?? '';
     } catch {
       this.connecting = false;
       onLost();
@@ -165,7 +203,7 @@ export class PostgresEventSignals implements EventSignals {
     this.client = client;
     this.backoffMs = 100;
     // Anything committed before the LISTEN took effect was not signalled: readers look again.
-    if (this.connections++ > 0) for (const gap of this.gaps) gap();
+    if (this.connections++ > 0) for (const gap of [...this.gaps, ...this.liveGaps]) gap();
   }
 
   private scheduleReconnect(): void {
@@ -180,7 +218,16 @@ export class PostgresEventSignals implements EventSignals {
   }
 
   private notified(n: Notification): void {
-    const said = n.channel === EVENTS_CHANNEL && n.payload ? parsePayload(n.payload) : undefined;
+    if (n.channel !== EVENTS_CHANNEL || !n.payload) return;
+    const bang = n.payload.indexOf('!');
+    if (bang > 0 && !n.payload.slice(0, bang).includes(':')) {
+      const rest = n.payload.slice(bang + 1);
+      const second = rest.indexOf('!');
+      const heard = n.payload.slice(0, bang) !== this.tag && second >= 0 && rest.slice(0, second) === this.schema && this.schema !== '';
+      if (heard) for (const listener of this.liveListeners) listener(rest.slice(second + 1));
+      return;
+    }
+    const said = parsePayload(n.payload);
     if (!said || said.tag === this.tag) return;
     if (said.userIds === undefined) for (const gap of this.gaps) gap();
     else for (const listener of this.users) listener(said.userIds);

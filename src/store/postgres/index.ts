@@ -47,6 +47,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     repos: postgresRepositories(reads, listingCache),
     eventLog: eventLog(postgresRunner(db, pool, named)),
     eventSignals: signals,
+    liveChannel: signals.live,
     transaction: (fn, writer) => transaction(fn, writer),
     alone: (types, fn, writer) => transaction(fn, writer, !types.some((type) => leavesRows(type, opts.webhookUrls ?? []))),
     webhooks: webhookOutbox(db, true),

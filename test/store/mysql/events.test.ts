@@ -4,7 +4,8 @@
  * by both (the other instance's by polling the log), once and in order; Last-Event-ID replay and
  * the reset past the retention; tickets taken on another instance; each user's own events only;
  * the webhook outbox delivered signed (and `souk webhooks` over it); a push to a registered
- * device through a local stand-in for Expo.
+ * device through a local stand-in for Expo, and through FCM beside it (each device once when one
+ * of them has to wait).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { SseClient, type SseEvent } from '../../helpers/sse.js';
 import { until } from '../../helpers/until.js';
 import { webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { expoReceiver } from '../../helpers/expo-receiver.js';
+import { fcmReceiver, fcmToken } from '../../helpers/fcm-receiver.js';
 import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 import type { WordpressDatabase } from '../../helpers/wordpress.js';
 import { markRead } from '../../../src/domain/chat/message.js';
@@ -266,6 +268,34 @@ describe('webhooks and pushes on MySQL', { skip }, () => {
     assert.deepEqual(
       (await t.souk.store.pushOutbox!.list(10)).map((d) => [d.userId, d.status]),
       [[BOB, 'sent']],
+    );
+  });
+
+  it('pushes through FCM beside Expo, each device once when FCM asks to wait, and drops an UNREGISTERED token', async () => {
+    const expo = await expoReceiver();
+    const fcm = await fcmReceiver();
+    const { t } = await site({ EXPO_PUSH_URL: expo.url, PUSH_APP_SCHEME: 'souktest', PUSH_RETRY_BASE_MS: '100', ...fcm.env });
+    for (const token of [fcmToken('bob-pixel'), fcmToken('bob-old'), 'ExponentPushToken[bob-phone]'])
+      assert.equal((await t.post(`${API}/push-notification/register`, { push_token: token }, auth(t, BOB))).statusCode, 200);
+    fcm.state.unregistered.add(fcmToken('bob-old'));
+    fcm.state.throttleOnce.add(fcmToken('bob-pixel'));
+    const started = (await t.start(ALICE, { listing_id: IPHONE, text: 'Is it still available?' })).json();
+    await until(async () => (await t.souk.store.pushOutbox!.list(10)).every((d) => d.status !== 'pending'), 10_000);
+    assert.deepEqual(
+      fcm.messages().map((m) => [m.token, m.notification.title, m.notification.body, m.data.url]),
+      [[fcmToken('bob-pixel'), 'Alice Tester', 'Is it still available?', `souktest://conversation/${started.con_id}/${IPHONE}`]],
+    );
+    assert.deepEqual(
+      expo.messages().map((m) => m.to),
+      ['ExponentPushToken[bob-phone]'],
+    );
+    assert.deepEqual(
+      (await t.souk.store.pushDevices!.tokensOf(BOB)).sort(),
+      [fcmToken('bob-pixel'), 'ExponentPushToken[bob-phone]'].sort(),
+    );
+    assert.deepEqual(
+      (await t.souk.store.pushOutbox!.list(10)).map((d) => [d.status, d.attempts]),
+      [['sent', 1]],
     );
   });
 });

@@ -2,13 +2,17 @@
  * E-mail when a message waits, on a WordPress database (the MySQL store): the mail comes from the
  * site's blogname and admin_email with the plugin's subject; Souk writes the plugin's
  * `online_status` user meta for a user it serves, and reads it: a user active on the site (the
- * meta fresh) is online, so no mail; my/notifications keeps its choice in the user meta.
+ * meta fresh) is online, so no mail; my/notifications keeps its choice in the user meta. GET
+ * my/chat/presence reads the same `online_status` for the users who share one of the plugin's
+ * conversations with the caller, and `show_presence` is the user meta `souk_show_presence`; typing
+ * reaches the other participant's stream.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { smtpReceiver } from '../../helpers/smtp-receiver.js';
 import { until } from '../../helpers/until.js';
+import { SseClient } from '../../helpers/sse.js';
 import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const JWT_SECRET = 'souk-mysql-mail-test-secret-0123456789';
@@ -80,10 +84,57 @@ describe('mail on a WordPress site', { skip }, () => {
       payload: { email: false },
       headers: auth(t, BOB),
     });
-    assert.deepEqual(off.json(), { email: false });
+    assert.deepEqual(off.json(), { email: false, show_presence: true });
     assert.deepEqual(await meta(BOB, 'souk_email_notifications'), ['no']);
     const on = await t.app.inject({ method: 'PUT', url: `${API}/my/notifications`, payload: { email: true }, headers: auth(t, BOB) });
-    assert.deepEqual(on.json(), { email: true });
+    assert.deepEqual(on.json(), { email: true, show_presence: true });
     assert.deepEqual(await meta(BOB, 'souk_email_notifications'), ['yes']);
+  });
+
+  it("answers presence from the plugin's online_status for chat partners only, hides it by the user meta, and streams typing", async () => {
+    const site = await wordpressDatabase('wordpress-seeded.sql');
+    const t = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET, PUSH_NOTIFICATIONS: 'false' }, null);
+    const started = await t.post(`${API}/my/chat/conversation`, { listing_id: IPHONE, text: 'Still for sale?' }, auth(t, ALICE));
+    assert.equal(started.statusCode, 200, started.body);
+    const conId = started.json().con_id as number;
+    const presence = (userId: number, ids: string) =>
+      t.app.inject({ url: `${API}/my/chat/presence?user_ids=${ids}`, headers: auth(t, userId) });
+    // Bob is active on the site (the plugin wrote his online_status); Carol shares no conversation with Alice.
+    await site.query("insert into wp_usermeta (user_id, meta_key, meta_value) values (?, 'online_status', ?)", [
+      BOB,
+      String(Math.floor(Date.now() / 1000) + 300),
+    ]);
+    const [bob, ...others] = (await presence(ALICE, `${BOB},${CAROL}`)).json();
+    assert.deepEqual(others, []);
+    assert.equal(bob.user_id, BOB);
+    assert.equal(bob.online, true);
+    assert.match(bob.last_seen, /^\d{4}-\d\d-\d\d \d\d:\d[05]:00$/);
+
+    const hidden = await t.app.inject({
+      method: 'PUT',
+      url: `${API}/my/notifications`,
+      payload: { show_presence: false },
+      headers: auth(t, BOB),
+    });
+    assert.deepEqual(hidden.json(), { email: true, show_presence: false });
+    assert.deepEqual(
+      (
+        await site.query<{ meta_value: string }>(
+          "select meta_value from wp_usermeta where user_id = ? and meta_key = 'souk_show_presence'",
+          [BOB],
+        )
+      ).map((r) => r.meta_value),
+      ['no'],
+    );
+    assert.deepEqual((await presence(ALICE, `${BOB}`)).json(), [{ user_id: BOB, online: false, last_seen: null }]);
+
+    const base = await t.listen();
+    const stream = await SseClient.open(`${base}${API}/my/events`, auth(t, BOB));
+    assert.equal(stream.status, 200);
+    await until(() => t.souk.streams!.isStreaming(BOB));
+    assert.equal((await t.post(`${API}/my/chat/typing`, { con_id: conId }, auth(t, ALICE))).statusCode, 204);
+    const [typing] = await stream.take(1);
+    assert.deepEqual([typing!.event, JSON.parse(typing!.data)], ['conversation.typing', { conversation_id: conId, user_id: ALICE }]);
+    stream.close();
   });
 });

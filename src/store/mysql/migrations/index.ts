@@ -23,6 +23,7 @@ import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js
 import { soukMailMigration } from './011-souk-mail.js';
 import { soukMessageFilesMigration } from './012-souk-message-files.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
+import { soukPushReachedMigration } from './016-souk-push-reached.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -37,5 +38,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '011-souk-mail': soukMailMigration(t),
     '012-souk-message-files': soukMessageFilesMigration(t),
     '015-souk-server-api': soukServerApiMigration(t),
+    '016-souk-push-reached': soukPushReachedMigration(t),
   };
 }

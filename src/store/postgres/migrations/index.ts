@@ -33,6 +33,7 @@ import { mailMigration } from '../../common/migrations/021-mail.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
+import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -60,4 +61,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '022-user-registered': userRegisteredMigration('bigint'),
   '023-message-files': messageFilesMigration('bigint'),
   '026-server-api': serverApiMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '027-push-reached-show-presence': pushReachedShowPresenceMigration,
 };

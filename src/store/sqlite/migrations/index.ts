@@ -32,6 +32,7 @@ import { mailMigration } from '../../common/migrations/021-mail.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
+import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -79,4 +80,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '026-server-api': atomically(
     serverApiMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
+  '027-push-reached-show-presence': atomically(pushReachedShowPresenceMigration),
 };

@@ -19,6 +19,8 @@ export const userBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     const userId = requiredId(requestParameters(request.query, request.body), 'user_id');
     const result = await blockUser(deps.uow, request.caller!.id, userId);
     if (!result.ok) throw result.error === 'self' ? BLOCK_ERRORS.self() : BLOCK_ERRORS.userNotFound();
+    // Every instance forgets who may type to whom (domain/chat/typing.ts).
+    deps.live?.publish({ type: 'blocks.changed' });
     return blockedUserList(result.value);
   });
 
@@ -26,6 +28,7 @@ export const userBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
     const userId = requiredId(requestParameters(request.query, request.body), 'user_id');
     const result = await unblockUser(deps.uow, request.caller!.id, userId);
     if (!result.ok) throw result.error === 'not_blocked' ? BLOCK_ERRORS.userNotBlocked() : BLOCK_ERRORS.userNotFound();
+    deps.live?.publish({ type: 'blocks.changed' });
     return blockedUserList(result.value);
   });
 };
