@@ -85,6 +85,11 @@ function routeDeps(
     },
     findUser,
     limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
+    offers: {
+      ttlMs: config.offers.ttlS * 1000,
+      maxRatio: config.offers.maxRatio,
+      perConversationPerDay: config.offers.perConversationPerDay,
+    },
     wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.

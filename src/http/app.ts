@@ -20,6 +20,8 @@ import { chatCheckRoutes } from './routes/my/chat/check.js';
 import { conversationRoutes } from './routes/my/chat/conversation.js';
 import { messageRoutes } from './routes/my/chat/message.js';
 import { chatReportRoutes } from './routes/my/chat/report.js';
+import { offerRoutes } from './routes/my/chat/offer.js';
+import { offerRespondRoutes } from './routes/my/chat/offer/respond.js';
 import { listingReportRoutes } from './routes/listing/report.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
@@ -114,6 +116,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(chatCheckRoutes, deps);
       await api.register(messageRoutes, deps);
       await api.register(chatReportRoutes, deps);
+      await api.register(offerRoutes, deps);
+      await api.register(offerRespondRoutes, deps);
       await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);

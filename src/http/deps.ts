@@ -6,6 +6,7 @@ import type { UserLookup } from '../auth/user-cache.js';
 import type { ChatLimits } from '../domain/chat/common.js';
 import type { AppConfig } from '../domain/config.js';
 import type { ChatReadDeps } from '../domain/chat/common.js';
+import type { OfferRules } from '../domain/chat/offer.js';
 import type { EventStreams } from '../domain/events.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
@@ -24,6 +25,8 @@ export interface RouteDeps {
   /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
+  /** Offers' expiry, bounds and daily count (my/chat/offer, domain/chat/offer.ts). */
+  offers: OfferRules;
   /** The `bad_words` setting in force, for the text of a start and a message. */
   wordScreen: () => WordScreen;
   /** Largest accepted request body in bytes (documented in the 413 response). */
