@@ -5,6 +5,20 @@ import { ChatMessage } from '../../../../present/chat/schemas.js';
 import { CONSUMES, RequestHeaders, SECURITY, success } from '../../common.schema.js';
 import { makeOfferErrors } from '../../errors.schema.js';
 
+/** An offer as the routes answer it: a message object of type `offer`. */
+export const OFFER_EXAMPLE = {
+  message_id: 7,
+  con_id: 1,
+  source_id: 1,
+  message: 'Offer: $1,150.00 for Road bike',
+  meta: { offer: { amount: '1150', currency: 'USD', status: 'pending', by: 1, expires_at: '2026-12-04 10:00:00' } },
+  attachments: null,
+  type: 'offer',
+  is_read: 0,
+  created_at: '2026-12-02 10:00:00',
+  temp_id: '',
+};
+
 /**
  * An amount: a positive JSON number or a string of its digits, with at most the currency's decimals.
  * Checked by the use case (domain/chat/offer.ts, parseAmount), whose refusal names the decimals.
@@ -52,6 +66,9 @@ export function makeOfferSchema(limits: { bodyLimit: number; textMaxLength: numb
         ],
       },
     ),
-    response: { 200: success(ChatMessage, 'The offer, as the message stored.'), ...makeOfferErrors(limits) },
+    response: {
+      200: success({ ...ChatMessage, examples: [OFFER_EXAMPLE] }, 'The offer, as the message stored.'),
+      ...makeOfferErrors(limits),
+    },
   };
 }

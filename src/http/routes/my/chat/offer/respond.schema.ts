@@ -4,7 +4,9 @@ import { IdBodyField, IdQueryField } from '../../../../body.js';
 import { ChatMessage } from '../../../../../present/chat/schemas.js';
 import { CONSUMES, RequestHeaders, SECURITY, success } from '../../../common.schema.js';
 import { respondToOfferErrors } from '../../../errors.schema.js';
-import { AmountField } from '../offer.schema.js';
+import { AmountField, OFFER_EXAMPLE } from '../offer.schema.js';
+
+const ANSWER_EXAMPLE = { ...OFFER_EXAMPLE, message_id: 8, source_id: 2, message: 'Offer accepted: $1,150.00', meta: null, type: 'text' };
 
 export function respondToOfferSchema(limits: { bodyLimit: number }) {
   return {
@@ -36,6 +38,9 @@ export function respondToOfferSchema(limits: { bodyLimit: number }) {
         ],
       },
     ),
-    response: { 200: success(ChatMessage, 'The answer, as the message stored.'), ...respondToOfferErrors(limits) },
+    response: {
+      200: success({ ...ChatMessage, examples: [ANSWER_EXAMPLE] }, 'The answer, as the message stored: a text, or the counter-offer.'),
+      ...respondToOfferErrors(limits),
+    },
   };
 }
