@@ -171,11 +171,14 @@ async function offerMessage(
   note: string,
   now: number,
 ) {
-  const listing = await offeredListing(repos, conversation);
+  // Asked together (a database may answer them in one round trip), their answers taken in the order of the rules.
+  const [listing, made] = await Promise.all([
+    offeredListing(repos, conversation),
+    repos.offers!.madeSince(conversation.id, writerId, now - DAY_MS),
+  ]);
   if ('ok' in listing) return listing;
   if (!withinBounds(amount, listing, deps.rules.maxRatio)) return refused('amount_too_high');
-  if ((await repos.offers!.madeSince(conversation.id, writerId, now - DAY_MS)) >= deps.rules.perConversationPerDay)
-    return refused('too_many_offers');
+  if (made >= deps.rules.perConversationPerDay) return refused('too_many_offers');
   const text = offerText(kind, amount, listing, deps.money, note);
   const invalid = checkMessageInput({ text, files: [] }, deps.limits);
   if (invalid) return refused(invalid);
@@ -201,8 +204,8 @@ export async function makeOffer(
   if (typeof amount !== 'string') return amount;
   return store.uow.transaction(async (repos): Promise<OfferResult> => {
     if (!repos.offers || !(await repos.offers.supported())) return refused('unsupported');
-    await repos.offers.lockConversation(conId);
-    const open = await writable(repos, conId, caller.id);
+    // The lock asked first: what writable reads, asked with it, is read once it is held.
+    const [, open] = await Promise.all([repos.offers.lockConversation(conId), writable(repos, conId, caller.id)]);
     if ('ok' in open) return open;
     const message = await offerMessage(repos, { store, ...deps }, open.conversation, caller.id, amount, 'Offer', input.note, now);
     if ('ok' in message) return message;
@@ -312,8 +315,8 @@ export async function respondToOffer(
   if (!found) return refused('forbidden');
   return deps.store.uow.transaction(async (repos): Promise<OfferResult> => {
     if (!repos.offers || !(await repos.offers.supported())) return refused('unsupported');
-    await repos.offers.lockConversation(found.conId);
-    const held = await answerable(repos, input.messageId, caller.id, now);
+    // The lock asked first: what answerable reads, asked with it, is read once it is held.
+    const [, held] = await Promise.all([repos.offers.lockConversation(found.conId), answerable(repos, input.messageId, caller.id, now)]);
     if ('ok' in held) return held;
     const answer =
       counter === null

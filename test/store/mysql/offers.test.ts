@@ -29,7 +29,7 @@ describe('offers on a WordPress site', { skip }, () => {
     const site = await wordpressDatabase('wordpress-seeded.sql');
     const secret = `whsec_${randomBytes(32).toString('base64')}`;
     const hooks = await webhookReceiver(secret);
-    const env = { DATABASE_URL: site.url, JWT_SECRET, WEBHOOK_URLS: hooks.url, WEBHOOK_SECRET: secret, OFFER_TTL_S: '2' };
+    const env = { DATABASE_URL: site.url, JWT_SECRET, WEBHOOK_URLS: hooks.url, WEBHOOK_SECRET: secret };
     const t = await startTestSouk(env, null);
 
     let res = await offer(t, ALICE, { listing_id: IPHONE, amount: 300 });
@@ -98,10 +98,11 @@ describe('offers on a WordPress site', { skip }, () => {
     assert.equal(hook.body.data.offer.message_id, counter.message_id);
     assert.equal(hook.body.data.listing.id, IPHONE);
 
-    // Expiry.
-    const late = (await offer(t, ALICE, { con_id: made.con_id, amount: 310 })).json();
-    await new Promise((r) => setTimeout(r, 2100));
-    res = await respond(t, BOB, { message_id: late.message_id, action: 'accept' });
+    // Expiry, on an instance whose offers last a second.
+    const brief = await startTestSouk({ DATABASE_URL: site.url, JWT_SECRET, OFFER_TTL_S: '1' }, null);
+    const late = (await offer(brief, ALICE, { con_id: made.con_id, amount: 310 })).json();
+    await new Promise((r) => setTimeout(r, 1100));
+    res = await respond(brief, BOB, { message_id: late.message_id, action: 'accept' });
     assert.deepEqual([res.statusCode, res.json().error], [409, 'OFFER_EXPIRED']);
   });
 
