@@ -144,6 +144,11 @@ function operations(data: Dataset): Operation[] {
       path: PATHS.message,
       request: (i) => ({ user: data.convCaller[400 + i]!, body: { con_id: data.convId[400 + i], text, temp_id: 920_000 + i } }),
     },
+    {
+      name: 'offer (POST my/chat/offer)',
+      path: PATHS.offer,
+      request: (i) => ({ user: data.convCaller[600 + i]!, body: { con_id: data.convId[600 + i], amount: '5' } }),
+    },
     // The read rows' requests: a reader's conversation (50 of 60 messages), chat list (20 of 25), favourites (20 of 30).
     {
       name: 'conversation read (GET my/chat/conversation)',

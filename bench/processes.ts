@@ -37,6 +37,8 @@ export function startSouk(name: string, opts: SoukProcessOptions): Promise<Serve
       // The bench's users send far more than a person would: the abuse limits would measure themselves.
       MESSAGES_PER_MINUTE: '0',
       NEW_CONVERSATIONS_PER_HOUR: '0',
+      // The offer row sends many offers in each conversation: it measures the offer, not its refusal.
+      OFFERS_PER_CONVERSATION_PER_DAY: '1000000',
       ...opts.env,
     },
     ready: SOUK_READY,

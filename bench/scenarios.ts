@@ -7,6 +7,7 @@
  *   start-existing  the data set's conversations, re-started by their caller (an append);
  *   message-send    POST my/chat/message in the data set's conversations, by their caller or owner in turn;
  *   message-photo   the same, as the upload form with one 1 MB photo (bench/photo.ts);
+ *   offer           POST my/chat/offer in the data set's conversations, by their caller or owner in turn (an offer is a message);
  *   bare            the toggle's request shape, sent to the bare server;
  *   pgbench         no request of Souk's: PostgreSQL's own `pgbench -N` on the same server (bench/pgbench.ts);
  *   chat-poll       GET my/chat/conversation of a reader's conversation (the latest 50 of its 60 messages);
@@ -58,6 +59,7 @@ export type RowName =
   | 'start-new'
   | 'start-existing'
   | 'message-send'
+  | 'offer'
   | 'message-photo'
   | 'chat-poll'
   | 'chat-list'
@@ -85,6 +87,7 @@ export const ROWS: RowName[] = [
   'start-new',
   'start-existing',
   'message-send',
+  'offer',
   'message-photo',
   'chat-poll',
   'chat-list',
@@ -120,6 +123,7 @@ export const FLOOR_OF: Partial<Record<RowName, RowName>> = {
   toggle: 'floor-toggle',
   'start-new': 'floor-start-new',
   'message-send': 'floor-start-new',
+  offer: 'floor-start-new',
   'chat-poll': 'floor-chat-poll',
   'chat-list': 'floor-chat-list',
   favourites: 'floor-favourites',
@@ -131,6 +135,7 @@ export const PATHS = {
   start: `${API_BASE}/my/chat/conversation`,
   chats: `${API_BASE}/my/chat`,
   message: `${API_BASE}/my/chat/message`,
+  offer: `${API_BASE}/my/chat/offer`,
   login: `${API_BASE}/login`,
 } as const;
 
@@ -427,6 +432,38 @@ export function messageSendScenario(data: Dataset): Scenario {
   };
 }
 
+/** The amount offered: within ten times every priced listing of the data set (the lowest is 5). */
+const OFFER_AMOUNT = '5';
+
+/** POST my/chat/offer in a data set conversation, by its caller and by its owner in turn; the reply is the stored offer. */
+export function offerScenario(data: Dataset): Scenario {
+  const order = shuffledConversations(data, 37);
+  let i = 0;
+  let offered = 0;
+  return {
+    name: 'offer',
+    path: PATHS.offer,
+    next(ctx) {
+      const c = order[i % order.length]!;
+      ctx.conv = c;
+      ctx.sender = i++ % 2 === 0 ? data.convCaller[c]! : data.owner[data.convListing[c]!]!;
+      return { body: `{"con_id":${data.convId[c]},"amount":"${OFFER_AMOUNT}"}`, user: ctx.sender };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const m = parse(body) as
+        { con_id?: number; source_id?: number; type?: string; meta?: { offer?: Record<string, unknown> } } | undefined;
+      if (!m || m.con_id !== data.convId[ctx.conv!] || m.source_id !== userId(ctx.sender!))
+        return 'not an offer of the caller in that conversation';
+      const o = m.meta?.offer;
+      if (m.type !== 'offer' || o?.amount !== OFFER_AMOUNT || o.status !== 'pending' || o.by !== userId(ctx.sender!)) return 'wrong offer';
+      offered++;
+      return null;
+    },
+    counters: () => ({ offered }),
+  };
+}
+
 /** message-send's requests as the upload form with one 1 MB photo: the reply carries the stored, re-encoded image. */
 export function messagePhotoScenario(data: Dataset): Scenario {
   const order = shuffledConversations(data, 31);
@@ -633,6 +670,8 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return startExistingScenario(data);
     case 'message-send':
       return messageSendScenario(data);
+    case 'offer':
+      return offerScenario(data);
     case 'message-photo':
       return messagePhotoScenario(data);
     case 'chat-poll':

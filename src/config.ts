@@ -674,6 +674,20 @@ const SETTINGS = {
         "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
     }),
   },
+  offers: {
+    ttlS: integer('OFFER_TTL_S', 172_800, 1, 30 * 86_400, {
+      shownDefault: '`172800` (48 hours)',
+      meaning:
+        'How long an offer (`POST my/chat/offer`) may be answered, in seconds; after that it is expired and `POST my/chat/offer/respond` refuses it (409). 1 to 2592000.',
+    }),
+    maxRatio: integer('OFFER_MAX_RATIO', 10, 1, 1_000_000, {
+      meaning: "An offer's amount is at most this many times the listing's price, when the listing has one (400 over it).",
+    }),
+    perConversationPerDay: integer('OFFERS_PER_CONVERSATION_PER_DAY', 10, 1, 1_000_000, {
+      meaning:
+        'Offers (counter-offers included) one participant may make in one conversation in 24 hours; one more gets 429 `TOO_MANY_REQUESTS`.',
+    }),
+  },
   rateLimit: {
     perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {
       shownDefault: '`0` (off)',

@@ -135,6 +135,11 @@ function routeDeps(
       maxFiles: config.maxFiles,
       filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
     },
+    offers: {
+      ttlMs: config.offers.ttlS * 1000,
+      maxRatio: config.offers.maxRatio,
+      perConversationPerDay: config.offers.perConversationPerDay,
+    },
     wordScreen: liveWordScreen(settings.stored),
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.

@@ -4,10 +4,10 @@
  * them. src/events/ presents them in the wire shapes of the routes.
  */
 import type { StartedConversation } from './chat/conversation.js';
-import type { Message } from './model.js';
+import type { Conversation, Listing, Message } from './model.js';
 import type { Report } from './reports.js';
 
-/** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites' and reports' webhook events. */
+/** The plugin's Pusher event names, Souk's `conversation.left`, and the favourites', reports' and offers' webhook events. */
 export type DomainEvent =
   /** A conversation was started with its first message; for its recipient (the listing's owner). */
   | { type: 'conversation.new'; started: StartedConversation }
@@ -22,11 +22,13 @@ export type DomainEvent =
   /** The user added a listing to their favourites, or removed it (webhooks only). */
   | { type: 'favourite.added' | 'favourite.removed'; userId: number; listingId: number }
   /** The user reported a listing, a conversation or a message (webhooks only; the reporter's event). */
-  | { type: 'report.created'; report: Report };
+  | { type: 'report.created'; report: Report }
+  /** The user accepted an offer (webhooks only; the accepter's event): the marketplace may reserve the listing or open a checkout. */
+  | { type: 'offer.accepted'; offer: Message; conversation: Conversation; listing: Listing | undefined };
 
 export type EventType = DomainEvent['type'];
 
-/** The events a user's stream carries; the favourites' two and `report.created` go to webhooks only. */
+/** The events a user's stream carries; the favourites' two, `report.created` and `offer.accepted` go to webhooks only. */
 export const STREAMED_EVENTS: readonly EventType[] = [
   'conversation.new',
   'message.new',

@@ -155,7 +155,25 @@ export interface Conversation {
   updatedAt: number;
 }
 
-export type MessageType = 'text' | 'attachment';
+/** `offer`: a price offered in the conversation (domain/chat/offer.ts), with its `offer`. */
+export type MessageType = 'text' | 'attachment' | 'offer';
+
+export const OFFER_STATUSES = ['pending', 'accepted', 'declined', 'countered'] as const;
+/** Where an offer stands; a pending one whose `expiresAt` has passed can no longer be answered. */
+export type OfferStatus = (typeof OFFER_STATUSES)[number];
+
+/** Souk's own part of an offer message (its `meta.offer`), stored with the message. */
+export interface Offer {
+  /** A positive decimal string within the currency's decimals, e.g. "1150" or "1150.5". */
+  amount: string;
+  /** ISO 4217 code: the marketplace's currency. */
+  currency: string;
+  status: OfferStatus;
+  /** The user who made it: the message's sender. */
+  by: number;
+  /** Epoch ms. */
+  expiresAt: number;
+}
 
 export interface Message {
   id: number;
@@ -167,6 +185,8 @@ export interface Message {
   isRead: boolean;
   tempId: string | null;
   createdAt: number;
+  /** A message of type `offer`: the offer; absent on every other. */
+  offer?: Offer;
 }
 
 export interface NewMessage extends FirstMessage {
@@ -181,6 +201,8 @@ export interface FirstMessage {
   attachments: MessageAttachment[] | null;
   tempId: string | null;
   createdAt: number;
+  /** A message of type `offer`: the offer it makes. */
+  offer?: Offer;
 }
 
 /** A conversation's latest message, as a list of conversations shows it. */

@@ -9,6 +9,7 @@ import type {
   ListingRecord,
   Message,
   NewMessage,
+  OfferStatus,
   ShownListing,
   Side,
   User,
@@ -188,6 +189,30 @@ export interface BlockRepository {
   unblockListing(userId: number, listingId: number): Promise<boolean>;
 }
 
+/**
+ * Offers (domain/chat/offer.ts): messages of type `offer` whose status changes as they are
+ * answered. Each database keeps them in its messages' `type` and `meta`.
+ */
+export interface OfferRepository {
+  /** False where the chat's tables have no room for an offer (a WordPress site with the 2.x plugin's tables: no `meta`). */
+  supported(): Promise<boolean>;
+  /**
+   * Holds the conversation's row until the transaction ends, before anything of it is read: one
+   * conversation's offers are made and answered one at a time, and what is read after sees what
+   * the one before committed. Nothing where write transactions run one at a time (SQLite).
+   */
+  lockConversation(conId: number): Promise<void>;
+  /** The conversation's offers still pending, oldest first. */
+  pendingOf(conId: number): Promise<Message[]>;
+  /** How many offers `sourceId` made in the conversation at or after `since` (epoch ms). */
+  madeSince(conId: number, sourceId: number, since: number): Promise<number>;
+  /**
+   * Moves the offer to `status` when it is still as `offer` holds it (a conditional update): of
+   * two answers at once, one changes it and the other finds it changed. Whether it changed.
+   */
+  settle(offer: Message, status: OfferStatus): Promise<boolean>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
@@ -200,6 +225,8 @@ export interface Repositories {
   events?: EventRecorder;
   /** Moderation's writes and locks (domain/moderation.ts), in a unit of work's repositories. */
   moderation?: ModerationRepository;
+  /** Offers (domain/chat/offer.ts); absent where a store keeps none. */
+  offers?: OfferRepository;
 }
 
 /** The users' event logs, read by the streams (src/events/). */

@@ -4,11 +4,13 @@
  * `message.new` and `message.update` `{message}` (the message object of POST my/chat/message),
  * `conversation.unread` `{user_id, count, conversation_id}`, `conversation.left`
  * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`,
- * `report.created` `{report}` (present/report.ts).
+ * `report.created` `{report}` (present/report.ts), `offer.accepted` `{offer, conversation, listing}`
+ * (present/chat/offer.ts).
  */
 import type { DomainEvent } from '../domain/events.js';
 import { conversationReplyJson } from '../present/chat/conversation.js';
 import { chatMessage } from '../present/chat/message.js';
+import { offerAcceptedJson } from '../present/chat/offer.js';
 import type { Presentation } from '../present/presentation.js';
 import { reportObject } from '../present/report.js';
 
@@ -29,6 +31,8 @@ export function payloadJson(event: DomainEvent, p: Presentation): string {
       return JSON.stringify({ user_id: event.userId, listing_id: event.listingId });
     case 'report.created':
       return JSON.stringify({ report: reportObject(event.report, p) });
+    case 'offer.accepted':
+      return offerAcceptedJson(event.offer, event.conversation, event.listing, p);
   }
 }
 

@@ -22,6 +22,8 @@ import { messageRoutes } from './routes/my/chat/message.js';
 import { chatReportRoutes } from './routes/my/chat/report.js';
 import { chatTypingRoutes } from './routes/my/chat/typing.js';
 import { chatPresenceRoutes } from './routes/my/chat/presence.js';
+import { offerRoutes } from './routes/my/chat/offer.js';
+import { offerRespondRoutes } from './routes/my/chat/offer/respond.js';
 import { listingReportRoutes } from './routes/listing/report.js';
 import { eventRoutes } from './routes/my/events.js';
 import { pushNotificationRoutes } from './routes/push-notification.js';
@@ -130,6 +132,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(chatReportRoutes, deps);
       await api.register(chatTypingRoutes, deps);
       await api.register(chatPresenceRoutes, deps);
+      await api.register(offerRoutes, deps);
+      await api.register(offerRespondRoutes, deps);
       await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
       await api.register(pushNotificationRoutes, deps);

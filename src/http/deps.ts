@@ -9,6 +9,7 @@ import type { ChatReadDeps } from '../domain/chat/common.js';
 import type { EventStreams, LiveEvent } from '../domain/events.js';
 import type { TypingGate } from '../domain/chat/typing.js';
 import type { ChatPresenceDeps } from '../domain/chat/presence.js';
+import type { OfferRules } from '../domain/chat/offer.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
@@ -27,6 +28,8 @@ export interface RouteDeps {
   /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
+  /** Offers' expiry, bounds and daily count (my/chat/offer, domain/chat/offer.ts). */
+  offers: OfferRules;
   /** The `bad_words` setting in force, for the text of a start and a message. */
   wordScreen: () => WordScreen;
   /** Largest accepted request body in bytes (documented in the 413 response). */

@@ -4,6 +4,7 @@
  */
 import type { AuthFailure } from '../auth/failures.js';
 import type { StartConversationError } from '../domain/chat/common.js';
+import type { OfferError } from '../domain/chat/offer.js';
 
 export interface ShapeA {
   code: string;
@@ -250,3 +251,62 @@ export const notFound = (what: string, id: number | string) => shapeB(404, 'NOT_
 export const conflict = (message: string) => shapeB(409, 'CONFLICT', message);
 export const SITE_CATALOG_MESSAGE =
   "On a WordPress site the users and listings are the site's own: create and change them in WordPress, which Souk reads at once. The other server API routes work.";
+/** my/chat/offer and my/chat/offer/respond (docs/offers.md). */
+export const OFFER_MESSAGES = {
+  target: 'con_id or listing_id is required and must be a positive integer.',
+  action: 'action is required and must be accept, decline or counter.',
+  amountRequired: 'amount is required to counter an offer.',
+  note: 'text must be a string.',
+  currency: 'currency must be a string: an ISO 4217 code such as USD.',
+  notAnOffer: 'message_id is not an offer.',
+  ownOffer: 'You cannot answer your own offer.',
+  answered: 'This offer has already been answered.',
+  expired: 'This offer has expired.',
+  tooMany: 'Too many offers in this conversation in the last 24 hours.',
+  unsupported: "Offers need the chat tables of Classified Listing 4.x or newer: this site's have no meta column.",
+} as const;
+
+export const amountMessage = (decimals: number) =>
+  decimals === 0
+    ? 'amount is required and must be a positive whole number.'
+    : `amount is required and must be a positive number with at most ${decimals} decimals.`;
+export const amountTooHighMessage = (maxRatio: number) => `amount must be at most ${maxRatio} times the listing's price.`;
+export const currencyMessage = (currency: string) => `currency must be the listing's currency, ${currency}.`;
+
+export interface OfferErrorContext {
+  limits: { textMaxLength: number; maxFiles: number };
+  decimals: number;
+  maxRatio: number;
+  currency: string;
+}
+
+export function offerError(error: OfferError, c: OfferErrorContext): ApiError {
+  switch (error) {
+    case 'forbidden':
+      return conversationForbidden();
+    case 'other_left':
+      return otherParticipantLeft();
+    case 'amount_invalid':
+      return badRequest(amountMessage(c.decimals));
+    case 'amount_too_high':
+      return badRequest(amountTooHighMessage(c.maxRatio));
+    case 'currency_mismatch':
+      return badRequest(currencyMessage(c.currency));
+    case 'amount_required':
+      return badRequest(OFFER_MESSAGES.amountRequired);
+    case 'not_an_offer':
+      return badRequest(OFFER_MESSAGES.notAnOffer);
+    case 'own_offer':
+      return shapeA(403, 'FORBIDDEN', OFFER_MESSAGES.ownOffer);
+    case 'already_answered':
+      return shapeB(409, 'OFFER_ANSWERED', OFFER_MESSAGES.answered);
+    case 'expired':
+      return shapeB(409, 'OFFER_EXPIRED', OFFER_MESSAGES.expired);
+    case 'too_many_offers':
+      return shapeB(429, 'TOO_MANY_REQUESTS', OFFER_MESSAGES.tooMany);
+    case 'unsupported':
+      return shapeB(501, 'NOT_IMPLEMENTED', OFFER_MESSAGES.unsupported);
+    default:
+      return chatError(error, c.limits);
+  }
+}

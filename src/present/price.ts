@@ -55,3 +55,38 @@ export function formatAmount(raw: string, f: PriceFormat, priceType: string): st
   const type = escapeAttribute(priceType || 'fixed');
   return `<div class="rtcl-price price-type-${type}"><span class="rtcl-price-amount amount"><bdi>${inner}</bdi></span></div>`;
 }
+
+const NAMED_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  nbsp: '\u00a0',
+  euro: '€',
+  pound: '£',
+  yen: '¥',
+  cent: '¢',
+};
+
+/** Text with the HTML entities a currency symbol is written with (`&#36;`, `&#x62f;`, `&euro;`) decoded; others left as they are. */
+export function decodeEntities(html: string): string {
+  return html.replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (entity, name: string) => {
+    if (name[0] !== '#') return NAMED_ENTITIES[name.toLowerCase()] ?? entity;
+    const code = name[1] === 'x' || name[1] === 'X' ? parseInt(name.slice(2), 16) : Number(name.slice(1));
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : entity;
+  });
+}
+
+/**
+ * A price as plain text, as formatAmount shows it without the markup (`$1,150`, `1.150,50 €`):
+ * what a message's text says of an offer, which every app shows as it is.
+ */
+export function priceText(raw: string, f: PriceFormat): string {
+  const { whole, fraction } = roundDecimal(raw, f.decimals);
+  const showFraction = f.decimals > 0 && !(f.trimZeros && /^0*$/.test(fraction));
+  const number = groupThousands(whole, f.thousandsSeparator) + (showFraction ? f.decimalSeparator + fraction : '');
+  const symbol = decodeEntities(f.currencySymbol);
+  return { left: symbol + number, left_space: `${symbol} ${number}`, right: number + symbol, right_space: `${number} ${symbol}` }[
+    f.position
+  ];
+}

@@ -44,6 +44,8 @@ const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
 const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
+const OFFER = '/wp-json/rtcl/v1/my/chat/offer';
+const OFFER_RESPOND = '/wp-json/rtcl/v1/my/chat/offer/respond';
 const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
 const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
 const LISTING_BLOCK = '/wp-json/rtcl/v1/privacy/listing/block';
@@ -105,6 +107,8 @@ describe('OpenAPI document', () => {
       '/api/v1/my/chat/check',
       '/api/v1/my/chat/conversation',
       '/api/v1/my/chat/message',
+      '/api/v1/my/chat/offer',
+      '/api/v1/my/chat/offer/respond',
       '/api/v1/my/chat/presence',
       '/api/v1/my/chat/report',
       '/api/v1/my/chat/typing',
@@ -147,6 +151,8 @@ describe('OpenAPI document', () => {
       CHECK,
       PATHS.start,
       MESSAGE,
+      OFFER,
+      OFFER_RESPOND,
       PRESENCE,
       CHAT_REPORT,
       '/wp-json/rtcl/v1/my/chat/typing',
@@ -321,6 +327,20 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       'toggleFavourite',
     ]);
     assert.deepEqual(doc.paths[CHECK]!.get!.responses['200']!.content['application/json']!.examples!['no conversation']!.value, false);
+  });
+
+  it('the offer routes show a reply of the shape Souk really gives', async () => {
+    const t = await startTestSouk();
+    const offered = await t.post(OFFER, { listing_id: LISTINGS.bike, amount: 1000 }, t.auth(USERS.amina));
+    assert.equal(offered.statusCode, 200, offered.body);
+    const answered = await t.post(OFFER_RESPOND, { message_id: offered.json().message_id, action: 'accept' }, t.auth(USERS.youssef));
+    assert.equal(answered.statusCode, 200, answered.body);
+    for (const [path, res] of [
+      [OFFER, offered],
+      [OFFER_RESPOND, answered],
+    ] as const) {
+      assert.deepEqual(shapeOf(doc.paths[path]!.post.responses['200']!.content['application/json']!.example), shapeOf(res.json()), path);
+    }
   });
 
   it('the routes no recording covers show a reply of the shape Souk really gives', async () => {

@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatAmount } from '../../src/present/price.js';
+import { decodeEntities, formatAmount, priceText } from '../../src/present/price.js';
 import type { PriceFormat } from '../../src/present/price.js';
 
 const dollars: PriceFormat = { currencySymbol: '&#36;', position: 'left', decimals: 2, thousandsSeparator: ',', decimalSeparator: '.' };
@@ -49,5 +49,27 @@ describe('listing amount (D7)', () => {
     assert.equal(formatAmount('1234567.5', euros, ''), wrap(`1.234.568&nbsp;${symbol('&euro;')}`));
     assert.equal(formatAmount('12.5', { ...euros, position: 'left_space', decimals: 1 }, ''), wrap(`${symbol('&euro;')}&nbsp;12,5`));
     assert.equal(formatAmount('12.5', { ...dollars, position: 'right' }, ''), wrap(`12.50${symbol('&#36;')}`));
+  });
+});
+
+describe("an offer's price in a message's text", () => {
+  it('is the amount as formatAmount shows it, without the markup, its symbol decoded', () => {
+    assert.equal(priceText('1150', dollars), '$1,150.00');
+    assert.equal(priceText('1150.5', { ...dollars, trimZeros: true }), '$1,150.50');
+    assert.equal(priceText('1150', { ...dollars, trimZeros: true }), '$1,150');
+    const euros: PriceFormat = {
+      currencySymbol: '&euro;',
+      position: 'right_space',
+      decimals: 2,
+      thousandsSeparator: '.',
+      decimalSeparator: ',',
+    };
+    assert.equal(priceText('1150.5', euros), '1.150,50 €');
+    assert.equal(priceText('7', { ...dollars, currencySymbol: '&#x62f;.&#x625;', position: 'left_space', decimals: 0 }), 'د.إ 7');
+    assert.equal(priceText('7', { ...dollars, currencySymbol: '&#82;&#36;' }), 'R$7.00');
+  });
+
+  it('leaves an entity it does not know as it is', () => {
+    assert.equal(decodeEntities('&unknown; &amp; &#0;'), '&unknown; & &#0;');
   });
 });

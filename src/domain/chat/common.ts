@@ -10,6 +10,7 @@ import type {
   Listing,
   MessageType,
   NewMessage,
+  Offer,
   Side,
   UploadedAttachment,
   User,
@@ -26,6 +27,8 @@ export interface StartConversationInput {
   uploads?: UploadedAttachment[];
   /** The client's id for this message; a retry with the same one stores nothing new. */
   tempId: string | null;
+  /** A start by an offer (domain/chat/offer.ts): the message is of type `offer` and holds it. */
+  offer?: Offer;
 }
 
 export interface ChatLimits {
@@ -98,10 +101,11 @@ export function firstMessage(sourceId: number, input: Omit<StartConversationInpu
   return {
     sourceId,
     text: input.text,
-    type: messageType(input),
+    type: input.offer ? 'offer' : messageType(input),
     attachments: attachmentsOf(input),
     tempId: input.tempId,
     createdAt: now,
+    ...(input.offer && { offer: input.offer }),
   };
 }
 

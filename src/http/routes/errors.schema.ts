@@ -35,6 +35,11 @@ import {
   invalidServerKey,
   notificationsShowPresenceMessage,
   presenceUserIdsMessage,
+  amountMessage,
+  amountTooHighMessage,
+  currencyMessage,
+  OFFER_MESSAGES,
+  offerError,
 } from '../errors.js';
 
 export const ErrorShapeA = Type.Object(
@@ -453,3 +458,74 @@ export function serverApiErrors(limits: { bodyLimit: number }, own: { 400?: ApiE
     ...(own[404] ? (({ 404: _, ...rest }) => rest)(commonErrors(limits.bodyLimit)) : commonErrors(limits.bodyLimit)),
   };
 }
+/** POST my/chat/offer (docs/offers.md): a message's refusals, a start's, and the offer's own. */
+export function makeOfferErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  const errors = chatRouteErrors(
+    limits,
+    [],
+    [
+      badRequest(OFFER_MESSAGES.target),
+      badRequest(amountMessage(2)),
+      badRequest(amountTooHighMessage(10)),
+      badRequest(currencyMessage('USD')),
+      badRequest(OFFER_MESSAGES.currency),
+      badRequest(OFFER_MESSAGES.note),
+      badRequest(MESSAGES.listingNotFound),
+      badRequest(textTooLongMessage(limits.textMaxLength)),
+      badWordsError(),
+      ...BODY_ERRORS,
+    ],
+    [chatError('own_listing', limits), otherParticipantLeft(), cannotMessageUser()],
+  );
+  return { ...errors, ...offerLimitErrors(['conversations', 'messages']), ...offersUnsupported() };
+}
+
+/** POST my/chat/offer/respond: the offer's answer refused, or found already answered or expired. */
+export function respondToOfferErrors(limits: { bodyLimit: number }) {
+  const errors = chatRouteErrors(
+    limits,
+    ['message_id'],
+    [
+      badRequest(OFFER_MESSAGES.action),
+      badRequest(OFFER_MESSAGES.amountRequired),
+      badRequest(amountMessage(2)),
+      badRequest(amountTooHighMessage(10)),
+      badRequest(OFFER_MESSAGES.notAnOffer),
+      badRequest(MESSAGES.listingNotFound),
+      ...BODY_ERRORS,
+    ],
+    [offerError('own_offer', OFFER_EXAMPLE_CONTEXT), otherParticipantLeft(), cannotMessageUser()],
+  );
+  return {
+    ...errors,
+    409: errorResponse('The offer was answered already, or has expired (shape B).', [
+      offerError('already_answered', OFFER_EXAMPLE_CONTEXT),
+      offerError('expired', OFFER_EXAMPLE_CONTEXT),
+    ]),
+    ...offerLimitErrors(['messages']),
+    ...offersUnsupported(),
+  };
+}
+
+const OFFER_EXAMPLE_CONTEXT = { limits: { textMaxLength: 5000, maxFiles: 10 }, decimals: 2, maxRatio: 10, currency: 'USD' };
+
+function offerLimitErrors(kinds: Array<'conversations' | 'messages'>) {
+  return {
+    429: errorResponse(
+      'Too many requests for this user, the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE, or over ' +
+        'OFFERS_PER_CONVERSATION_PER_DAY in this conversation (shape B).',
+      [
+        tooManyRequests('user', 60),
+        ...kinds.map((kind) => tooManyRequests(kind, 60)),
+        offerError('too_many_offers', OFFER_EXAMPLE_CONTEXT),
+      ],
+      { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on (not sent for the offers of a day).' } },
+    ),
+  };
+}
+
+const offersUnsupported = () => ({
+  501: errorResponse("A WordPress site whose chat tables have no `meta` column (the 2.x plugin's) keeps no offers (shape B).", [
+    offerError('unsupported', OFFER_EXAMPLE_CONTEXT),
+  ]),
+});

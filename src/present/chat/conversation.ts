@@ -13,6 +13,7 @@ import { objectJson, text } from '../json-fields.js';
 import { userSummary } from '../user.js';
 import { ConversationReply } from './schemas.js';
 import { chatMessage } from './message.js';
+import { metaRowJson } from './offer.js';
 import { classicMessageText, shownAttachments } from './attachments.js';
 import { classicConversationFields, conversationJson, flag, listingJson, num, paginationJson, summaryJson } from './common.js';
 
@@ -52,7 +53,7 @@ function messageRowJson(m: Message, p: Presentation): string {
   const attachments = m.attachments === null ? 'null' : text(JSON.stringify(shownAttachments(m.attachments, p.fileAddress)));
   return (
     `{"message_id":"${m.id}","con_id":"${m.conId}","source_id":"${m.sourceId}","type":${text(m.type)},"message":${text(m.text)},` +
-    `"attachments":${attachments},"meta":null,"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
+    `"attachments":${attachments},"meta":${metaRowJson(m, p.formatTime)},"is_read":"${flag(m.isRead)}","created_at":${text(p.formatTime(m.createdAt))}}`
   );
 }
 

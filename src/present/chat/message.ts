@@ -1,8 +1,8 @@
 /** A message as my/chat/message answers it, and as the start's `newMessage` and the events carry it. */
-import type { Message } from '../../domain/model.js';
+import type { Message, Offer } from '../../domain/model.js';
 import type { TimeFormatter } from '../time.js';
 import { shownAttachments, type FileAddress } from './attachments.js';
-import type { ChatMessage } from './schemas.js';
+import type { ChatMessage, OfferMeta } from './schemas.js';
 
 /** What presenting a message takes (a Presentation has both). */
 export interface MessagePresentation {
@@ -16,11 +16,16 @@ export function chatMessage(m: Message, p: MessagePresentation): ChatMessage {
     con_id: m.conId,
     source_id: m.sourceId,
     message: m.text,
-    meta: null,
+    meta: m.offer ? offerMeta(m.offer, p.formatTime) : null,
     attachments: shownAttachments(m.attachments, p.fileAddress),
     type: m.type,
     is_read: m.isRead ? 1 : 0,
     created_at: p.formatTime(m.createdAt),
     temp_id: m.tempId ?? '',
   };
+}
+
+/** An offer's `meta` (docs/offers.md): `{"offer": {amount, currency, status, by, expires_at}}`, its time as the message's own. */
+export function offerMeta(o: Offer, formatTime: TimeFormatter): OfferMeta {
+  return { offer: { amount: o.amount, currency: o.currency, status: o.status, by: o.by, expires_at: formatTime(o.expiresAt) } };
 }

@@ -12,12 +12,27 @@ const Str = Type.String();
 const Digits = Type.String({ pattern: '^[0-9]+$' });
 const NullableStr = Type.Union([Str, Type.Null()]);
 
+/** Souk's own part of an offer message (docs/offers.md). */
+export const OfferMeta = Type.Object(
+  {
+    offer: Type.Object({
+      amount: Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$', description: 'A decimal string, e.g. "1150" or "1150.5".' }),
+      currency: Type.String({ description: "ISO 4217 code: the marketplace's currency." }),
+      status: Type.Union([Type.Literal('pending'), Type.Literal('accepted'), Type.Literal('declined'), Type.Literal('countered')]),
+      by: Type.Integer({ description: 'The user who made it.' }),
+      expires_at: Type.String({ description: 'When a pending offer can no longer be answered, in the time format of `created_at`.' }),
+    }),
+  },
+  { title: 'Offer meta' },
+);
+export type OfferMeta = Static<typeof OfferMeta>;
+
 export const ChatMessage = Type.Object({
   message_id: Int,
   con_id: Int,
   source_id: Int,
   message: Str,
-  meta: Type.Null(),
+  meta: Type.Union([Type.Null(), OfferMeta], { description: "null, or an offer's (type `offer`)." }),
   attachments: Type.Union([Type.Null(), Type.Array(MessageAttachmentWire)]),
   type: Str,
   is_read: Int,
@@ -60,7 +75,7 @@ export const MessageRow = Type.Object(
     type: Str,
     message: Str,
     attachments: Type.Union([Str, Type.Null()], { description: 'The JSON text of the attachments array, or null.' }),
-    meta: Type.Null(),
+    meta: Type.Union([Type.Null(), Str], { description: "null, or an offer's meta (type `offer`) as JSON text." }),
     is_read: Type.Union([Type.Literal('0'), Type.Literal('1')]),
     created_at: Str,
   },

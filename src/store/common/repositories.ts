@@ -17,12 +17,22 @@ import type { FirstMessage, Listing, Message, NewMessage, Side } from '../../dom
 import type { EventRecorder, ListingRepository, OpenedConversation, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
+import { offerRepository } from './offers.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type PreparedQuery, type QueryRunner } from './prepared.js';
 import { reportRepository } from './reports.js';
 import { recordMessageFiles } from './file-references.js';
 import { blockRepository, otherNotBlockedBy, type BlockStoreOptions } from './blocks.js';
-import { MESSAGE_FIELDS, toConversation, toConversationListRow, toListing, toMessage, toMessageFromValues, toUser } from './rows.js';
+import {
+  MESSAGE_FIELDS,
+  metaText,
+  toConversation,
+  toConversationListRow,
+  toListing,
+  toMessage,
+  toMessageFromValues,
+  toUser,
+} from './rows.js';
 
 type Db = QueryRunner['db'];
 type Prepared<A extends unknown[], O> = (runner: QueryRunner, ...args: A) => Promise<QueryResult<O>>;
@@ -48,22 +58,22 @@ export function conversationInsert(db: Db, listingId: number, senderId: number, 
   return db.insertInto('conversations').values(newConversationRow(listingId, senderId, recipientId, at));
 }
 
-type NewMessageRow = Omit<Selectable<MessagesTable>, 'id' | 'meta' | 'is_read'>;
+type NewMessageRow = Omit<Selectable<MessagesTable>, 'id' | 'is_read'>;
 
 export function messageInsert(db: QueryCreator<Database>, row: NewMessageRow) {
-  return db.insertInto('messages').values({ ...row, meta: null, is_read: 0 });
+  return db.insertInto('messages').values({ ...row, is_read: 0 });
 }
 
 /** A message's insert arguments, in the order the prepared inserts take them. */
 export function messageArguments(m: NewMessage) {
   const attachments = m.attachments === null ? null : JSON.stringify(m.attachments);
-  return [m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt] as const;
+  return [m.conId, m.sourceId, m.text, m.type, attachments, m.tempId, m.createdAt, metaText(m)] as const;
 }
 
 /** The message just stored under `id`, as reading it back would give it. */
 export function storedMessage(id: number, m: NewMessage): Message {
-  const [con_id, source_id, message, type, attachments, temp_id, created_at] = messageArguments(m);
-  return toMessage({ id, con_id, source_id, message, type, attachments, temp_id, created_at, meta: null, is_read: 0 });
+  const [con_id, source_id, message, type, attachments, temp_id, created_at, meta] = messageArguments(m);
+  return toMessage({ id, con_id, source_id, message, type, attachments, temp_id, created_at, meta, is_read: 0 });
 }
 
 /** The id of the row an insert made: RETURNING's, or the last rowid. */
@@ -369,6 +379,7 @@ export function repositories(
   return {
     ...(events ? { events } : {}),
     moderation: moderationRepository(run, own.rowLocks ?? false),
+    offers: offerRepository(run, own.rowLocks ?? false),
     blocks: blockRepository(run, blocks),
     users: {
       async findById(id) {

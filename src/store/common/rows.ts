@@ -7,9 +7,11 @@ import type {
   ListingStatus,
   Message,
   MessageType,
+  Offer,
   TermObject,
   User,
 } from '../../domain/model.js';
+import { OFFER_STATUSES } from '../../domain/model.js';
 import { MESSAGE_COLUMNS, type ConversationsTable, type ListingsTable, type MessagesTable, type UsersTable } from './schema.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
@@ -68,27 +70,71 @@ export function toConversation(row: Selectable<ConversationsTable>): Conversatio
 }
 
 type MessageRow = Selectable<MessagesTable>;
-/**
- * The columns a Message is made of, in the order a page of messages selects them (all but `meta`,
- * which the wire always shows as null).
- */
-export const MESSAGE_FIELDS = MESSAGE_COLUMNS.filter((column) => column !== 'meta');
+/** The columns a Message is made of, in the order a page of messages selects them. */
+export const MESSAGE_FIELDS = MESSAGE_COLUMNS;
 const AT = Object.fromEntries(MESSAGE_FIELDS.map((column, i) => [column, i])) as Record<keyof MessageRow, number>;
 // Each position a constant: one property load per column, whatever the column.
-const [ID, CON_ID, SOURCE_ID, TEXT, TYPE, ATTACHMENTS, IS_READ, TEMP_ID, CREATED_AT] = [
+const [ID, CON_ID, SOURCE_ID, TEXT, TYPE, ATTACHMENTS, META, IS_READ, TEMP_ID, CREATED_AT] = [
   AT.id,
   AT.con_id,
   AT.source_id,
   AT.message,
   AT.type,
   AT.attachments,
+  AT.meta,
   AT.is_read,
   AT.temp_id,
   AT.created_at,
 ];
 
-/** The plugin's `system` type (a message an admin removed) reads as text: the interface knows text and attachment. */
-const messageType = (stored: unknown): MessageType => (stored === 'attachment' ? 'attachment' : 'text');
+/**
+ * A message's `meta` as stored: `{"offer": {...}}` for an offer (domain/chat/offer.ts), else null
+ * (the plugin writes null). The keys are the wire's, so the plugin's table holds what the apps see.
+ */
+export function metaText(m: { offer?: Offer | undefined }): string | null {
+  const o = m.offer;
+  if (!o) return null;
+  return JSON.stringify({ offer: { amount: o.amount, currency: o.currency, status: o.status, by: o.by, expires_at: o.expiresAt } });
+}
+
+const statuses = new Set<string>(OFFER_STATUSES);
+
+/**
+ * The offer a stored `meta` holds (JSON text, or already parsed where the driver parses a JSON
+ * column); undefined for anything else, so a meta written by another program reads as none.
+ */
+export function offerOfMeta(meta: unknown): Offer | undefined {
+  if (meta === null || meta === undefined) return undefined;
+  let value: unknown = meta;
+  if (typeof meta === 'string') {
+    try {
+      value = JSON.parse(meta);
+    } catch {
+      return undefined;
+    }
+  }
+  const o = (value as { offer?: Record<string, unknown> } | null)?.offer;
+  if (!o || typeof o !== 'object') return undefined;
+  const { amount, currency, status, by, expires_at } = o;
+  if (typeof amount !== 'string' || typeof currency !== 'string' || typeof status !== 'string' || !statuses.has(status)) return undefined;
+  if (typeof by !== 'number' || typeof expires_at !== 'number') return undefined;
+  return { amount, currency, status: status as Offer['status'], by, expiresAt: expires_at };
+}
+
+/**
+ * The plugin's `system` type (a message an admin removed) reads as text: the interface knows text
+ * and attachment, and Souk's offers. An offer is known by its meta: the plugin's own table cannot
+ * store the type `offer` (store/mysql/), and a removed offer (type `system`) is one no more.
+ */
+const messageType = (stored: unknown, offer: Offer | undefined): MessageType =>
+  stored === 'attachment' ? 'attachment' : offer && stored !== 'system' ? 'offer' : 'text';
+
+/** A message's type and offer from its stored type and meta. */
+export function typeAndOffer(stored: unknown, meta: unknown): { type: MessageType; offer?: Offer } {
+  const offer = meta === null ? undefined : offerOfMeta(meta);
+  const type = messageType(stored, offer);
+  return type === 'offer' ? { type, offer: offer! } : { type };
+}
 
 /** A message from its row read as an array of MESSAGE_FIELDS' values (a page of messages is read so). */
 export function toMessageFromValues(values: readonly unknown[]): Message {
@@ -98,7 +144,7 @@ export function toMessageFromValues(values: readonly unknown[]): Message {
     conId: values[CON_ID] as MessageRow['con_id'],
     sourceId: values[SOURCE_ID] as MessageRow['source_id'],
     text: values[TEXT] as MessageRow['message'],
-    type: messageType(values[TYPE]),
+    ...typeAndOffer(values[TYPE], values[META]),
     attachments: attachments === null ? null : JSON.parse(attachments),
     isRead: values[IS_READ] !== 0,
     tempId: values[TEMP_ID] as MessageRow['temp_id'],
@@ -112,7 +158,7 @@ export function toMessage(row: MessageRow): Message {
     conId: row.con_id,
     sourceId: row.source_id,
     text: row.message,
-    type: messageType(row.type),
+    ...typeAndOffer(row.type, row.meta),
     attachments: row.attachments === null ? null : JSON.parse(row.attachments),
     isRead: row.is_read !== 0,
     tempId: row.temp_id,

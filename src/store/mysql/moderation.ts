@@ -80,8 +80,8 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       );
       await run(sql`delete from ${T(t.soukMessageFiles)} where message_id = ${messageId}`);
       const columns = messageDetails
-        ? sql`message_id, con_id, source_id, type, message, attachments, is_read, created_at`
-        : sql`message_id, con_id, source_id, null as type, message, null as attachments, is_read, created_at`;
+        ? sql`message_id, con_id, source_id, type, message, attachments, meta, is_read, created_at`
+        : sql`message_id, con_id, source_id, null as type, message, null as attachments, null as meta, is_read, created_at`;
       const [row] = await rows(db, sql<MessageRow>`select ${columns} from ${T(t.messages)} where message_id = ${messageId}`);
       return row && toMessage(row, (await ctx.site()).clock);
     },

@@ -13,7 +13,6 @@ import {
   type ConversationListRow,
   type Listing,
   type Message,
-  type MessageType,
   type NewMessage,
   type Side,
   type User,
@@ -34,7 +33,9 @@ import { statement, T, together, type ChatForm, type Db, type MysqlContext } fro
 import type { SiteClock } from './site.js';
 import { mysqlReports } from './reports.js';
 import { messageFilesInsert } from './file-references.js';
+import { mysqlOffers } from './offers.js';
 import { siteAttachments, siteText } from './site-text.js';
+import { metaText, typeAndOffer } from '../common/rows.js';
 import {
   blockedUsersQuery,
   blockMetasQuery,
@@ -90,6 +91,8 @@ export interface MessageRow {
   type: string | null;
   message: string | null;
   attachments: string | null;
+  /** Souk's offers (store/common/rows.ts, metaText); null elsewhere. Parsed already where MariaDB marks the column JSON. */
+  meta: unknown;
   is_read: number | string;
   created_at: string;
   temp_id?: string | null;
@@ -106,8 +109,8 @@ export function conversationColumns(ctx: MysqlContext, form: ChatForm) {
 
 export function messageColumns(form: ChatForm) {
   return form.messageDetails
-    ? sql`m.message_id, m.con_id, m.source_id, m.type, m.message, m.attachments, m.is_read, m.created_at`
-    : sql`m.message_id, m.con_id, m.source_id, null as type, m.message, null as attachments, m.is_read, m.created_at`;
+    ? sql`m.message_id, m.con_id, m.source_id, m.type, m.message, m.attachments, m.meta, m.is_read, m.created_at`
+    : sql`m.message_id, m.con_id, m.source_id, null as type, m.message, null as attachments, null as meta, m.is_read, m.created_at`;
 }
 
 export function toConversation(row: ConversationRow, clock: SiteClock): Conversation {
@@ -144,8 +147,8 @@ export function toMessage(row: MessageRow, clock: SiteClock): Message {
     conId: Number(row.con_id),
     sourceId: Number(row.source_id),
     text: row.message ?? '',
-    // The plugin's `system` messages read as text: the interface knows text and attachment.
-    type: (row.type === 'attachment' ? 'attachment' : 'text') as MessageType,
+    // The plugin's `system` messages read as text; an offer is known by its meta (typeAndOffer).
+    ...typeAndOffer(row.type, row.meta),
     attachments,
     isRead: Number(row.is_read) !== 0,
     tempId: row.temp_id ?? null,
@@ -346,10 +349,20 @@ const q = {
       sql<MessageRow>`select ${messageColumns(formOf(variant))} from ${T(ctx.t.messages)} m where m.message_id = ${id}`,
   ),
   insertMessage: statement(
-    (ctx, variant, conId: number, sourceId: number, type: string, text: string, attachments: string | null, local: string) =>
+    (
+      ctx,
+      variant,
+      conId: number,
+      sourceId: number,
+      type: string,
+      text: string,
+      attachments: string | null,
+      meta: string | null,
+      local: string,
+    ) =>
       formOf(variant).messageDetails
         ? sql`insert into ${T(ctx.t.messages)} (con_id, source_id, type, message, attachments, meta, is_read, created_at)
-            values (${conId}, ${sourceId}, ${type}, ${text}, ${attachments}, null, 0, ${local})`
+            values (${conId}, ${sourceId}, ${type}, ${text}, ${attachments}, ${meta}, 0, ${local})`
         : sql`insert into ${T(ctx.t.messages)} (con_id, source_id, message, is_read, created_at)
             values (${conId}, ${sourceId}, ${text}, 0, ${local})`,
   ),
@@ -440,7 +453,9 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
     const text = siteText(m.text);
     const files = m.attachments === null ? null : siteAttachments(m.attachments);
     const attachments = files === null ? null : JSON.stringify(files);
-    const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, m.type, text, attachments, local);
+    // The plugin's column is an enum of text, attachment and system: an offer is a text its meta names (typeAndOffer).
+    const type = m.type === 'offer' ? 'text' : m.type;
+    const inserted = await q.insertMessage(db, ctx, variant, m.conId, m.sourceId, type, text, attachments, metaText(m), local);
     const id = Number(inserted.insertId);
     await write(q.lastMessage.compiled(ctx, variant, m.conId, id, local));
     if (m.tempId !== null) await write(q.insertTempId.compiled(ctx, '', id, m.conId, m.sourceId, m.tempId));
@@ -456,6 +471,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
       isRead: false,
       tempId: m.tempId,
       createdAt: c.epoch(local),
+      ...(m.offer && { offer: m.offer }),
     };
   }
   /** The appends asked for so far in the unit (unreadFrom waits for them). */
@@ -470,6 +486,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
       : {};
   return {
     reports: mysqlReports(db, ctx, enter),
+    offers: mysqlOffers(db, ctx, enter, { columns: messageColumns, toMessage }),
     blocks: mysqlBlockRepository(db, ctx, scope, prefetch),
     users: { findById: (id) => user(id) },
     listings: {

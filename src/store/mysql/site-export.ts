@@ -189,10 +189,13 @@ export function openWordpressExport(url: string, opts: { tablePrefix: string; co
       const clock = (await ctx.site()).clock;
       const found = await rows(
         db,
-        sql<MessageRow & { meta: string | null }>`select ${messageColumns(form)}, ${form.messageDetails ? sql`m.meta` : sql`null`} as meta
+        sql<MessageRow>`select ${messageColumns(form)}
           from ${T(t.messages)} m where m.message_id > ${afterId} order by m.message_id limit ${limit}`,
       );
-      return found.map((row) => ({ ...toMessage(row, clock), meta: row.meta ?? null }));
+      // The meta as stored: text, or the value mysql2 parsed from a column MariaDB marks JSON.
+      const metaOf = (meta: unknown) =>
+        meta === null || meta === undefined ? null : typeof meta === 'string' ? meta : JSON.stringify(meta);
+      return found.map((row) => ({ ...toMessage(row, clock), meta: metaOf(row.meta) }));
     },
     close: () => db.destroy(),
   };

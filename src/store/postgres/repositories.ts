@@ -67,7 +67,17 @@ const q = {
   // The message and its conversation's last-message mark in one statement; the update reads the
   // new id from the insert's RETURNING.
   appendMessage: prepare(
-    (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
+    (
+      db,
+      conId: number,
+      sourceId: number,
+      text: string,
+      type: string,
+      attachments: string | null,
+      tempId: string | null,
+      at: number,
+      meta: string | null,
+    ) =>
       db
         .with('appended', (cte) =>
           messageInsert(cte, {
@@ -78,6 +88,7 @@ const q = {
             attachments,
             temp_id: tempId,
             created_at: at,
+            meta,
           }).returning('id'),
         )
         .updateTable('conversations')
@@ -113,6 +124,7 @@ const openOrCreateConversation = prepare(
     attachments: string | null,
     tempId: string | null,
     createdAt: number,
+    meta: string | null,
   ) => {
     // The open conversation's id, null when there is none: what the retry and the count look in.
     const openId = sql<number>`(select id from open)`;
@@ -139,7 +151,7 @@ const openOrCreateConversation = prepare(
       appended as (
         insert into messages (id, con_id, source_id, message, type, attachments, temp_id, created_at, meta, is_read)
         select first.id, created.id, cast(${sourceId} as bigint), cast(${text} as text), cast(${type} as text),
-          cast(${attachments} as text), cast(${tempId} as text), cast(${createdAt} as bigint), null, 0
+          cast(${attachments} as text), cast(${tempId} as text), cast(${createdAt} as bigint), cast(${meta} as text), 0
         from first, created
         returning id
       ),

@@ -44,8 +44,17 @@ const q = {
     conversationInsert(db, listingId, senderId, recipientId, at),
   ),
   createMessage: prepare(
-    (db, conId: number, sourceId: number, text: string, type: string, attachments: string | null, tempId: string | null, at: number) =>
-      messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at }),
+    (
+      db,
+      conId: number,
+      sourceId: number,
+      text: string,
+      type: string,
+      attachments: string | null,
+      tempId: string | null,
+      at: number,
+      meta: string | null,
+    ) => messageInsert(db, { con_id: conId, source_id: sourceId, message: text, type, attachments, temp_id: tempId, created_at: at, meta }),
   ),
   recordLastMessage: prepare((db, conId: number, messageId: number, at: number) =>
     db.updateTable('conversations').set({ last_message_id: messageId, updated_at: at }).where('id', '=', conId),
