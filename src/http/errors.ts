@@ -179,6 +179,12 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
 
 export const textTooLongMessage = (textMaxLength: number, field = 'text') => `${field} must be at most ${textMaxLength} characters.`;
 
+/** A report's words that no database stores verbatim: refused in the words chat text is refused in, naming the field. */
+export function notPlainTextMessage(field: string, problem: 'text_has_nul' | 'text_has_lone_surrogate'): string {
+  const message = problem === 'text_has_nul' ? MESSAGES.textHasNul : MESSAGES.textHasLoneSurrogate;
+  return `${field}${message.slice('text'.length)}`;
+}
+
 /** listing/report by the listing's owner: the plugin's answer. */
 export const notPermittedToReport = () => badRequest('You are not permitted to report.');
 
