@@ -2,6 +2,7 @@
 import type { Report } from '../../domain/reports.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { tableRow } from '../terminal.js';
 import { positiveInteger } from './token.js';
 
 /** One line of the listing: tabs between the fields, the reason on one line. */
@@ -13,7 +14,7 @@ function line(r: Report): string {
         ? `message ${r.messageId} in conversation ${r.conId}`
         : `conversation ${r.conId}`;
   const reason = r.reason.replace(/\s+/g, ' ').trim();
-  return [
+  return tableRow([
     r.id,
     r.closedAt === null ? 'open' : 'closed',
     new Date(r.createdAt).toISOString(),
@@ -22,7 +23,7 @@ function line(r: Report): string {
     about,
     r.messages.length,
     reason,
-  ].join('\t');
+  ]);
 }
 
 export async function listReports(ctx: CliContext, open: boolean, limit: string | undefined): Promise<void> {
