@@ -70,6 +70,7 @@ function routeDeps(
     queue: config.signInQueue,
     nice: config.passwordNice,
   });
+  const wordScreen = liveWordScreen(settings.stored);
   return {
     uow: store,
     health: store,
@@ -84,8 +85,8 @@ function routeDeps(
         : {}),
     },
     findUser,
-    limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles },
-    wordScreen: liveWordScreen(settings.stored),
+    limits: { textMaxLength: config.textMaxLength, maxFiles: config.maxFiles, wordScreen },
+    wordScreen,
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
     presentation: {

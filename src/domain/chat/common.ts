@@ -17,6 +17,7 @@ import type {
 import { isPublicAddress } from '../file-address.js';
 import { attachmentsOf, hasFiles, typeWithFiles } from '../files/message-files.js';
 import type { Repositories } from '../ports.js';
+import type { WordScreen } from '../safety/words.js';
 
 export interface StartConversationInput {
   listingId: number;
@@ -31,6 +32,8 @@ export interface StartConversationInput {
 export interface ChatLimits {
   textMaxLength: number;
   maxFiles: number;
+  /** The `bad_words` screen in force, asked per message, for its files' names (safety/words.ts); absent: none. */
+  wordScreen?: () => WordScreen;
 }
 
 export type StartConversationError =
