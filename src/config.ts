@@ -606,6 +606,14 @@ const SETTINGS = {
       meaning:
         "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
     }),
+    reportsPerHour: integer('REPORTS_PER_HOUR', 10, 0, 1_000_000, {
+      meaning:
+        'Reports one user may make per hour (`listing/report` and `my/chat/report` together, fixed windows; a repeat of a report still open stores nothing and does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+    }),
+    blockChangesPerHour: integer('BLOCK_CHANGES_PER_HOUR', 30, 0, 1_000_000, {
+      meaning:
+        'Changes one user may ask of their block lists per hour (`POST` and `DELETE` of `privacy/user/block` and `privacy/listing/block`, refused ones too: an answer tells whether an id exists); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+    }),
   },
   rateLimit: {
     perKey: integer('RATE_LIMIT_PER_KEY', 0, 0, 1_000_000_000, {

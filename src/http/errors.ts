@@ -221,6 +221,8 @@ export const RATE_LIMIT_MESSAGES = {
   signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
   conversations: 'Too many new conversations in the last hour. Retry after the number of seconds in the Retry-After header.',
   messages: 'Too many messages in the last minute. Retry after the number of seconds in the Retry-After header.',
+  reports: 'Too many reports in the last hour. Retry after the number of seconds in the Retry-After header.',
+  blocks: 'Too many changes to your block lists in the last hour. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>

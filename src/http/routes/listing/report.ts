@@ -17,7 +17,9 @@ export const listingReportRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (
       const message = params.message ?? '';
       if (typeof message !== 'string') throw badRequest(MESSAGES.reportMessage);
       checkWords(message, 'message', deps.limits.textMaxLength);
-      const result = await reportListing(deps.uow, request.caller!.id, { listingId, message });
+      const report = () => reportListing(deps.uow, request.caller!.id, { listingId, message });
+      // A repeat of the caller's open report stores nothing: it does not count (abuse-limits.ts).
+      const result = await app.abuseLimits.report(request.caller!, report, (r) => r.ok && r.stored);
       if (!result.ok) throw result.error === 'own_listing' ? notPermittedToReport() : badRequest(MESSAGES.listingNotFound);
       return result.count;
     },

@@ -18,7 +18,9 @@ export const chatReportRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app
       const reason = params.reason;
       if (typeof reason !== 'string' || reason.trim() === '') throw badRequest(MESSAGES.reportReason);
       checkWords(reason, 'reason', deps.limits.textMaxLength);
-      const result = await reportConversation(deps.uow, request.caller!.id, { conId, messageId, reason });
+      const report = () => reportConversation(deps.uow, request.caller!.id, { conId, messageId, reason });
+      // A repeat of the caller's open report stores nothing: it does not count (abuse-limits.ts).
+      const result = await app.abuseLimits.report(request.caller!, report, (r) => r.ok && r.stored);
       if (!result.ok) throw result.error === 'forbidden' ? conversationForbidden() : badRequest(MESSAGES.messageNotInConversation);
       return reply.type('application/json; charset=utf-8').send('{"reported":true}' as never);
     },
