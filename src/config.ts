@@ -730,6 +730,11 @@ const SETTINGS = {
     timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000, {
       meaning: 'How long a receiver has to answer a delivery; no 2xx answer in time is a failed attempt.',
     }),
+    retentionS: integer('WEBHOOK_RETENTION_S', 604_800, 3600, 365 * 86_400, {
+      shownDefault: '`604800` (7 days)',
+      meaning:
+        'How long a delivered webhook is kept in the outbox (for `souk webhooks list` and `replay`), from when it was written; older ones are deleted at start and then hourly: they carry what users wrote. Pending and failed deliveries stay. 3600 to 31536000.',
+    }),
   },
   push: {
     enabled: flag('PUSH_NOTIFICATIONS', true, {

@@ -169,6 +169,7 @@ function webhookSender(
     retryForMs: config.webhooks.retryForS * 1000,
     retryBaseMs: config.webhooks.retryBaseMs,
     timeoutMs: config.webhooks.timeoutMs,
+    retentionMs: config.webhooks.retentionS * 1000,
     onError,
   });
 }

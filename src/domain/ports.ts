@@ -262,6 +262,8 @@ export interface WebhookOutbox {
   retry(ids: number[], now: number): Promise<number>;
   /** Sends again every delivery created at or after `since`, whatever its status; how many. */
   replay(since: number, now: number): Promise<number>;
+  /** Deletes the delivered rows created before `before` (WEBHOOK_RETENTION_S); how many. */
+  prune(before: number): Promise<number>;
 }
 
 /** A single-use ticket that opens a user's stream where no header can be sent (a browser's EventSource). */
