@@ -673,6 +673,14 @@ const SETTINGS = {
       meaning:
         "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
     }),
+    reportsPerHour: integer('REPORTS_PER_HOUR', 10, 0, 1_000_000, {
+      meaning:
+        'Reports one user may make per hour (`listing/report` and `my/chat/report` together, fixed windows; a repeat of a report still open stores nothing and does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+    }),
+    blockChangesPerHour: integer('BLOCK_CHANGES_PER_HOUR', 30, 0, 1_000_000, {
+      meaning:
+        'Changes one user may ask of their block lists per hour (`POST` and `DELETE` of `privacy/user/block` and `privacy/listing/block`, refused ones too: an answer tells whether an id exists); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+    }),
   },
   offers: {
     ttlS: integer('OFFER_TTL_S', 172_800, 1, 30 * 86_400, {
@@ -806,6 +814,11 @@ const SETTINGS = {
     }),
     timeoutMs: integer('WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000, {
       meaning: 'How long a receiver has to answer a delivery; no 2xx answer in time is a failed attempt.',
+    }),
+    retentionS: integer('WEBHOOK_RETENTION_S', 604_800, 3600, 365 * 86_400, {
+      shownDefault: '`604800` (7 days)',
+      meaning:
+        'How long a delivered webhook is kept in the outbox (for `souk webhooks list` and `replay`), from when it was written; older ones are deleted at start and then hourly: they carry what users wrote. Pending and failed deliveries stay. 3600 to 31536000.',
     }),
   },
   push: {

@@ -116,6 +116,7 @@ function routeDeps(
     queue: config.signInQueue,
     nice: config.passwordNice,
   });
+  const wordScreen = liveWordScreen(settings.stored);
   return {
     uow: store,
     health: store,
@@ -134,13 +135,14 @@ function routeDeps(
       textMaxLength: config.textMaxLength,
       maxFiles: config.maxFiles,
       filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
+      wordScreen,
     },
     offers: {
       ttlMs: config.offers.ttlS * 1000,
       maxRatio: config.offers.maxRatio,
       perConversationPerDay: config.offers.perConversationPerDay,
     },
-    wordScreen: liveWordScreen(settings.stored),
+    wordScreen,
     bodyLimit: config.bodyLimit,
     // A WordPress site's own options, when the store holds them, else the environment's settings.
     presentation: {
@@ -243,6 +245,7 @@ function webhookSender(
     retryForMs: config.webhooks.retryForS * 1000,
     retryBaseMs: config.webhooks.retryBaseMs,
     timeoutMs: config.webhooks.timeoutMs,
+    retentionMs: config.webhooks.retentionS * 1000,
     onError,
   });
 }

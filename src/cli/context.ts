@@ -3,6 +3,7 @@ import { databaseTarget, loadConfig, type Config } from '../config.js';
 import { ensureSettings, toAuthSettings } from '../auth/settings.js';
 import type { Store } from '../store/index.js';
 import type { AuthSettings } from '../auth/authenticate.js';
+import { terminalSafe } from './terminal.js';
 
 /** A failure to report on one line and exit non-zero. */
 export class CliError extends Error {
@@ -17,6 +18,7 @@ export class CliError extends Error {
 export interface CliContext {
   config: Config;
   store: Store;
+  /** Writes a line; its controls escaped (terminal.ts). */
   out: (line: string) => void;
   err: (line: string) => void;
   /** Settings with the environment's secret overrides applied, as servers see them. */
@@ -33,8 +35,8 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
     const ctx: CliContext = {
       config,
       store,
-      out: (line) => process.stdout.write(`${line}\n`),
-      err: (line) => process.stderr.write(`${line}\n`),
+      out: (line) => process.stdout.write(`${terminalSafe(line)}\n`),
+      err: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
       authSettings: async () => toAuthSettings(await ensureSettings(store.settings), config),
     };
     return await fn(ctx);

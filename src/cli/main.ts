@@ -2,6 +2,7 @@
 import { ConfigError } from '../config.js';
 import { asksForHelp, helpText, parseCommandLine, usageError, usageLine, type Command } from './command.js';
 import { CliError } from './context.js';
+import { terminalSafe } from './terminal.js';
 import { configCommand } from './commands/config.js';
 import { demoCommand } from './commands/demo.js';
 import { importCommand } from './commands/import.js';
@@ -78,7 +79,7 @@ function groupHelp(group: string, commands: Command[]): string {
 }
 
 function print(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${terminalSafe(text)}\n`);
 }
 
 type Found = { command: Command; rest: string[] } | { group: string; commands: Command[]; rest: string[] };
@@ -134,8 +135,9 @@ export async function main(argv: string[]): Promise<void> {
   try {
     await run(argv);
   } catch (err) {
-    if (err instanceof ConfigError) process.stderr.write(`souk: invalid setting: ${err.message}\n`);
-    else process.stderr.write(`souk: ${(err as Error)?.message ?? String(err)}\n`);
+    // An error may quote what was typed or stored: escaped as every output is.
+    if (err instanceof ConfigError) process.stderr.write(`souk: invalid setting: ${terminalSafe(err.message)}\n`);
+    else process.stderr.write(`souk: ${terminalSafe((err as Error)?.message ?? String(err))}\n`);
     process.exitCode = err instanceof CliError ? err.exitCode : 1;
   }
 }

@@ -28,6 +28,36 @@ export type DomainEvent =
 
 export type EventType = DomainEvent['type'];
 
+/** The events whose payload may carry another user's words or profile (usersCarriedBy). */
+export const CARRYING_EVENTS: readonly EventType[] = ['conversation.new', 'message.new', 'message.update', 'report.created'];
+
+/**
+ * The users whose words or profile an event carries, not those it names by id alone: a message's
+ * sender, a start's two participants (their profiles), a report's reported user (the messages it
+ * keeps). An erasure deletes the other users' outbox rows of the events that carry the erased user
+ * (docs/safety.md), so that nothing sends them again.
+ */
+export function usersCarriedBy(event: DomainEvent): number[] {
+  switch (event.type) {
+    case 'message.new':
+    case 'message.update':
+      return [event.message.sourceId];
+    case 'conversation.new':
+      return [event.started.conversation.senderId, event.started.conversation.recipientId];
+    case 'report.created':
+      return event.report.reportedUserId === null ? [] : [event.report.reportedUserId];
+    default:
+      return [];
+  }
+}
+
+/** Whether a stored outbox payload carries the user: a DomainEvent (webhooks), or a push's `{message}`. */
+export function payloadCarries(payload: string, userId: number): boolean {
+  const parsed = JSON.parse(payload) as DomainEvent | { type?: undefined; message: Message };
+  if (parsed.type === undefined) return parsed.message.sourceId === userId;
+  return usersCarriedBy(parsed).includes(userId);
+}
+
 /** The events a user's stream carries; the favourites' two, `report.created` and `offer.accepted` go to webhooks only. */
 export const STREAMED_EVENTS: readonly EventType[] = [
   'conversation.new',

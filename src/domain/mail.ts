@@ -90,12 +90,19 @@ export interface MailSenderIdentity {
 
 /** Why a mail is not sent: the reason kept in the outbox's note. */
 export type MailRefusal =
-  'no e-mail address' | 'recipient disabled' | 'conversation deleted' | 'e-mail notifications off' | 'no such user' | 'blocked';
+  | 'no e-mail address'
+  | 'recipient disabled'
+  | 'sender disabled'
+  | 'conversation deleted'
+  | 'e-mail notifications off'
+  | 'no such user'
+  | 'blocked';
 
 /**
  * Whether the recipient may be mailed about the sender's messages in the conversation, or why not:
- * the one place this rule lives. An erased recipient stays disabled (domain/moderation.ts); a block
- * between the two refuses whichever side blocked.
+ * the one place this rule lives. Asked when the mail is due, not when the message came: a user
+ * disabled or erased since is neither mailed nor mailed about (an erased user stays disabled,
+ * domain/moderation.ts); a block between the two refuses whichever side blocked.
  */
 export async function mayMail(
   repos: Repositories,
@@ -106,6 +113,8 @@ export async function mayMail(
 ): Promise<MailRefusal | null> {
   if (!recipient || !sender) return 'no such user';
   if (recipient.disabled) return 'recipient disabled';
+  // A sender disabled (or erased) after writing: what they wrote waits for the operator, not for a mail.
+  if (sender.disabled) return 'sender disabled';
   if (recipient.email.trim() === '') return 'no e-mail address';
   const recipientDeleted = conversation.senderId === recipient.id ? conversation.senderDelete : conversation.recipientDelete;
   if (recipientDeleted) return 'conversation deleted';

@@ -136,7 +136,19 @@ export interface EventRecorder {
 
 /** Reports (listing/report, my/chat/report), written in the unit of work with their webhook event. */
 export interface ReportRepository {
+  /**
+   * Stores the report. Each reported message is kept once, as it was when first reported: a later
+   * report naming it points at that copy (a report's copies are never a second store of the chat).
+   */
   add(report: NewReport): Promise<Report>;
+  /**
+   * Whether the reporter has an open report about the listing (a listing's report) or the
+   * conversation (of it or of a message in it). Read under the reporter's writer lock, so that two
+   * reports at once cannot both find none.
+   */
+  hasOpen(reporterId: number, about: { listingId: number } | { conId: number }): Promise<boolean>;
+  /** How many reports the listing has, as listingReported counts them, without counting one more. */
+  listingReports(listingId: number): Promise<number>;
   /**
    * Counts one more report of the listing and returns how many it has, this one included: on a
    * WordPress site the post meta `_abuse_report_by_visitor` the plugin keeps, elsewhere the
@@ -279,6 +291,8 @@ export interface WebhookOutbox {
   retry(ids: number[], now: number): Promise<number>;
   /** Sends again every delivery created at or after `since`, whatever its status; how many. */
   replay(since: number, now: number): Promise<number>;
+  /** Deletes the delivered rows created before `before` (WEBHOOK_RETENTION_S); how many. */
+  prune(before: number): Promise<number>;
 }
 
 /** A single-use ticket that opens a user's stream where no header can be sent (a browser's EventSource). */

@@ -206,12 +206,16 @@ export class PushSender {
       (t) => !reached.has(deviceMark(t)) && (this.o.fcm !== undefined || pushService(t) === 'expo'),
     );
     if (tokens.length === 0) return { skip: 'no device' };
-    const [conversation, sender] = await Promise.all([
+    const [conversation, sender, recipient] = await Promise.all([
       this.o.repos.conversations.findById(message.conId),
       this.o.repos.users.findById(message.sourceId),
+      this.o.repos.users.findById(d.userId),
     ]);
     if (!conversation) return { skip: 'no conversation' };
-    const title = sender?.name.trim() || sender?.login || 'New message';
+    // Asked when the push is sent: a sender disabled or erased since the message is not pushed, as not mailed (domain/mail.ts).
+    if (!sender || sender.disabled) return { skip: 'sender disabled' };
+    if (!recipient || recipient.disabled) return { skip: 'recipient disabled' };
+    const title = sender.name.trim() || sender.login || 'New message';
     const body = pushBody(message);
     const url = `${this.o.appScheme}://conversation/${message.conId}/${conversation.listingId}`;
     return { messages: tokens.map((to) => ({ to, title, body, data: { url }, sound: 'default' })) };

@@ -24,6 +24,8 @@ export interface WebhookSenderOptions {
   retryForMs: number;
   retryBaseMs: number;
   timeoutMs: number;
+  /** Delivered rows older than this are deleted (WEBHOOK_RETENTION_S). */
+  retentionMs: number;
   /** How often the outbox is looked at. */
   pollMs?: number;
   now?: () => number;
@@ -31,6 +33,7 @@ export interface WebhookSenderOptions {
 }
 
 const BATCH = 20;
+const PRUNE_EVERY_MS = 3_600_000;
 const MAX_BACKOFF_MS = 3_600_000;
 
 /** The JSON body of a delivery. */
@@ -59,12 +62,26 @@ export class WebhookSender {
 
   constructor(private readonly o: WebhookSenderOptions) {
     this.signer = new Webhook(o.secret);
-    this.loop = new DrainLoop({ drain: () => this.drain(), pollMs: o.pollMs ?? 1000 });
+    this.loop = new DrainLoop({
+      drain: () => this.drain(),
+      pollMs: o.pollMs ?? 1000,
+      prune: { run: () => this.prune(), everyMs: PRUNE_EVERY_MS },
+    });
     this.now = o.now ?? Date.now;
   }
 
   start(): void {
     this.loop.start();
+    void this.prune();
+  }
+
+  /** Deletes the deliveries done for longer than the retention: what users wrote leaves the outbox. */
+  async prune(): Promise<void> {
+    try {
+      await this.o.outbox.prune(this.now() - this.o.retentionMs);
+    } catch (err) {
+      this.o.onError?.(err, 'pruning the webhook outbox');
+    }
   }
 
   /** Looks at the outbox now (and again after, when a look is already under way). */

@@ -1,5 +1,6 @@
 /** Request values that JSON Schema alone cannot settle (D3, D6, N2). */
-import { badRequest, MESSAGES, requiredIdMessage } from './errors.js';
+import { plainTextProblem } from '../domain/chat/common.js';
+import { badRequest, MESSAGES, notPlainTextMessage, requiredIdMessage, textTooLongMessage } from './errors.js';
 import { Type } from '@sinclair/typebox';
 
 /**
@@ -99,3 +100,10 @@ export function pageParameters(params: { page?: unknown; per_page?: unknown }, p
 
 /** Longer than `max` characters (code points, as people count them). */
 export const tooLong = (text: string, max: number) => text.length > max && [...text].length > max;
+
+/** A user's words beside the chat (a report's `message` or `reason`): at most `max` characters, and stored verbatim as chat text is (no NUL). */
+export function checkWords(text: string, field: string, max: number): void {
+  if (tooLong(text, max)) throw badRequest(textTooLongMessage(max, field));
+  const problem = plainTextProblem(text);
+  if (problem !== null) throw badRequest(notPlainTextMessage(field, problem));
+}

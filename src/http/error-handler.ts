@@ -1,9 +1,11 @@
 /** Turns whatever went wrong while serving a request into the interface's error shapes. */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { InappropriateWords } from '../domain/safety/words.js';
 import { logRequest, tagRequest } from './plugins/logging.js';
 import {
   ApiError,
   badRequest,
+  inappropriateWords,
   internalError,
   MESSAGES,
   noRoute,
@@ -78,7 +80,11 @@ export function installErrorHandling(
 ): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     let answer: ApiError | undefined =
-      err instanceof ApiError ? err : fastifyError(err, request.routeOptions.bodyLimit ?? limits.bodyLimit, limits.textMaxLength);
+      err instanceof ApiError
+        ? err
+        : err instanceof InappropriateWords
+          ? inappropriateWords(err.words)
+          : fastifyError(err, request.routeOptions.bodyLimit ?? limits.bodyLimit, limits.textMaxLength);
     if (!answer && isUnavailable(err)) {
       request.log.warn({ err: { message: err.message, code: err.code } }, 'database unavailable');
       answer = serviceUnavailable();

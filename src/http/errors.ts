@@ -185,6 +185,12 @@ export function chatError(error: StartConversationError, limits: { textMaxLength
 
 export const textTooLongMessage = (textMaxLength: number, field = 'text') => `${field} must be at most ${textMaxLength} characters.`;
 
+/** A report's words that no database stores verbatim: refused in the words chat text is refused in, naming the field. */
+export function notPlainTextMessage(field: string, problem: 'text_has_nul' | 'text_has_lone_surrogate'): string {
+  const message = problem === 'text_has_nul' ? MESSAGES.textHasNul : MESSAGES.textHasLoneSurrogate;
+  return `${field}${message.slice('text'.length)}`;
+}
+
 /** listing/report by the listing's owner: the plugin's answer. */
 export const notPermittedToReport = () => badRequest('You are not permitted to report.');
 
@@ -224,6 +230,8 @@ export const RATE_LIMIT_MESSAGES = {
   signIn: 'Too many failed sign-ins. Retry after the number of seconds in the Retry-After header.',
   conversations: 'Too many new conversations in the last hour. Retry after the number of seconds in the Retry-After header.',
   messages: 'Too many messages in the last minute. Retry after the number of seconds in the Retry-After header.',
+  reports: 'Too many reports in the last hour. Retry after the number of seconds in the Retry-After header.',
+  blocks: 'Too many changes to your block lists in the last hour. Retry after the number of seconds in the Retry-After header.',
 } as const;
 
 export const tooManyRequests = (scope: keyof typeof RATE_LIMIT_MESSAGES, retryAfterSeconds: number) =>

@@ -64,6 +64,43 @@ describe('souk reports', () => {
     assert.match(await ok(db, ['--help']), /reports close/);
   });
 
+  it("writes the controls of a reporter's words as \\uXXXX, never raw to the terminal", async (t) => {
+    const { db } = scratch(t);
+    const store = await openMigratedStore(`sqlite:${db}`, { poolSize: 1, statementTimeoutMs: 5000, connectTimeoutMs: 5000 }, db);
+    // An escape sequence that clears the screen and retitles the window, a C1 CSI, a right-to-left override, a tab.
+    const reason = 'look\u001b[2J\u001b]0;pwned\u0007 \u009b31m \u202egnp.exe\tend';
+    try {
+      await store.transaction(async (repos) => {
+        await repos.reports.add({
+          reporterId: 1,
+          kind: 'message',
+          listingId: 101,
+          conId: 3,
+          messageId: 7,
+          reportedUserId: 2,
+          reason,
+          messages: [{ ...message, text: 'hi\u202e\u0085' }],
+          createdAt: Date.parse('2026-11-21T10:00:00Z'),
+        });
+      });
+    } finally {
+      await store.close();
+    }
+    const listed = await ok(db, ['reports', 'list']);
+    assert.equal(
+      listed.split('\n')[1],
+      '1\topen\t2026-11-21T10:00:00.000Z\t1\t2\tmessage 7 in conversation 3\t1\t' +
+        'look\\u001b[2J\\u001b]0;pwned\\u0007 \\u009b31m \\u202egnp.exe end',
+    );
+    // eslint-disable-next-line no-control-regex -- no control reaches the terminal
+    assert.doesNotMatch(listed, /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+    // An error quoting what was typed is escaped alike.
+    const refused = await souk(db, ['reports', 'close', '\u001b[2J']);
+    assert.equal(refused.code, 1);
+    assert.equal(refused.stderr, 'souk: ID must be a positive integer, got "\\u001b[2J"\n');
+    assert.ok(!refused.stderr.includes('\u001b'));
+  });
+
   it('settings set bad_words and bad_words_action', async (t) => {
     const { db } = scratch(t);
     assert.equal(await ok(db, ['settings', 'set', 'bad_words', ' scam, Western Union,,scam ']), 'bad_words=scam,Western Union\n');

@@ -179,7 +179,7 @@ export function checkExchange({ steps, vars }: DemoExchange, base: string): void
   assert.equal(withPhoto.type, 'attachment', photo);
   assert.deepEqual([withPhoto.attachments[0].type, withPhoto.attachments[0].mimeType], ['image', 'image/jpeg']);
   // 11-13. The seller blocks her, her next message is refused, he unblocks her.
-  assert.deepEqual(JSON.parse(block), [{ id: 1, name: 'amina', email: '' }]);
+  assert.deepEqual(JSON.parse(block), [{ id: 1, name: 'Amina K.', email: '' }]);
   assert.deepEqual(JSON.parse(refused), { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' });
   assert.equal(unblock, '[]');
   // 14. She reports the conversation.

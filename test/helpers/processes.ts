@@ -13,7 +13,12 @@ export interface ServerProcess extends Process {
 
 /** Starts `souk serve` and waits for its "serving" line; killed after the test. */
 /** Tests send many messages at once; the abuse limits have tests of their own (test/http/abuse-limits.test.ts). */
-export const NO_ABUSE_LIMITS = { MESSAGES_PER_MINUTE: '0', NEW_CONVERSATIONS_PER_HOUR: '0' };
+export const NO_ABUSE_LIMITS = {
+  MESSAGES_PER_MINUTE: '0',
+  NEW_CONVERSATIONS_PER_HOUR: '0',
+  REPORTS_PER_HOUR: '0',
+  BLOCK_CHANGES_PER_HOUR: '0',
+};
 
 export async function startServerProcess(env: Record<string, string>): Promise<ServerProcess> {
   const server = await startProcess('souk serve', {

@@ -59,6 +59,8 @@ export async function startTestSouk(
     // Tests send many messages at once; the abuse limits have tests of their own.
     MESSAGES_PER_MINUTE: '0',
     NEW_CONVERSATIONS_PER_HOUR: '0',
+    REPORTS_PER_HOUR: '0',
+    BLOCK_CHANGES_PER_HOUR: '0',
     ...env,
   });
   const souk = await createSouk(config, options);

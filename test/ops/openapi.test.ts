@@ -355,7 +355,7 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
       [CHAT_REPORT, JSON.stringify({ con_id: conId, reason: 'spam' })],
       [LISTING_REPORT, JSON.stringify({ listing_id: LISTINGS.bike, message: 'scam' })],
       [USER_BLOCK, JSON.stringify({ user_id: USERS.sara })],
-      [LISTING_BLOCK, JSON.stringify({ listing_id: LISTINGS.table })],
+      [LISTING_BLOCK, JSON.stringify({ listing_id: LISTINGS.bike })],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: path, headers, payload });
       assert.equal(res.statusCode, 200, res.body);
@@ -367,6 +367,13 @@ describe('OpenAPI document: the 200 examples are real replies', () => {
     const presence = await t.app.inject({ url: `${PRESENCE}?user_ids=${USERS.youssef}`, headers: t.auth(USERS.amina) });
     assert.equal(presence.statusCode, 200, presence.body);
     assert.deepEqual(shapeOf(doc.paths[PRESENCE]!.get!.responses['200']!.content['application/json']!.example), shapeOf(presence.json()));
+    // The only published listing another user has: unblocked, so that the start below may be about it.
+    const unblocked = await t.app.inject({
+      method: 'DELETE',
+      url: `${LISTING_BLOCK}?listing_id=${LISTINGS.bike}`,
+      headers: t.auth(USERS.amina),
+    });
+    assert.equal(unblocked.statusCode, 200, unblocked.body);
     const config = await t.app.inject({ method: 'GET', url: CONFIG, headers: { 'x-api-key': t.apiKey } });
     assert.equal(config.statusCode, 200, config.body);
     assert.deepEqual(shapeOf(doc.paths[CONFIG]!.get!.responses['200']!.content['application/json']!.example), shapeOf(config.json()));

@@ -1,6 +1,7 @@
 /** souk config: the effective configuration, one NAME=value line per setting, secrets masked. */
 import { effectiveSettings, loadConfig } from '../../config.js';
 import type { Command } from '../command.js';
+import { terminalSafe } from '../terminal.js';
 
 /** Values with spaces, quotes or nothing at all are printed as JSON strings so that they stay visible. */
 function shown(value: string): string {
@@ -23,7 +24,7 @@ export const configCommand: Command = {
   examples: ['souk config', 'PORT=8081 souk config | grep PORT'],
   run: async () =>
     printConfig(
-      (line) => process.stdout.write(`${line}\n`),
-      (line) => process.stderr.write(`${line}\n`),
+      (line) => process.stdout.write(`${terminalSafe(line)}\n`),
+      (line) => process.stderr.write(`${terminalSafe(line)}\n`),
     ),
 };

@@ -2,6 +2,7 @@
 import type { MailStatus } from '../../domain/mail.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { tableRow } from '../terminal.js';
 
 const STATUSES: readonly MailStatus[] = ['pending', 'sent', 'skipped', 'failed'];
 
@@ -23,9 +24,7 @@ export async function listMails(ctx: CliContext, status: string | undefined, lim
   for (const d of rows) {
     const sent = d.sentAt === null ? '' : new Date(d.sentAt).toISOString();
     const messages = `${d.firstMessageId}-${d.lastMessageId}`;
-    ctx.out(
-      [d.id, d.status, d.attempts, new Date(d.createdAt).toISOString(), sent, d.userId, d.conId, messages, d.lastError ?? ''].join('\t'),
-    );
+    ctx.out(tableRow([d.id, d.status, d.attempts, new Date(d.createdAt).toISOString(), sent, d.userId, d.conId, messages, d.lastError]));
   }
 }
 

@@ -4,6 +4,7 @@ import type { Report } from '../../domain/reports.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 import { cliChange, operatorOf, REASON_OPTION, refusal } from '../operator.js';
+import { tableRow } from '../terminal.js';
 import { positiveInteger } from './token.js';
 
 /** One line of the listing: tabs between the fields, the reason on one line. */
@@ -15,7 +16,7 @@ function line(r: Report): string {
         ? `message ${r.messageId} in conversation ${r.conId}`
         : `conversation ${r.conId}`;
   const reason = r.reason.replace(/\s+/g, ' ').trim();
-  return [
+  return tableRow([
     r.id,
     r.closedAt === null ? 'open' : 'closed',
     new Date(r.createdAt).toISOString(),
@@ -24,7 +25,7 @@ function line(r: Report): string {
     about,
     r.messages.length,
     reason,
-  ].join('\t');
+  ]);
 }
 
 export async function listReports(ctx: CliContext, open: boolean, limit: string | undefined): Promise<void> {

@@ -3,6 +3,7 @@ import { maskUrlSecrets } from '../../config.js';
 import type { WebhookStatus } from '../../domain/ports.js';
 import type { Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { tableRow } from '../terminal.js';
 
 const STATUSES: readonly WebhookStatus[] = ['pending', 'delivered', 'failed'];
 
@@ -40,7 +41,7 @@ export async function listWebhooks(ctx: CliContext, status: string | undefined, 
   ctx.out('id\tstatus\tattempts\tcreated\ttype\twebhook-id\turl\tlast error');
   for (const d of rows) {
     const created = new Date(d.createdAt).toISOString();
-    ctx.out([d.id, d.status, d.attempts, created, d.type, d.messageId, maskUrlSecrets(d.url), d.lastError ?? ''].join('\t'));
+    ctx.out(tableRow([d.id, d.status, d.attempts, created, d.type, d.messageId, maskUrlSecrets(d.url), d.lastError]));
   }
 }
 

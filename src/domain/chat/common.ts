@@ -18,6 +18,7 @@ import type {
 import { isPublicAddress, namesStoredFile } from '../file-address.js';
 import { attachmentsOf, hasFiles, typeWithFiles } from '../files/message-files.js';
 import type { Repositories } from '../ports.js';
+import type { WordScreen } from '../safety/words.js';
 
 export interface StartConversationInput {
   listingId: number;
@@ -36,6 +37,8 @@ export interface ChatLimits {
   maxFiles: number;
   /** The addresses Souk's stored files are served at (FILES_URL, the bucket's): a named file there is refused. */
   filesAddresses?: readonly string[];
+  /** The `bad_words` screen in force, asked per message, for its files' names (safety/words.ts); absent: none. */
+  wordScreen?: () => WordScreen;
 }
 
 export type StartConversationError =
@@ -80,10 +83,18 @@ export function checkMessageInput(
   if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
   if (input.text.trim() === '' && !hasFiles(input)) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
+  return plainTextProblem(input.text);
+}
+
+/**
+ * Why a user's words cannot be stored verbatim on every database, if they cannot: the chat's text
+ * and a report's reason alike.
+ */
+export function plainTextProblem(text: string): 'text_has_nul' | 'text_has_lone_surrogate' | null {
   // Plain text never holds U+0000, and PostgreSQL text cannot store it: refused alike on every database.
-  if (input.text.includes('\u0000')) return 'text_has_nul';
+  if (text.includes('\u0000')) return 'text_has_nul';
   // A lone surrogate has no UTF-8 form: stored, it would come back as U+FFFD, not verbatim (D6).
-  if (LONE_SURROGATE.test(input.text)) return 'text_has_lone_surrogate';
+  if (LONE_SURROGATE.test(text)) return 'text_has_lone_surrogate';
   return null;
 }
 

@@ -24,6 +24,7 @@ import {
 import { closedParticipant, closedSide } from '../moderation.js';
 import { appendMessage, firstAppended, recordNewMessage } from './events.js';
 import { blockedEitherWay, startBlocked } from '../privacy/common.js';
+import { screenFileNames } from '../safety/words.js';
 
 /** Where a start reads and writes. */
 export interface ChatStore {
@@ -119,6 +120,7 @@ export async function startConversation(
 ): Promise<StartConversationResult> {
   const invalid = checkMessageInput(input, limits);
   if (invalid) return { ok: false, error: invalid };
+  input = screenFileNames(limits.wordScreen?.(), input);
 
   // The caller as writer: one caller's starts run one at a time, so concurrent starts share one conversation.
   return uow.transaction(async (repos) => {

@@ -13,6 +13,7 @@ import {
 import { closedParticipant, closedSide } from '../moderation.js';
 import { appendMessage, recordNewMessage, recordUnread } from './events.js';
 import { blockedEitherWay } from '../privacy/common.js';
+import { screenFileNames } from '../safety/words.js';
 
 export interface SendMessageInput {
   conId: number;
@@ -40,6 +41,7 @@ export async function sendMessage(
 ): Promise<SendMessageResult> {
   const invalid = checkMessageInput(input, limits);
   if (invalid) return { ok: false, error: invalid as SendMessageError };
+  input = screenFileNames(limits.wordScreen?.(), input);
   return uow.transaction(async (repos): Promise<SendMessageResult> => {
     // Reads that need nothing but the conversation's id, asked together (a database may answer
     // them in one round trip), their answers taken in the order of the rules.

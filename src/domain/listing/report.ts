@@ -7,9 +7,13 @@ export interface ReportListingInput {
   message: string;
 }
 
-export type ReportListingResult = { ok: true; count: number } | { ok: false; error: 'listing_not_found' | 'own_listing' };
+/** `stored`: false for a repeat of the reporter's open report about the listing, which stores and counts nothing. */
+export type ReportListingResult = { ok: true; count: number; stored: boolean } | { ok: false; error: 'listing_not_found' | 'own_listing' };
 
-/** Stores the report, counts it on the listing and records `report.created`; the listing's report count. */
+/**
+ * Stores the report, counts it on the listing and records `report.created`; the listing's report
+ * count. One open report per reporter and listing: a repeat answers the count as it is.
+ */
 export async function reportListing(
   uow: UnitOfWork,
   reporterId: number,
@@ -21,6 +25,9 @@ export async function reportListing(
     const listing = await repos.listings.findById(input.listingId);
     if (!listing) return { ok: false, error: 'listing_not_found' };
     if (listing.ownerId === reporterId) return { ok: false, error: 'own_listing' };
+    if (await repos.reports.hasOpen(reporterId, { listingId: listing.id })) {
+      return { ok: true, count: await repos.reports.listingReports(listing.id), stored: false };
+    }
     const report = await repos.reports.add({
       reporterId,
       kind: 'listing',
@@ -34,6 +41,6 @@ export async function reportListing(
     });
     const count = await repos.reports.listingReported(listing.id);
     await repos.events?.record(reporterId, { type: 'report.created', report }, now);
-    return { ok: true, count };
+    return { ok: true, count, stored: true };
   }, reporterId);
 }

@@ -1,10 +1,14 @@
 /**
  * The plugin's `bad_words` chat setting: a comma-separated list of words a message may not hold,
  * matched as whole words, without regard to case or width (Unicode NFKC, then lower case: `ＳＣＡＭ`
- * is `scam`). `reject` refuses the message, naming the words; `mask` stores it with each match
- * replaced by one `*` per character. A list is compiled once per change of the setting; with none,
- * a message costs nothing.
+ * is `scam`), nor to what a reader cannot see: default-ignorable code points (zero-width spaces
+ * and joiners, soft hyphens, variation selectors) are dropped and every run of white space (doubled
+ * spaces, line breaks) is one space before matching. `reject` refuses the message, naming the
+ * words; `mask` stores it with each match replaced by one `*` per character. A message's text and
+ * its files' names are screened alike. A list is compiled once per change of the setting; with
+ * none, a message costs nothing.
  */
+import type { Attachment, UploadedAttachment } from '../model.js';
 
 export type BadWordsAction = 'reject' | 'mask';
 
@@ -17,7 +21,11 @@ export interface WordScreen {
   screen(text: string): Screened;
 }
 
-const fold = (text: string) => text.normalize('NFKC').toLowerCase();
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+const SPACES = /\s+/gu;
+
+/** What is matched: NFKC, without what does not show, white space as one space, lower case. */
+const fold = (text: string) => text.normalize('NFKC').replace(INVISIBLE, '').replace(SPACES, ' ').toLowerCase();
 
 /** What may not touch a match on either side for it to be a whole word. */
 const WORD_CHARACTER = '[\\p{L}\\p{N}\\p{M}_]';
@@ -70,7 +78,9 @@ function mask(text: string, pattern: RegExp): string {
   /** For each folded UTF-16 unit, the cluster it came from. */
   const origin: number[] = [];
   clusters.forEach((cluster, i) => {
-    const f = fold(cluster);
+    let f = fold(cluster);
+    // A run of white space folds to one space, as fold() makes it of the whole text.
+    if (f === ' ' && folded.endsWith(' ')) f = '';
     folded += f;
     for (let k = 0; k < f.length; k++) origin.push(i);
   });
@@ -81,6 +91,42 @@ function mask(text: string, pattern: RegExp): string {
     for (let i = first; i <= last; i++) masked[i] = true;
   }
   return clusters.map((cluster, i) => (masked[i] ? '*'.repeat([...cluster].length) : cluster)).join('');
+}
+
+/**
+ * A message's files refused for their names: the list's words found. Thrown by the chat's use
+ * cases (their text is screened where it arrives, http/bad-words.ts), answered as the text's words are.
+ */
+export class InappropriateWords extends Error {
+  constructor(readonly words: string[]) {
+    super(`inappropriate words: ${words.join(', ')}`);
+  }
+}
+
+/**
+ * The names of a message's files through the screen: named in JSON (`files[].name`) or uploaded
+ * (the file's own name). Masked names replace them; a name with the list's words refuses the
+ * message (InappropriateWords), as its text would.
+ */
+export function screenFileNames<T extends { files: Attachment[]; uploads?: UploadedAttachment[] }>(
+  screen: WordScreen | undefined,
+  message: T,
+): T {
+  if (!screen || screen === PASS) return message;
+  const found: string[] = [];
+  const named = <F extends { name?: string }>(file: F): F => {
+    if (file.name === undefined) return file;
+    const screened = screen.screen(file.name);
+    if (!screened.ok) {
+      found.push(...screened.words);
+      return file;
+    }
+    return screened.text === file.name ? file : { ...file, name: screened.text };
+  };
+  const files = message.files.map(named);
+  const uploads = message.uploads?.map(named);
+  if (found.length > 0) throw new InappropriateWords([...new Set(found)]);
+  return { ...message, files, ...(uploads && { uploads }) };
 }
 
 /** The screen of the settings in force, compiled again only when the list or the action changed. */

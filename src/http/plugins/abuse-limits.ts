@@ -1,7 +1,8 @@
 /**
  * Abuse limits per sender (docs/safety.md): NEW_CONVERSATIONS_PER_HOUR conversations
- * started and MESSAGES_PER_MINUTE messages stored (starts' first messages included), over either
- * 429 shape B TOO_MANY_REQUESTS with Retry-After. Counted by the rate limits' counters
+ * started and MESSAGES_PER_MINUTE messages stored (starts' first messages included),
+ * REPORTS_PER_HOUR reports stored, BLOCK_CHANGES_PER_HOUR changes asked of the block lists; over
+ * any, 429 shape B TOO_MANY_REQUESTS with Retry-After. Counted by the rate limits' counters
  * (auth/counters.ts, fixed windows): in this process, or with REDIS_URL in Redis, shared by every
  * instance; while Redis does not answer RATE_LIMIT_REDIS_FAILURE applies, as to the rate limits.
  *
@@ -33,6 +34,13 @@ export interface AbuseLimits {
     start: () => Promise<T>,
     stored: (result: T) => { message: boolean; conversation: boolean },
   ): Promise<T>;
+  /** Runs a report within the reporter's budget; `stored`: whether it stored a report (a repeat of an open one stores nothing). */
+  report<T>(sender: Sender, report: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
+  /**
+   * Counts one change asked of the caller's block lists, kept whatever its answer: a refused one
+   * still tells whether an id exists, which is what a guesser asks.
+   */
+  blockChange(sender: Sender): Promise<void>;
 }
 
 declare module 'fastify' {
@@ -63,10 +71,10 @@ const retryAfterS = (hit: Hit) => Math.max(1, Math.ceil(hit.resetMs / 1000));
 
 export const abuseLimits = fp<{ config: Config }>(
   async (app, { config }) => {
-    const { conversationsPerHour, messagesPerMinute } = config.abuse;
+    const { conversationsPerHour, messagesPerMinute, reportsPerHour, blockChangesPerHour } = config.abuse;
     const { redisUrl, redisPrefix, redisFailure } = config.rateLimit;
     let counter: Counter | undefined;
-    if (conversationsPerHour > 0 || messagesPerMinute > 0) {
+    if (conversationsPerHour > 0 || messagesPerMinute > 0 || reportsPerHour > 0 || blockChangesPerHour > 0) {
       if (redisUrl) {
         const redis = new RedisCounter({
           url: redisUrl,
@@ -130,6 +138,15 @@ export const abuseLimits = fp<{ config: Config }>(
           const s = stored(result);
           return [s.message, s.conversation];
         });
+      },
+      async report(sender, report, stored) {
+        const place = await take(`abuse-reports:${sender.id}`, limitFor(sender, reportsPerHour), HOUR);
+        if (place.over) throw tooManyRequests('reports', retryAfterS(place.over));
+        return within([place], report, (result) => [stored(result)]);
+      },
+      async blockChange(sender) {
+        const place = await take(`abuse-blocks:${sender.id}`, limitFor(sender, blockChangesPerHour), HOUR);
+        if (place.over) throw tooManyRequests('blocks', retryAfterS(place.over));
       },
     });
   },

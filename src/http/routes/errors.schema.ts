@@ -28,6 +28,7 @@ import {
   serviceUnavailable,
   signInsBusy,
   textTooLongMessage,
+  notPlainTextMessage,
   tooManyRequests,
   type ApiError,
   invalidUnsubscribeLink,
@@ -332,11 +333,18 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
 
-/** The abuse limits of a conversation's start and a message (http/plugins/abuse-limits.ts). */
-export function abuseLimitErrors(kinds: Array<'conversations' | 'messages'>) {
+const ABUSE_LIMIT_SETTINGS = {
+  conversations: 'NEW_CONVERSATIONS_PER_HOUR',
+  messages: 'MESSAGES_PER_MINUTE',
+  reports: 'REPORTS_PER_HOUR',
+  blocks: 'BLOCK_CHANGES_PER_HOUR',
+} as const;
+
+/** The abuse limits of a conversation's start, a message, a report, a change of block lists (http/plugins/abuse-limits.ts). */
+export function abuseLimitErrors(kinds: Array<keyof typeof ABUSE_LIMIT_SETTINGS>) {
   return {
     429: errorResponse(
-      'Too many requests for this user, or the sender is over NEW_CONVERSATIONS_PER_HOUR or MESSAGES_PER_MINUTE (shape B).',
+      `Too many requests for this user, or the caller is over ${kinds.map((kind) => ABUSE_LIMIT_SETTINGS[kind]).join(' or ')} (shape B).`,
       [tooManyRequests('user', 60), ...kinds.map((kind) => tooManyRequests(kind, 60))],
       { 'retry-after': { type: 'string', description: 'Seconds until the sender may go on.' } },
     ),
@@ -356,9 +364,12 @@ export function reportListingErrors(limits: { bodyLimit: number; textMaxLength: 
       notPermittedToReport(),
       badRequest(MESSAGES.reportMessage),
       badRequest(textTooLongMessage(limits.textMaxLength, 'message')),
+      badRequest(notPlainTextMessage('message', 'text_has_nul')),
+      badRequest(notPlainTextMessage('message', 'text_has_lone_surrogate')),
       ...BODY_ERRORS,
     ]),
     ...memberRouteErrors(limits),
+    ...abuseLimitErrors(['reports']),
   };
 }
 
@@ -384,17 +395,21 @@ export function chatPresenceErrors(limits: { bodyLimit: number }) {
   };
 }
 
-export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) =>
-  chatRouteErrors(
+export const reportConversationErrors = (limits: { bodyLimit: number; textMaxLength: number }) => ({
+  ...chatRouteErrors(
     limits,
     ['con_id', 'message_id'],
     [
       badRequest(MESSAGES.reportReason),
       badRequest(textTooLongMessage(limits.textMaxLength, 'reason')),
+      badRequest(notPlainTextMessage('reason', 'text_has_nul')),
+      badRequest(notPlainTextMessage('reason', 'text_has_lone_surrogate')),
       badRequest(MESSAGES.messageNotInConversation),
       ...BODY_ERRORS,
     ],
-  );
+  ),
+  ...abuseLimitErrors(['reports']),
+});
 /** mail/unsubscribe: no credentials, a signed link. */
 export function unsubscribeErrors(limits: { bodyLimit: number }) {
   return {
@@ -424,6 +439,7 @@ export function blockRouteErrors(limits: { bodyLimit: number }, kind: 'user' | '
         : `No such ${kind}, or it is not in the caller's list (shape C, as the plugin answers), or no route (shape A).`,
       method === 'POST' ? [notFound, noRoute()] : [notFound, notBlocked, noRoute()],
     ),
+    ...abuseLimitErrors(['blocks']),
   };
 }
 /** A route that needs the API key only (GET config): the key's and the REST switch's refusals. */

@@ -345,5 +345,14 @@ export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): Webhoo
         .executeTakeFirst();
       return Number(result.numUpdatedRows);
     },
+    async prune(before) {
+      // By webhook_outbox_by_time: the rows written before, of which only the delivered go.
+      const result = await db
+        .deleteFrom('webhook_outbox')
+        .where('created_at', '<', before)
+        .where('status', '=', 'delivered')
+        .executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
   };
 }

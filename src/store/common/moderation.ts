@@ -6,6 +6,7 @@
  * other here. On SQLite every write transaction already holds the database's one write lock.
  */
 import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { CARRYING_EVENTS, payloadCarries } from '../../domain/events.js';
 import type { ModerationRepository } from '../../domain/moderation.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { toMessage } from './rows.js';
@@ -33,6 +34,9 @@ export const ERASED_PROFILE = {
   locations: '[]',
   disabled: 1,
 } as const;
+
+/** Outbox rows read at a time when an erasure looks for those that carry the user. */
+const CARRIED_PAGE = 500;
 
 /** PostgreSQL's advisory lock key of the retention's deletions: any constant of Souk's own. */
 const RETENTION_LOCK = sql.lit(0x50_4b_52_54);
@@ -81,6 +85,32 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
   const { db } = run;
   const exec = async <O>(query: { compile(): import('kysely').CompiledQuery<O> }) => run.execute(query.compile());
   const affected = async (query: { compile(): import('kysely').CompiledQuery<unknown> }) => count(await exec(query));
+
+  /**
+   * Deletes the other users' webhook and push rows whose payload carries the erased user's words or
+   * profile (domain/events.ts): pending ones would send them, delivered ones could be replayed.
+   */
+  async function forgetCarried(userId: number): Promise<number> {
+    let deleted = 0;
+    for (const table of ['webhook_outbox', 'push_outbox'] as const) {
+      for (let after = 0; ;) {
+        let page = db
+          .selectFrom(table)
+          .select(['id', 'payload'])
+          .where('user_id', '<>', userId)
+          .where('id', '>', after)
+          .orderBy('id')
+          .limit(CARRIED_PAGE);
+        if (table === 'webhook_outbox') page = page.where('type', 'in', CARRYING_EVENTS);
+        const rows = (await exec(page)).rows;
+        const ids = rows.filter((r) => payloadCarries(r.payload, userId)).map((r) => Number(r.id));
+        if (ids.length > 0) deleted += await affected(db.deleteFrom(table).where('id', 'in', ids));
+        if (rows.length < CARRIED_PAGE) break;
+        after = Number(rows.at(-1)!.id);
+      }
+    }
+    return deleted;
+  }
 
   async function mark(userId: number, column: 'disabled_at' | 'erased_at', at: number) {
     await exec(
@@ -149,6 +179,7 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       let events = await affected(db.deleteFrom('events').where('user_id', '=', userId));
       events += await affected(db.deleteFrom('webhook_outbox').where('user_id', '=', userId));
       events += await affected(db.deleteFrom('push_outbox').where('user_id', '=', userId));
+      events += await forgetCarried(userId);
       await exec(db.deleteFrom('event_tickets').where('user_id', '=', userId));
       await exec(db.deleteFrom('user_credentials').where('user_id', '=', userId));
       await exec(db.updateTable('users').set(ERASED_PROFILE).where('id', '=', userId));

@@ -255,6 +255,19 @@ export interface ReportsTable {
   closed_at: number | null;
 }
 
+/** A reported message as it was when first reported (migration 024), its domain Message as JSON text. */
+export interface ReportMessageCopiesTable {
+  message_id: number;
+  message: string;
+  created_at: number;
+}
+
+/** Which reports name which kept message (migration 024). */
+export interface ReportMessagesTable {
+  report_id: number;
+  message_id: number;
+}
+
 /** One mail per recipient and conversation while pending (migration 021). */
 export interface MailOutboxTable {
   id: Generated<number>;
@@ -330,6 +343,8 @@ export interface Database {
   push_outbox: PushOutboxTable;
   user_moderation: UserModerationTable;
   reports: ReportsTable;
+  report_message_copies: ReportMessageCopiesTable;
+  report_messages: ReportMessagesTable;
   mail_outbox: MailOutboxTable;
   server_keys: ServerKeysTable;
   audit_log: AuditLogTable;

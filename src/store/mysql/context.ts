@@ -52,8 +52,10 @@ export interface Tables {
   soukPushOutbox: string;
   /** Moderation's barrier row (migrations/009). */
   soukModerationBarrier: string;
-  /** Souk's reports (migrations/008). */
+  /** Souk's reports (migrations/008), and the reported messages kept once each (migrations/013). */
   soukReports: string;
+  soukReportMessageCopies: string;
+  soukReportMessages: string;
   /** Souk's mail outbox (migrations/011-souk-mail.ts). */
   soukMailOutbox: string;
   /** The server API's keys and the audit log (migrations/015-souk-server-api.ts). */
@@ -87,6 +89,8 @@ export function tables(prefix: string): Tables {
     soukPushOutbox: `${prefix}souk_push_outbox`,
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
     soukReports: `${prefix}souk_reports`,
+    soukReportMessageCopies: `${prefix}souk_report_message_copies`,
+    soukReportMessages: `${prefix}souk_report_messages`,
     soukMailOutbox: `${prefix}souk_mail_outbox`,
     soukServerKeys: `${prefix}souk_server_keys`,
     soukAuditLog: `${prefix}souk_audit_log`,

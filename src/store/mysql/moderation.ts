@@ -9,6 +9,7 @@
  * other, and one racing a disable or an erasure commits before it or waits and sees the mark.
  */
 import { sql } from 'kysely';
+import { CARRYING_EVENTS, payloadCarries } from '../../domain/events.js';
 import type { ModerationRepository } from '../../domain/moderation.js';
 import { SOUK_DISABLED_META, SOUK_ERASED_META } from './catalog.js';
 import { rows, T, together, type Db, type MysqlContext } from './context.js';
@@ -21,6 +22,9 @@ const BLOCK_LIST_META = ['_rtcl_blocked_user_ids', '_rtcl_blocked_listing_ids'];
 const RETENTION_LOCK = 'souk_chat_retention';
 
 const affected = (result: { numAffectedRows?: bigint }) => Number(result.numAffectedRows ?? 0);
+
+/** Outbox rows read at a time when an erasure looks for those that carry the user. */
+const CARRIED_PAGE = 500;
 
 /** `enter`: begins the unit of work's transaction (WriteScope.enter) before a statement that needs it. */
 export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<void>): ModerationRepository {
@@ -38,6 +42,29 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       select ${userId}, ${key}, ${String(at)} from dual
       where not exists (select 1 from ${T(t.usermeta)} where user_id = ${userId} and meta_key = ${key})`);
   };
+
+  /**
+   * Deletes the other users' webhook and push rows whose payload carries the erased user's words or
+   * profile (domain/events.ts): pending ones would send them, delivered ones could be replayed.
+   */
+  async function forgetCarried(userId: number): Promise<number> {
+    let deleted = 0;
+    for (const table of [t.soukWebhookOutbox, t.soukPushOutbox]) {
+      const carrying = table === t.soukWebhookOutbox ? sql`and type in (${sql.join(CARRYING_EVENTS)})` : sql``;
+      for (let after = 0; ;) {
+        const page = await rows(
+          db,
+          sql<{ id: number; payload: string }>`select id, payload from ${T(table)}
+            where user_id <> ${userId} and id > ${after} ${carrying} order by id limit ${CARRIED_PAGE}`,
+        );
+        const ids = page.filter((r) => payloadCarries(r.payload, userId)).map((r) => Number(r.id));
+        if (ids.length > 0) deleted += affected(await run(sql`delete from ${T(table)} where id in (${sql.join(ids)})`));
+        if (page.length < CARRIED_PAGE) break;
+        after = Number(page.at(-1)!.id);
+      }
+    }
+    return deleted;
+  }
 
   return {
     async lockUser(userId) {
@@ -105,6 +132,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       let events = affected(await run(sql`delete from ${T(t.soukEvents)} where user_id = ${userId}`));
       events += affected(await run(sql`delete from ${T(t.soukWebhookOutbox)} where user_id = ${userId}`));
       events += affected(await run(sql`delete from ${T(t.soukPushOutbox)} where user_id = ${userId}`));
+      events += await forgetCarried(userId);
       await run(sql`delete from ${T(t.soukEventTickets)} where user_id = ${userId}`);
       await mark(userId, SOUK_ERASED_META, at);
       // The wp_users row and its profile are WordPress's: its own eraser owns them.

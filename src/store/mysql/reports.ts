@@ -5,7 +5,9 @@
  */
 import { sql } from 'kysely';
 import type { ReportAdmin, ReportRepository } from '../../domain/ports.js';
-import { REPORT_COLUMNS, reportValues, toReport, type ReportRow } from '../common/reports.js';
+import type { Message } from '../../domain/model.js';
+import type { Report } from '../../domain/reports.js';
+import { copiesOf, inBatches, namedMessages, REPORT_COLUMNS, reportValues, toReport, type ReportRow } from '../common/reports.js';
 import { rows, T, type Db, type MysqlContext } from './context.js';
 
 export const ABUSE_REPORT_META = '_abuse_report_by_visitor';
@@ -31,7 +33,39 @@ export function mysqlReports(db: Db, ctx: MysqlContext, enter: () => Promise<voi
           db,
         ),
       );
-      return { ...report, id: Number(result.insertId), closedAt: null };
+      const id = Number(result.insertId);
+      const { copies, links } = copiesOf(id, report.messages, report.createdAt);
+      if (copies.length > 0) {
+        // Kept once: a message reported before keeps its first copy.
+        const values = sql.join(copies.map((c) => sql`(${c.message_id}, ${c.message}, ${c.created_at})`));
+        await db.executeQuery(
+          sql`insert ignore into ${T(t.soukReportMessageCopies)} (message_id, message, created_at) values ${values}`.compile(db),
+        );
+        const named = sql.join(links.map((l) => sql`(${l.report_id}, ${l.message_id})`));
+        await db.executeQuery(sql`insert into ${T(t.soukReportMessages)} (report_id, message_id) values ${named}`.compile(db));
+      }
+      return { ...report, id, closedAt: null };
+    },
+    async hasOpen(reporterId, about) {
+      await enter();
+      const subject =
+        'listingId' in about
+          ? sql`kind = 'listing' and listing_id = ${about.listingId}`
+          : sql`kind <> 'listing' and con_id = ${about.conId}`;
+      const found = await rows(
+        db,
+        sql`select id from ${T(t.soukReports)} where reporter_id = ${reporterId} and closed_at is null and ${subject} limit 1`,
+      );
+      return found.length > 0;
+    },
+    async listingReports(listingId) {
+      await enter();
+      const [meta] = await rows(
+        db,
+        sql<{ meta_value: string | null }>`select meta_value from ${T(t.postmeta)}
+          where post_id = ${listingId} and meta_key = ${ABUSE_REPORT_META} order by meta_id limit 1`,
+      );
+      return absint(meta?.meta_value);
     },
     async listingReported(listingId) {
       await enter();
@@ -57,6 +91,21 @@ export function mysqlReports(db: Db, ctx: MysqlContext, enter: () => Promise<voi
 
 export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
   const table = T(ctx.t.soukReports);
+  const links = T(ctx.t.soukReportMessages);
+  const copies = T(ctx.t.soukReportMessageCopies);
+  /** The reports of the rows, each with the messages it names. */
+  async function withMessages(found: ReportRow[]): Promise<Report[]> {
+    const named = new Map<number, Message[]>();
+    for (const ids of inBatches(found.map((r) => Number(r.id)))) {
+      const linked = await rows(
+        db,
+        sql<{ report_id: number; message: string }>`select l.report_id, c.message from ${links} l
+          join ${copies} c on c.message_id = l.message_id where l.report_id in (${sql.join(ids)})`,
+      );
+      for (const [id, messages] of namedMessages(linked)) named.set(id, messages);
+    }
+    return found.map((row) => toReport(row, named.get(Number(row.id))));
+  }
   return {
     async list({ open, closed, beforeId, limit }) {
       const conditions = [
@@ -65,7 +114,7 @@ export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
         ...(beforeId === undefined ? [] : [sql`id < ${beforeId}`]),
       ];
       const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;
-      return (await rows(db, sql<ReportRow>`select ${columns} from ${table} ${where} order by id desc limit ${limit}`)).map(toReport);
+      return withMessages(await rows(db, sql<ReportRow>`select ${columns} from ${table} ${where} order by id desc limit ${limit}`));
     },
     async find(id) {
       const [row] = await rows(db, sql<ReportRow>`select ${columns} from ${table} where id = ${id}`);
@@ -77,11 +126,25 @@ export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
       return (await rows(db, sql`select id from ${table} where id = ${id}`)).length > 0 ? 'already_closed' : 'not_found';
     },
     async madeBy(reporterId) {
-      return (await rows(db, sql<ReportRow>`select ${columns} from ${table} where reporter_id = ${reporterId} order by id`)).map(toReport);
+      return withMessages(await rows(db, sql<ReportRow>`select ${columns} from ${table} where reporter_id = ${reporterId} order by id`));
     },
     async forgetMadeBy(reporterId) {
-      const result = await sql`delete from ${table} where reporter_id = ${reporterId}`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
+      return db.transaction().execute(async (trx) => {
+        const named = await rows(
+          trx,
+          sql<{
+            message_id: number;
+          }>`select l.message_id from ${links} l join ${table} r on r.id = l.report_id where r.reporter_id = ${reporterId}`,
+        );
+        await sql`delete l from ${links} l join ${table} r on r.id = l.report_id where r.reporter_id = ${reporterId}`.execute(trx);
+        const result = await sql`delete from ${table} where reporter_id = ${reporterId}`.execute(trx);
+        // Copies no other report names go with the reports.
+        for (const ids of inBatches(named.map((r) => Number(r.message_id)))) {
+          await sql`delete c from ${copies} c left join ${links} l on l.message_id = c.message_id
+            where c.message_id in (${sql.join(ids)}) and l.message_id is null`.execute(trx);
+        }
+        return Number(result.numAffectedRows ?? 0);
+      });
     },
   };
 }

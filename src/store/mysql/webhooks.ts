@@ -56,5 +56,9 @@ export function mysqlWebhookOutbox(db: Db, ctx: MysqlContext): WebhookOutbox {
       const result = await sql`update ${T(table)} set ${again(now)} where created_at >= ${since}`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },
+    async prune(before) {
+      const result = await sql`delete from ${T(table)} where created_at < ${before} and status = 'delivered'`.execute(db);
+      return Number(result.numAffectedRows ?? 0);
+    },
   };
 }

@@ -20,7 +20,9 @@ const { alice: ALICE, bob: BOB, carol: CAROL } = SITE_USERS;
 const { iphone: IPHONE, table: TABLE, laptop: LAPTOP } = SITE_LISTINGS;
 const BLOCKED = { code: 'FORBIDDEN', message: 'You cannot send messages to this user.' };
 
-const user = (id: number) => ({ id, name: SITE_LOGINS[id], email: '' });
+/** Their display names (wp_users.display_name), never their logins (a Fix). */
+const DISPLAY_NAMES: Record<number, string> = { [ALICE]: 'Alice Tester', [BOB]: 'Bob Tester', [CAROL]: 'Carol Tester' };
+const user = (id: number) => ({ id, name: DISPLAY_NAMES[id], email: '' });
 
 function call(t: TestSouk, method: 'GET' | 'POST' | 'DELETE', url: string, as: number, body?: unknown): Promise<LightMyRequestResponse> {
   const headers: Record<string, string> = {
@@ -72,6 +74,13 @@ describe('blocks on a WordPress site', { skip }, () => {
     assert.deepEqual(await metaOf(site, ALICE, '_rtcl_blocked_user_ids'), ['a:1:{i:0;i:3;}']);
     expectReply(await call(t, 'POST', BLOCK, ALICE, { user_id: CAROL }), 200, [user(BOB), user(CAROL)]);
     expectReply(await call(t, 'POST', BLOCK, ALICE, { user_id: BOB }), 200, [user(BOB), user(CAROL)], 'twice');
+    // The site's administrator (user 1) is answered as an unknown user: staff cannot be blocked.
+    expectReply(
+      await call(t, 'POST', BLOCK, ALICE, { user_id: 1 }),
+      404,
+      { code: 'rtcl_rest_validation_error', message: 'User not found.', data: { status: 404 } },
+      'staff',
+    );
     assert.deepEqual(await metaOf(site, ALICE, '_rtcl_blocked_user_ids'), ['a:2:{i:0;i:3;i:1;i:4;}']);
     expectReply(await call(t, 'DELETE', `${BLOCK}?user_id=${BOB}`, ALICE), 200, [user(CAROL)]);
     assert.deepEqual(await metaOf(site, ALICE, '_rtcl_blocked_user_ids'), ['a:1:{i:1;i:4;}'], 'the other keys kept');

@@ -19,10 +19,15 @@ export async function listBlockedListings(repos: Repositories, userId: number): 
   return listings.filter((listing): listing is Listing => listing !== undefined);
 }
 
-/** The listing when it exists and is not in the trash. */
-async function findListing(repos: Repositories, listingId: number): Promise<Listing | undefined> {
+/**
+ * The listing when it exists and is not in the trash; one not published (pending, draft, expired)
+ * only for its owner, who is then refused: to others it is as missing, so that the reply's list
+ * gives no title the site does not show.
+ */
+async function findListing(repos: Repositories, listingId: number, userId: number): Promise<Listing | undefined> {
   const listing = await repos.listings.findById(listingId);
-  return listing && listing.status !== 'trash' ? listing : undefined;
+  if (!listing || listing.status === 'trash') return undefined;
+  return listing.status === 'publish' || listing.ownerId === userId ? listing : undefined;
 }
 
 export async function blockListing(
@@ -32,7 +37,7 @@ export async function blockListing(
   now: number = Date.now(),
 ): Promise<BlockedListingsResult<BlockListingError>> {
   return uow.transaction(async (repos): Promise<BlockedListingsResult<BlockListingError>> => {
-    const listing = await findListing(repos, listingId);
+    const listing = await findListing(repos, listingId, userId);
     if (!listing) return { ok: false, error: 'listing_not_found' };
     if (listing.ownerId === userId) return { ok: false, error: 'own_listing' };
     await repos.blocks.blockListing(userId, listingId, now);

@@ -1,7 +1,7 @@
 /**
  * privacy/user/block (docs/safety.md): the users the caller blocked, as the plugin lists them,
  * and blocking or unblocking one. **Fixes:** blocking yourself is refused; blocking twice keeps
- * one entry.
+ * one entry; staff (administrators) cannot be blocked.
  */
 import type { User } from '../../model.js';
 import type { Repositories, UnitOfWork } from '../../ports.js';
@@ -26,7 +26,10 @@ export async function blockUser(
 ): Promise<BlockedUsersResult<BlockUserError>> {
   // No writer: the store locks both users' rows itself, in id order (BlockRepository.blockUser).
   return uow.transaction(async (repos): Promise<BlockedUsersResult<BlockUserError>> => {
-    if (!(await repos.users.findById(blockedId))) return { ok: false, error: 'user_not_found' };
+    const blocked = await repos.users.findById(blockedId);
+    // A block closes the chat both ways: one against staff would shut the site's moderators out.
+    // Answered as an unknown user, so that the route tells nobody who is staff.
+    if (!blocked || blocked.isAdmin) return { ok: false, error: 'user_not_found' };
     if (blockedId === blockerId) return { ok: false, error: 'self' };
     await repos.blocks.blockUser(blockerId, blockedId, now);
     return { ok: true, value: await listBlockedUsers(repos, blockerId) };

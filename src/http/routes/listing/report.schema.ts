@@ -15,7 +15,8 @@ export function reportListingSchema(limits: { bodyLimit: number; textMaxLength: 
     description:
       "Reports a listing to the operator, as the plugin's ListingApi does: the report is stored (with a `report.created` " +
       "webhook) and counted on the listing; the answer is the listing's report count, this report included. The owner " +
-      'of the listing may not report it. The parameters may come in the query string.',
+      'of the listing may not report it. One open report per reporter and listing: a repeat answers the count and ' +
+      'stores nothing. At most `REPORTS_PER_HOUR` reports an hour. The parameters may come in the query string.',
     querystring: Type.Object({
       listing_id: IdQueryField('The listing, when the body does not name it.'),
       message: Type.Optional(Type.String({ description: 'As `message` in the body.' })),

@@ -6,6 +6,10 @@ export interface BlockedListingItem {
   title: string;
 }
 
-export const blockedListingItem = (listing: Listing): BlockedListingItem => ({ id: listing.id, title: listing.title });
+/** A listing no longer published (pending review, a draft, expired) keeps its place with no title: the site does not show it now. */
+export const blockedListingItem = (listing: Listing): BlockedListingItem => ({
+  id: listing.id,
+  title: listing.status === 'publish' ? listing.title : '',
+});
 
 export const blockedListingList = (listings: Listing[]): BlockedListingItem[] => listings.map(blockedListingItem);

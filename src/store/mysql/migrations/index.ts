@@ -22,6 +22,7 @@ import { soukReportsMigration } from './008-souk-reports.js';
 import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
 import { soukMailMigration } from './011-souk-mail.js';
 import { soukMessageFilesMigration } from './012-souk-message-files.js';
+import { soukReportMessageCopiesMigration } from './013-souk-report-message-copies.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
 import { soukPushReachedMigration } from './016-souk-push-reached.js';
 
@@ -37,6 +38,7 @@ export function mysqlMigrations(t: Tables): Migrations {
     '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
     '011-souk-mail': soukMailMigration(t),
     '012-souk-message-files': soukMessageFilesMigration(t),
+    '013-souk-report-message-copies': soukReportMessageCopiesMigration(t),
     '015-souk-server-api': soukServerApiMigration(t),
     '016-souk-push-reached': soukPushReachedMigration(t),
   };

@@ -32,6 +32,7 @@ import { userModerationMigration } from '../../common/migrations/019-user-modera
 import { mailMigration } from '../../common/migrations/021-mail.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
+import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 
@@ -60,6 +61,7 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '021-mail': mailMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '022-user-registered': userRegisteredMigration('bigint'),
   '023-message-files': messageFilesMigration('bigint'),
+  '024-report-message-copies': reportMessageCopiesMigration('bigint'),
   '026-server-api': serverApiMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '027-push-reached-show-presence': pushReachedShowPresenceMigration,
 };

@@ -31,6 +31,7 @@ import { userModerationMigration } from '../../common/migrations/019-user-modera
 import { mailMigration } from '../../common/migrations/021-mail.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
+import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
@@ -77,6 +78,7 @@ export const SQLITE_MIGRATIONS: Migrations = {
   ),
   '022-user-registered': atomically(userRegisteredMigration('integer')),
   '023-message-files': atomically(messageFilesMigration('integer')),
+  '024-report-message-copies': atomically(reportMessageCopiesMigration('integer')),
   '026-server-api': atomically(
     serverApiMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),

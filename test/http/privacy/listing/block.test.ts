@@ -50,8 +50,9 @@ describe('privacy/listing/block', () => {
       { id: bike, title: 'Road bike' },
       { id: aminasOwn, title: "Amina's chair" },
     ]);
-    // A draft exists: it can be blocked (the plugin finds any listing).
-    expectReply(await block(t, amina, draft), 200, [{ id: draft, title: 'Draft lamp' }]);
+    // A draft is not shown on the site: to others than its owner it is as missing (Fix: the plugin answers its title).
+    expectReply(await block(t, amina, draft), 404, notFound('Listing not found.'), 'a draft');
+    expectReply(await block(t, youssef, draft), 400, bad('You cannot block your own listing.'), 'own draft');
     expectReply(await block(t, amina, aminasOwn), 400, bad('You cannot block your own listing.'), 'own listing (Fix)');
     expectReply(await block(t, sara, 999), 404, notFound('Listing not found.'));
     expectReply(await block(t, sara, trashed), 404, notFound('Listing not found.'), 'in the trash');
@@ -60,6 +61,34 @@ describe('privacy/listing/block', () => {
     expectReply(await unblock(t, youssef, bike), 404, notFound('Listing not exist at blocked list.'));
     expectReply(await unblock(t, sara, bike), 200, [{ id: aminasOwn, title: "Amina's chair" }]);
     expectReply(await call(t, 'GET', BLOCK, sara), 200, [{ id: aminasOwn, title: "Amina's chair" }]);
+  });
+
+  it('gives no title of a listing the site does not show: pending, draft or expired', async () => {
+    const t = await startTestSouk();
+    const base = await t.listen();
+    const request = async (method: 'GET' | 'POST', listingId?: number) => {
+      const reply = await fetch(`${base}${BLOCK}`, {
+        method,
+        headers: { ...t.auth(sara), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        ...(method === 'POST' ? { body: JSON.stringify({ listing_id: listingId }) } : {}),
+      });
+      return { status: reply.status, body: await reply.text() };
+    };
+    await t.souk.store.db.updateTable('listings').set({ status: 'pending' }).where('id', '=', aminasOwn).execute();
+    for (const id of [draft, aminasOwn]) {
+      const res = await request('POST', id);
+      assert.deepEqual([res.status, JSON.parse(res.body)], [404, notFound('Listing not found.')]);
+      assert.doesNotMatch(res.body, /lamp|chair/i);
+    }
+    assert.deepEqual(await request('POST', bike), { status: 200, body: JSON.stringify([{ id: bike, title: 'Road bike' }]) });
+    // Blocked while published, then sent back to review: it stays in the list, without its title.
+    await t.souk.store.db
+      .updateTable('listings')
+      .set((eb) => ({ status: 'pending', title: 'Road bike (new price)', version: eb('version', '+', 1) }))
+      .where('id', '=', bike)
+      .execute();
+    const listed = await request('GET');
+    assert.equal(listed.body, JSON.stringify([{ id: bike, title: '' }]));
   });
 
   it('leaves blocked listings and the listings of blocked users out of the favourites list, and refuses a start about them', async () => {

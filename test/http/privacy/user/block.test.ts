@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
 import { LISTINGS, USERS } from '../../../helpers/fixtures.js';
+import { marketplace } from '../../../helpers/fixtures.js';
 import { startTestSouk, type TestSouk } from '../../../helpers/souk.js';
 
 const API = '/wp-json/rtcl/v1';
@@ -26,8 +27,9 @@ const BLOCKED = { code: 'FORBIDDEN', message: 'You cannot send messages to this 
 const notFound = (message: string) => ({ code: 'rtcl_rest_validation_error', message, data: { status: 404 } });
 const bad = (error_message: string) => ({ status: 'error', error: 'BADREQUEST', code: '400', error_message });
 
-const SARA = { id: sara, name: 'sara', email: '' };
-const AMINA = { id: amina, name: 'amina', email: '' };
+// Their display names, never their logins (Fix): Sara was imported without one.
+const SARA = { id: sara, name: '', email: '' };
+const AMINA = { id: amina, name: 'Amina K.', email: '' };
 
 function call(
   t: TestSouk,
@@ -73,7 +75,7 @@ describe('privacy/user/block', () => {
     expectReply(await call(t, 'GET', BLOCK, youssef), 200, [SARA, AMINA]);
     expectReply(await call(t, 'GET', BLOCK, sara), 200, [], "another user's list");
     // A disabled user can be blocked: they exist.
-    expectReply(await block(t, sara, disabled), 200, [{ id: disabled, name: 'ghost', email: '' }]);
+    expectReply(await block(t, sara, disabled), 200, [{ id: disabled, name: 'Disabled', email: '' }]);
 
     expectReply(await block(t, youssef, youssef), 400, bad('You cannot block yourself.'), 'yourself (Fix)');
     expectReply(await block(t, youssef, 999), 404, notFound('User not found.'), 'unknown user');
@@ -87,6 +89,49 @@ describe('privacy/user/block', () => {
 
     const anonymous = await t.app.inject({ method: 'GET', url: BLOCK, headers: { 'x-api-key': t.apiKey } });
     assert.equal(anonymous.statusCode, 401, anonymous.body);
+  });
+
+  it('answers display names, never logins; refuses staff as unknown users; and limits block changes per hour', async () => {
+    const document = marketplace();
+    const staff = 5;
+    document.users!.push({ id: staff, login: 'site-admin', name: 'Site team', email: 'team@example.com', is_admin: true });
+    const t = await startTestSouk({ BLOCK_CHANGES_PER_HOUR: '6' }, document);
+    const base = await t.listen();
+    const fetchBlock = async (method: 'POST' | 'DELETE', as: number, userId: number) => {
+      const reply = await fetch(`${base}${BLOCK}${method === 'DELETE' ? `?user_id=${userId}` : ''}`, {
+        method,
+        headers: { ...t.auth(as), ...(method === 'POST' ? { 'content-type': 'application/json' } : {}) },
+        ...(method === 'POST' ? { body: JSON.stringify({ user_id: userId }) } : {}),
+      });
+      return { status: reply.status, body: await reply.text(), retryAfter: reply.headers.get('retry-after') };
+    };
+    let res = await fetchBlock('POST', sara, amina);
+    assert.deepEqual([res.status, JSON.parse(res.body)], [200, [{ id: amina, name: 'Amina K.', email: '' }]]);
+    assert.doesNotMatch(res.body, /"amina"/);
+    // Staff: as an unknown user, so that nobody learns who is staff, and nobody shuts the moderators out.
+    res = await fetchBlock('POST', sara, staff);
+    assert.deepEqual([res.status, JSON.parse(res.body)], [404, notFound('User not found.')]);
+    assert.deepEqual(await t.souk.store.repos.blocks.blockedUserIds(sara), [amina]);
+    // Six changes an hour, refused ones too (an answer says whether an id exists): the seventh is 429.
+    for (const [method, id, status] of [
+      ['DELETE', amina, 200],
+      ['POST', 999, 404],
+      ['POST', youssef, 200],
+      ['DELETE', 998, 404],
+    ] as const) {
+      assert.equal((await fetchBlock(method, sara, id)).status, status);
+    }
+    res = await fetchBlock('POST', sara, amina);
+    assert.equal(res.status, 429, res.body);
+    assert.equal(
+      JSON.parse(res.body).error_message,
+      'Too many changes to your block lists in the last hour. Retry after the number of seconds in the Retry-After header.',
+    );
+    assert.ok(Number(res.retryAfter) > 0);
+    assert.deepEqual(await t.souk.store.repos.blocks.blockedUserIds(sara), [youssef]);
+    // Another user has a budget of their own; reading the list is not a change.
+    assert.equal((await fetchBlock('POST', amina, sara)).status, 200);
+    assert.equal((await call(t, 'GET', BLOCK, sara)).statusCode, 200);
   });
 
   it('closes the chat both ways, hides the conversation from the blocker only, and keeps reads', async () => {
@@ -139,7 +184,7 @@ describe('privacy/user/block', () => {
     const t = await startTestSouk();
     const conId = Number(json(await start(t, sara, LISTINGS.bike)).con_id);
     // Sara (the buyer) blocks the seller: the seller cannot answer, and cannot be reached.
-    expectReply(await block(t, sara, youssef), 200, [{ id: youssef, name: 'youssef', email: '' }]);
+    expectReply(await block(t, sara, youssef), 200, [{ id: youssef, name: 'Youssef B.', email: '' }]);
     expectReply(await send(t, youssef, conId), 403, BLOCKED);
     expectReply(await send(t, sara, conId), 403, BLOCKED);
     expectReply(await start(t, sara, LISTINGS.bike), 403, BLOCKED, 'a listing of a user the caller blocked');

@@ -15,7 +15,9 @@ export function reportConversationSchema(limits: { bodyLimit: number; textMaxLen
     description:
       "Souk's own: a participant reports the conversation (its latest 50 messages are kept with the report) or one " +
       'message in it (kept alone). The report keeps the messages as they were, whatever later happens to them, and is ' +
-      'sent as a `report.created` webhook. The parameters may come in the query string.',
+      'sent as a `report.created` webhook; each message is kept once, however many reports name it. One open report per ' +
+      'reporter and conversation: a repeat answers the same and stores nothing. At most `REPORTS_PER_HOUR` reports an ' +
+      'hour. The parameters may come in the query string.',
     querystring: Type.Object({
       con_id: IdQueryField('The conversation, when the body does not name it.'),
       message_id: IdQueryField('As `message_id` in the body.'),

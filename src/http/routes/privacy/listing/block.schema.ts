@@ -7,7 +7,8 @@ import { blockRouteErrors } from '../../errors.schema.js';
 const member = { security: SECURITY, headers: RequestHeaders, tags: ['privacy'] };
 
 export const BlockedListings = Type.Array(Type.Object({ id: Type.Integer(), title: Type.String() }, { additionalProperties: false }), {
-  description: 'The listings the caller blocked, in the order blocked, as the plugin lists them.',
+  description:
+    'The listings the caller blocked, in the order blocked, as the plugin lists them; `title` is empty for a listing the site does not show now (pending, draft, expired).',
   examples: [[{ id: 101, title: 'Road bike' }]],
 });
 
@@ -35,7 +36,8 @@ export function blockListingSchema(limits: { bodyLimit: number }) {
     description:
       "Adds the listing to the caller's blocked listings (once, however often asked) and replies with the list. The " +
       "caller's favourites list leaves it out, and the caller cannot start a conversation about it. Blocking your own " +
-      'listing: 400. `listing_id` may come in the query string.',
+      "listing: 400; a listing the site does not show (pending, draft, expired) is another's as if missing: 404. " +
+      'At most `BLOCK_CHANGES_PER_HOUR` changes an hour. `listing_id` may come in the query string.',
     ...listingId,
     response: { 200: success(BlockedListings, 'The blocked listings after adding.'), ...blockRouteErrors(limits, 'listing', 'POST') },
   };

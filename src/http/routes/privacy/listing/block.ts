@@ -17,6 +17,7 @@ export const listingBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
 
   app.post('/privacy/listing/block', { schema: blockListingSchema(deps), onRequest: member }, async (request) => {
     const listingId = requiredId(requestParameters(request.query, request.body), 'listing_id');
+    await app.abuseLimits.blockChange(request.caller!);
     const result = await blockListing(deps.uow, request.caller!.id, listingId);
     if (!result.ok) throw result.error === 'own_listing' ? BLOCK_ERRORS.ownListing() : BLOCK_ERRORS.listingNotFound();
     return blockedListingList(result.value);
@@ -24,6 +25,7 @@ export const listingBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
 
   app.delete('/privacy/listing/block', { schema: unblockListingSchema(deps), onRequest: member }, async (request) => {
     const listingId = requiredId(requestParameters(request.query, request.body), 'listing_id');
+    await app.abuseLimits.blockChange(request.caller!);
     const result = await unblockListing(deps.uow, request.caller!.id, listingId);
     if (!result.ok) throw result.error === 'not_blocked' ? BLOCK_ERRORS.listingNotBlocked() : BLOCK_ERRORS.listingNotFound();
     return blockedListingList(result.value);

@@ -10,14 +10,14 @@ export const BlockedUsers = Type.Array(
   Type.Object(
     {
       id: Type.Integer(),
-      name: Type.String({ description: "The user's login." }),
+      name: Type.String({ description: "The user's display name (never their login)." }),
       email: Type.String(),
     },
     { additionalProperties: false },
   ),
   {
     description: 'The users the caller blocked, in the order blocked, as the plugin lists them.',
-    examples: [[{ id: 3, name: 'sara', email: '' }]],
+    examples: [[{ id: 3, name: 'Sara M.', email: '' }]],
   },
 );
 
@@ -47,7 +47,8 @@ export function blockUserSchema(limits: { bodyLimit: number }) {
       "Adds the user to the caller's blocked users (once, however often asked) and replies with the list. From then on " +
       'neither can start a conversation with the other nor write in one between them (403 "You cannot send messages to ' +
       'this user."), the caller\'s chat list leaves out conversations with them and their favourites list leaves out ' +
-      'their listings, and nothing they do reaches the caller. Blocking yourself: 400. `user_id` may come in the query string.',
+      'their listings, and nothing they do reaches the caller. Blocking yourself: 400; staff (administrators) are answered as ' +
+      'unknown users (404). At most `BLOCK_CHANGES_PER_HOUR` changes an hour. `user_id` may come in the query string.',
     ...userId,
     response: { 200: success(BlockedUsers, 'The blocked users after adding.'), ...blockRouteErrors(limits, 'user', 'POST') },
   };

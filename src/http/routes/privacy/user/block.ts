@@ -17,6 +17,7 @@ export const userBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
 
   app.post('/privacy/user/block', { schema: blockUserSchema(deps), onRequest: member }, async (request) => {
     const userId = requiredId(requestParameters(request.query, request.body), 'user_id');
+    await app.abuseLimits.blockChange(request.caller!);
     const result = await blockUser(deps.uow, request.caller!.id, userId);
     if (!result.ok) throw result.error === 'self' ? BLOCK_ERRORS.self() : BLOCK_ERRORS.userNotFound();
     // Every instance forgets who may type to whom (domain/chat/typing.ts).
@@ -26,6 +27,7 @@ export const userBlockRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app,
 
   app.delete('/privacy/user/block', { schema: unblockUserSchema(deps), onRequest: member }, async (request) => {
     const userId = requiredId(requestParameters(request.query, request.body), 'user_id');
+    await app.abuseLimits.blockChange(request.caller!);
     const result = await unblockUser(deps.uow, request.caller!.id, userId);
     if (!result.ok) throw result.error === 'not_blocked' ? BLOCK_ERRORS.userNotBlocked() : BLOCK_ERRORS.userNotFound();
     deps.live?.publish({ type: 'blocks.changed' });
