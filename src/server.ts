@@ -36,7 +36,7 @@ import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
 import { closeFileStorage, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
-import type { FileDeps } from './http/uploads.js';
+import { UploadAdmission, type FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
 import { RetentionJob } from './domain/retention.js';
 
@@ -226,10 +226,12 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
         maxPixels: files.imageMaxPixels,
         timeoutS: files.imageTimeoutS,
         concurrency: files.imageConcurrency,
+        queue: files.imageQueue,
       },
     },
     // Inside the folder: the sweep removes what a crash leaves there.
     uploadsDir: join(files.dir, '.uploads'),
+    admission: new UploadAdmission(files.uploadsInFlight, files.uploadTimeoutMs),
   };
 }
 
