@@ -227,7 +227,7 @@ describe('upload forms: authorised before their files are read', async () => {
     const upToFile = Buffer.concat(fields.map(formPart));
     const file = formPart(parts.at(-1)!);
     const held = heldForm(s, path, user, parts, Buffer.concat([upToFile, file.subarray(0, file.length / 2)]));
-    const res = await Promise.race([held.answer, new Promise<undefined>((r) => setTimeout(r, 5000))]);
+    const res = await Promise.race([held.answer, new Promise<undefined>((r) => setTimeout(() => r(undefined), 5000))]);
     held.socket.destroy();
     assert.ok(res, 'answered before the file was read');
     return res;
