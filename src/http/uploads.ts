@@ -138,8 +138,8 @@ const formTimeout = (ms: number) =>
   shapeB(408, 'REQUEST_TIMEOUT', `The upload form was not received in time (within ${ms} ms).`, { connection: 'close' });
 const fieldsFirst = (field: string) => badRequest(`The form's fields go before its files: "${field}" must come before the first file.`);
 /** A name or type the client sent, as an error message shows it: no control or bidirectional characters, at most 100. */
-// eslint-disable-next-line no-control-regex
 const nameOf = (name: string) =>
+  // eslint-disable-next-line no-control-regex
   name.replace(/[\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff"]/g, '').slice(0, 100);
 
 function refused(error: unknown, limits: UploadLimits, current: string | undefined): Error {
