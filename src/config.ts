@@ -988,6 +988,18 @@ const SETTINGS = {
     imageConcurrency: integer('FILES_IMAGE_CONCURRENCY', 2, 1, 64, {
       meaning: 'Images re-encoded at once by this process; more wait their turn (memory stays bounded). 1 to 64.',
     }),
+    imageQueue: integer('FILES_IMAGE_QUEUE', 16, 0, 10_000, {
+      meaning:
+        'Images that may wait for their turn to be re-encoded in this process, beyond `FILES_IMAGE_CONCURRENCY`; one more refuses its message with 503 and `Retry-After`, so that a wait stays short. 0 to 10000.',
+    }),
+    uploadsInFlight: integer('FILES_UPLOADS_IN_FLIGHT', 32, 1, 100_000, {
+      meaning:
+        'Upload forms (`multipart/form-data`) this process reads at once; one user may have a quarter of them (at least 1) in flight. One more is answered 503 with `Retry-After` before its body is read. 1 to 100000.',
+    }),
+    uploadTimeoutMs: integer('FILES_UPLOAD_TIMEOUT_MS', 20_000, 1000, 3_600_000, {
+      meaning:
+        "Time an upload form's body has to arrive whole once its reading starts; slower is answered 408 and its files dropped. Shorter than `REQUEST_TIMEOUT_MS`, which still bounds the whole request. 1000 to 3600000.",
+    }),
     sweepGraceS: integer('FILES_SWEEP_GRACE_S', 86_400, 1, 31_536_000, {
       shownDefault: '`86400` (1 day)',
       meaning: 'A stored file no message names is removed by the sweep once it is this old (an upload in progress is younger).',

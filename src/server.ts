@@ -39,7 +39,7 @@ import { PushSender, RecentViews } from './events/push.js';
 import { FcmClient } from './events/fcm.js';
 import { closeFileStorage, localFolder, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
-import type { FileDeps } from './http/uploads.js';
+import { UploadAdmission, type FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
 import { RetentionJob } from './domain/retention.js';
 import { ServerKeys } from './auth/server-keys.js';
@@ -306,10 +306,12 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
         maxPixels: files.imageMaxPixels,
         timeoutS: files.imageTimeoutS,
         concurrency: files.imageConcurrency,
+        queue: files.imageQueue,
       },
     },
     // Inside the folder: the sweep removes what a crash leaves there.
     uploadsDir: join(files.dir, '.uploads'),
+    admission: new UploadAdmission(files.uploadsInFlight, files.uploadTimeoutMs),
   };
 }
 

@@ -26,6 +26,12 @@ export interface StartConversationInput {
   files: Attachment[];
   /** Files uploaded with the message (domain/files/), already stored. */
   uploads?: UploadedAttachment[];
+  /**
+   * Whether files were uploaded with the message, read or not: a retry's are not read (its message,
+   * stored already, has its own), nor are they before the message is known to be taken. They count
+   * as files for the text's rules.
+   */
+  uploadsSent?: boolean;
   /** The client's id for this message; a retry with the same one stores nothing new. */
   tempId: string | null;
   /** A start by an offer (domain/chat/offer.ts): the message is of type `offer` and holds it. */
@@ -74,14 +80,14 @@ const isPlain = (text: string | undefined) => text === undefined || (!text.inclu
 const isPlainFile = (file: Attachment) => isPlain(file.url) && isPlain(file.name) && isPlain(file.mime_type);
 
 export function checkMessageInput(
-  input: Pick<StartConversationInput, 'text' | 'files' | 'uploads'>,
+  input: Pick<StartConversationInput, 'text' | 'files' | 'uploads' | 'uploadsSent'>,
   limits: ChatLimits,
 ): StartConversationError | null {
   if (input.files.length > limits.maxFiles) return 'too_many_files';
   if (!input.files.every((file) => isPublicAddress(file.url))) return 'file_url_not_public';
   if (limits.filesAddresses && input.files.some((file) => namesStoredFile(file.url, limits.filesAddresses!))) return 'file_url_stored_here';
   if (!input.files.every(isPlainFile)) return 'file_text_not_plain';
-  if (input.text.trim() === '' && !hasFiles(input)) return 'text_required';
+  if (input.text.trim() === '' && !hasFiles(input) && !input.uploadsSent) return 'text_required';
   if (input.text.length > limits.textMaxLength && characterCount(input.text) > limits.textMaxLength) return 'text_too_long';
   return plainTextProblem(input.text);
 }

@@ -111,6 +111,35 @@ async function appendUnlessStored(
   return { message: appended.message, conversation: { ...conversation, lastMessageId: appended.message.id, updatedAt: now }, appended };
 }
 
+type Startable = { ok: true; listing: Listing; recipient: User } | { ok: false; error: StartConversationError };
+
+/**
+ * The rules of a start about the listing, in their order, on `repos` (the start's transaction, or
+ * committed reads before it): the listing and its owner, or why not.
+ */
+async function startable(repos: Repositories, findUser: ChatStore['findUser'], caller: User, listingId: number): Promise<Startable> {
+  // Asked together (a database may answer them in one round trip): the listing, and where the
+  // database can without knowing the owner, who of the caller and the owner is closed.
+  const [listing, closedWithOwner] = await Promise.all([
+    repos.listings.findById(listingId),
+    repos.moderation?.closedWithOwnerOf?.(listingId, caller.id),
+  ]);
+  if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' };
+  if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' };
+  // A disabled user is neither a sender nor a recipient: their listings answer as missing ones,
+  // so nothing is written for them and their contact data never leaves in a reply.
+  // Reads that need nothing but the listing, asked together, their answers taken in the order of the rules.
+  const [recipient, closed, blocked] = await Promise.all([
+    findUser(listing.ownerId, (id) => repos.users.findById(id)),
+    closedWithOwner ? closedSide(closedWithOwner, caller.id) : closedParticipant(repos, caller.id, listing.ownerId),
+    startBlocked(repos, caller.id, listing),
+  ]);
+  if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' };
+  if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' };
+  if (blocked) return { ok: false, error: 'blocked' };
+  return { ok: true, listing, recipient };
+}
+
 export async function startConversation(
   { uow, findUser }: ChatStore,
   caller: User,
@@ -124,25 +153,9 @@ export async function startConversation(
 
   // The caller as writer: one caller's starts run one at a time, so concurrent starts share one conversation.
   return uow.transaction(async (repos) => {
-    // Asked together (a database may answer them in one round trip): the listing, and where the
-    // database can without knowing the owner, who of the caller and the owner is closed.
-    const [listing, closedWithOwner] = await Promise.all([
-      repos.listings.findById(input.listingId),
-      repos.moderation?.closedWithOwnerOf?.(input.listingId, caller.id),
-    ]);
-    if (!listing || listing.status === 'trash') return { ok: false, error: 'listing_not_found' } as const;
-    if (listing.ownerId === caller.id) return { ok: false, error: 'own_listing' } as const;
-    // A disabled user is neither a sender nor a recipient: their listings answer as missing ones,
-    // so nothing is written for them and their contact data never leaves in a reply.
-    // Reads that need nothing but the listing, asked together, their answers taken in the order of the rules.
-    const [recipient, closed, blocked] = await Promise.all([
-      findUser(listing.ownerId, (id) => repos.users.findById(id)),
-      closedWithOwner ? closedSide(closedWithOwner, caller.id) : closedParticipant(repos, caller.id, listing.ownerId),
-      startBlocked(repos, caller.id, listing),
-    ]);
-    if (!recipient || recipient.disabled) return { ok: false, error: 'listing_not_found' } as const;
-    if (closed) return { ok: false, error: closed === 'reader' ? 'listing_not_found' : 'user_closed' } as const;
-    if (blocked) return { ok: false, error: 'blocked' } as const;
+    const checked = await startable(repos, findUser, caller, input.listingId);
+    if (!checked.ok) return checked;
+    const { listing, recipient } = checked;
 
     const opened = await openConversation(repos, listing, caller.id, input, now);
     const otherParty = otherParticipant(opened.conversation, caller.id);
@@ -162,6 +175,30 @@ export async function startConversation(
     }
     return { ok: true, value, created: { conversation: opened.created && !isRetry, message: !isRetry } } as const;
   }, caller.id);
+}
+
+/** `retry`: the temp_id names a message stored already in the open conversation, which the start will return. */
+export type MayStartResult = { ok: true; retry: boolean } | { ok: false; error: StartConversationError };
+
+/**
+ * Whether startConversation would take the message, asked before its costly part (its uploaded
+ * files, which are to come) is read: the same rules, on committed reads (`repos`). startConversation
+ * applies them again in its transaction.
+ */
+export async function mayStart(
+  { repos, findUser }: { repos: Repositories; findUser: ChatStore['findUser'] },
+  caller: User,
+  input: Omit<StartConversationInput, 'uploads' | 'uploadsSent'>,
+  limits: ChatLimits,
+): Promise<MayStartResult> {
+  const invalid = checkMessageInput({ ...input, uploadsSent: true }, limits);
+  if (invalid) return { ok: false, error: invalid };
+  const checked = await startable(repos, findUser, caller, input.listingId);
+  if (!checked.ok) return checked;
+  if (input.tempId === null) return { ok: true, retry: false };
+  const open = await repos.conversations.findOpen(checked.listing.id, caller.id, checked.listing.ownerId);
+  const stored = open ? await repos.messages.findByTempId(open.id, caller.id, input.tempId) : undefined;
+  return { ok: true, retry: stored !== undefined };
 }
 
 export interface MessagePaging extends Page {

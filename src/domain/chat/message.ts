@@ -1,6 +1,6 @@
 /** my/chat/message (docs/routes.md): answer in a conversation, mark messages read. */
 import type { Attachment, Message, UploadedAttachment } from '../model.js';
-import type { UnitOfWork } from '../ports.js';
+import type { Repositories, UnitOfWork } from '../ports.js';
 import {
   checkMessageInput,
   newMessage,
@@ -23,6 +23,8 @@ export interface SendMessageInput {
   files: Attachment[];
   /** Files uploaded with the message (domain/files/), already stored. */
   uploads?: UploadedAttachment[];
+  /** As StartConversationInput's (common.ts). */
+  uploadsSent?: boolean;
   tempId: string | null;
 }
 
@@ -30,6 +32,38 @@ export type SendMessageError = Exclude<StartConversationError, 'listing_not_foun
 
 /** `created`: whether this request stored the message (false: a retry's, stored before). */
 export type SendMessageResult = { ok: true; value: Message; created: boolean } | { ok: false; error: SendMessageError };
+
+type Answerable = { ok: true; other: number; stored: Message | undefined } | { ok: false; error: SendMessageError };
+
+/**
+ * The rules of an answer, in their order, on `repos` (the send's transaction, or committed reads
+ * before it): the conversation's other participant and the message a retry of it stored, or why not.
+ */
+async function answerable(
+  repos: Repositories,
+  senderId: number,
+  input: Pick<SendMessageInput, 'conId' | 'listingId' | 'tempId'>,
+): Promise<Answerable> {
+  // Reads that need nothing but the conversation's id, asked together (a database may answer
+  // them in one round trip), their answers taken in the order of the rules.
+  const [open, closedInConversation, stored] = await Promise.all([
+    openFor(repos, input.conId, senderId),
+    repos.moderation?.closedInConversation?.(input.conId),
+    input.tempId === null ? undefined : repos.messages.findByTempId(input.conId, senderId, input.tempId),
+  ]);
+  if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
+  // Its reader can no longer see it: storing it would lose it silently.
+  if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
+  const other = otherParticipant(open.conversation, senderId);
+  // The sender is a participant: those closed in the conversation are those closed among the two.
+  const [closed, blocked] = await Promise.all([
+    closedInConversation ? closedSide(closedInConversation, senderId) : closedParticipant(repos, senderId, other),
+    blockedEitherWay(repos, senderId, other),
+  ]);
+  if (closed) return { ok: false, error: 'user_closed' };
+  if (blocked) return { ok: false, error: 'blocked' };
+  return { ok: true, other, stored };
+}
 
 /** Appends the caller's message; a retry with the same temp_id returns the stored one (D6). */
 export async function sendMessage(
@@ -43,29 +77,33 @@ export async function sendMessage(
   if (invalid) return { ok: false, error: invalid as SendMessageError };
   input = screenFileNames(limits.wordScreen?.(), input);
   return uow.transaction(async (repos): Promise<SendMessageResult> => {
-    // Reads that need nothing but the conversation's id, asked together (a database may answer
-    // them in one round trip), their answers taken in the order of the rules.
-    const [open, closedInConversation, stored] = await Promise.all([
-      openFor(repos, input.conId, senderId),
-      repos.moderation?.closedInConversation?.(input.conId),
-      input.tempId === null ? undefined : repos.messages.findByTempId(input.conId, senderId, input.tempId),
-    ]);
-    if (!open || (input.listingId !== null && input.listingId !== open.conversation.listingId)) return { ok: false, error: 'forbidden' };
-    // Its reader can no longer see it: storing it would lose it silently.
-    if (otherLeft(open.conversation, open.side)) return { ok: false, error: 'other_left' };
-    const other = otherParticipant(open.conversation, senderId);
-    // The sender is a participant: those closed in the conversation are those closed among the two.
-    const [closed, blocked] = await Promise.all([
-      closedInConversation ? closedSide(closedInConversation, senderId) : closedParticipant(repos, senderId, other),
-      blockedEitherWay(repos, senderId, other),
-    ]);
-    if (closed) return { ok: false, error: 'user_closed' };
-    if (blocked) return { ok: false, error: 'blocked' };
-    if (stored) return { ok: true, value: stored, created: false };
-    const appended = await appendMessage(repos, newMessage(input.conId, senderId, input, now), other);
-    await recordNewMessage(repos, appended, other, now);
+    const checked = await answerable(repos, senderId, input);
+    if (!checked.ok) return checked;
+    if (checked.stored) return { ok: true, value: checked.stored, created: false };
+    const appended = await appendMessage(repos, newMessage(input.conId, senderId, input, now), checked.other);
+    await recordNewMessage(repos, appended, checked.other, now);
     return { ok: true, value: appended.message, created: true };
   }, senderId);
+}
+
+/** `retry`: the temp_id names a message stored already, which the send will return (its files are not needed). */
+export type MaySendResult = { ok: true; retry: boolean } | { ok: false; error: SendMessageError };
+
+/**
+ * Whether sendMessage would take the message, asked before its costly part (its uploaded files,
+ * which are to come) is read: the same rules, on committed reads. sendMessage applies them again
+ * in its transaction.
+ */
+export async function mayAnswer(
+  repos: Repositories,
+  senderId: number,
+  input: Omit<SendMessageInput, 'uploads' | 'uploadsSent'>,
+  limits: ChatLimits,
+): Promise<MaySendResult> {
+  const invalid = checkMessageInput({ ...input, uploadsSent: true }, limits);
+  if (invalid) return { ok: false, error: invalid as SendMessageError };
+  const checked = await answerable(repos, senderId, input);
+  return checked.ok ? { ok: true, retry: checked.stored !== undefined } : checked;
 }
 
 export type MarkReadResult = { ok: true; changed: boolean } | { ok: false; error: 'forbidden' };

@@ -3,7 +3,9 @@
  * with its GPS position, XMP, IPTC, comments; libvips writes none unless asked), at most
  * `maxPx` on its longest side, in its own format; and a thumbnail. The header's size is checked
  * before any pixel is decoded (`limitInputPixels`), and the work is timed out, so a decompression
- * bomb is refused at the cost of reading its header. Images are re-encoded a few at a time.
+ * bomb is refused at the cost of reading its header. Images are re-encoded a few at a time, and
+ * only so many wait their turn: beyond, an image is refused at once (ImagesBusy) rather than left
+ * to wait behind one sender's many.
  */
 import type { Sharp } from 'sharp';
 
@@ -27,6 +29,15 @@ export interface ImageLimits {
   maxPixels: number;
   timeoutS: number;
   concurrency: number;
+  /** Images that may wait for a turn, beyond the `concurrency` being re-encoded. */
+  queue: number;
+}
+
+/** Thrown when more images wait for their turn than `ImageLimits.queue`: nothing of the image was read. */
+export class ImagesBusy extends Error {
+  constructor() {
+    super('too many images wait to be re-encoded');
+  }
 }
 
 export interface ReencodedImage {
@@ -38,24 +49,31 @@ export interface ReencodedImage {
 
 export type ImageFormat = 'jpeg' | 'png' | 'webp';
 
-/** At most `size` jobs at once; the others wait in order. */
+/** At most `size` jobs at once; at most `queue` others wait, in order; more are refused (ImagesBusy). */
 class Turns {
   private running = 0;
   private readonly waiting: Array<() => void> = [];
-  constructor(private readonly size: number) {}
+  constructor(
+    private readonly size: number,
+    private readonly queue: number,
+  ) {}
   async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.running >= this.size) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.running++;
+    if (this.running < this.size) this.running++;
+    else if (this.waiting.length >= this.queue) throw new ImagesBusy();
+    // A finished job hands its turn over: `running` stays, so no newcomer passes the waiting.
+    else await new Promise<void>((resolve) => this.waiting.push(resolve));
     try {
       return await job();
     } finally {
-      this.running--;
-      this.waiting.shift()?.();
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.running--;
     }
   }
 }
 
-const turns = new Map<number, Turns>();
+/** One per set of limits in force (a process has one; tests start servers with others). */
+const turns = new Map<string, Turns>();
 
 function encode(image: Sharp, format: ImageFormat): Sharp {
   if (format === 'png') return image.png({ compressionLevel: 6 });
@@ -65,8 +83,9 @@ function encode(image: Sharp, format: ImageFormat): Sharp {
 
 /** Re-encodes the image at `path`; throws when it cannot be read as one within the limits. */
 export async function reencodeImage(path: string, format: ImageFormat, limits: ImageLimits): Promise<ReencodedImage> {
-  let queue = turns.get(limits.concurrency);
-  if (!queue) turns.set(limits.concurrency, (queue = new Turns(limits.concurrency)));
+  const key = `${limits.concurrency}/${limits.queue}`;
+  let queue = turns.get(key);
+  if (!queue) turns.set(key, (queue = new Turns(limits.concurrency, limits.queue)));
   const sharp = await loadImageCodec();
   return queue.run(async () => {
     // Sequential: the decoder streams rows through the resize instead of holding the whole picture.

@@ -4,6 +4,9 @@
  * names. Every file is checked and re-encoded before any is stored: a refused message stores
  * nothing. The message is committed after its files are stored, so a crash in between leaves
  * files no message names, which the sweep (sweep.ts) removes; never a message without its file.
+ * A file once stored is never deleted on a request's behalf, whatever becomes of its message: the
+ * same bytes may belong to a message another request committed at the same moment. What no
+ * message names is the sweep's to remove.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
@@ -11,7 +14,7 @@ import { extname } from 'node:path';
 import type { UploadedAttachment } from '../model.js';
 import type { FileStorage } from './storage.js';
 import { FILE_EXTENSIONS } from './types.js';
-import { loadImageCodec, reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
+import { ImagesBusy, loadImageCodec, reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
 
 /** A file as received, in a temporary file. */
 export interface ReceivedFile {
@@ -33,11 +36,12 @@ export interface UploadLimits {
 
 export interface StoredUploads {
   attachments: UploadedAttachment[];
-  /** The storage keys written, to forget them when the message is refused after all. */
+  /** The storage keys written. */
   keys: string[];
 }
 
-export type UploadRefusal = { file: string; reason: string; tooLarge: boolean };
+/** `busy`: the image queue is full (images.ts, ImagesBusy): the server's state, not the file's fault. */
+export type UploadRefusal = { file: string; reason: string; tooLarge: boolean; busy?: boolean };
 
 export type StoreUploadsResult = { ok: true; value: StoredUploads } | { ok: false; error: UploadRefusal };
 
@@ -93,7 +97,14 @@ interface Prepared {
   puts: Array<{ key: string; body: Buffer | (() => NodeJS.ReadableStream); contentType: string }>;
 }
 
-async function prepare(storage: FileStorage, file: ReceivedFile, mimeType: string, limits: UploadLimits): Promise<Prepared | string> {
+const BUSY = Symbol('images busy');
+
+async function prepare(
+  storage: FileStorage,
+  file: ReceivedFile,
+  mimeType: string,
+  limits: UploadLimits,
+): Promise<Prepared | string | typeof BUSY> {
   const name = cleanFileName(file.name);
   const ext = FILE_EXTENSIONS[mimeType] ?? 'bin';
   const format = IMAGE_FORMATS[mimeType];
@@ -110,6 +121,7 @@ async function prepare(storage: FileStorage, file: ReceivedFile, mimeType: strin
   try {
     image = await reencodeImage(file.path, format, limits.image);
   } catch (err) {
+    if (err instanceof ImagesBusy) return BUSY;
     const message = err instanceof Error ? err.message : '';
     if (/pixel limit/i.test(message)) return 'the image has more pixels than accepted';
     if (/timeout/i.test(message)) return 'the image took too long to read';
@@ -146,28 +158,25 @@ export async function storeUploads(storage: FileStorage, files: ReceivedFile[], 
     const type = await typeOf(file, limits.types);
     if ('reason' in type) return { ok: false, error: { file: name, reason: type.reason, tooLarge: false } };
     const done = await prepare(storage, file, type.mimeType, limits);
+    if (done === BUSY) return { ok: false, error: { file: name, reason: 'too many images wait', tooLarge: false, busy: true } };
     if (typeof done === 'string') return { ok: false, error: { file: name, reason: done, tooLarge: false } };
     prepared.push(done);
   }
   const keys: string[] = [];
-  try {
-    for (const { puts } of prepared) {
-      for (const put of puts) {
-        keys.push(put.key);
-        const body = Buffer.isBuffer(put.body) ? put.body : (put.body() as import('node:stream').Readable);
-        await storage.put(put.key, body, put.contentType);
-      }
+  // A failed put (a full disk) leaves the keys written before it to the sweep: see above.
+  for (const { puts } of prepared) {
+    for (const put of puts) {
+      keys.push(put.key);
+      const body = Buffer.isBuffer(put.body) ? put.body : (put.body() as import('node:stream').Readable);
+      await storage.put(put.key, body, put.contentType);
     }
-  } catch (err) {
-    await forgetUploads(storage, keys, async () => false);
-    throw err;
   }
   return { ok: true, value: { attachments: prepared.map((p) => p.attachment), keys } };
 }
 
 /**
  * Deletes stored keys no message names (`isReferenced` by the key's digest): the files of a
- * message refused after they were stored, or of a deleted message.
+ * deleted message. Never on a request's behalf (see above).
  */
 export async function forgetUploads(
   storage: FileStorage,

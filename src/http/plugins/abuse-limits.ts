@@ -10,7 +10,8 @@
  *
  * A place is taken before the use case runs (so that senders racing each other cannot pass the
  * limit together) and given back when nothing was stored: a refusal, a failure, or a retry with
- * the temp_id of a message already stored.
+ * the temp_id of a message already stored. An upload form takes its places before its files are
+ * read (http/uploads.ts), and keeps them when its files were stored, whatever the use case did.
  */
 import fp from 'fastify-plugin';
 import type { Config } from '../../config.js';
@@ -21,19 +22,28 @@ import { serviceUnavailable, tooManyRequests } from '../errors.js';
 /** Whom the limits count: the caller, and how new their account is. */
 export type Sender = Pick<User, 'id' | 'registeredAt'>;
 
+/** Places taken for one sending, to run it in or to give back unused. */
+export interface TakenPlaces<S> {
+  /** Runs the sending in the places; those `stored` says it stored nothing in are given back. */
+  use<T>(send: () => Promise<T>, stored: (result: T) => S): Promise<T>;
+  /** Gives the places back unless a sending was run in them (a form refused before its message). */
+  giveBack(): Promise<void>;
+}
+
+type StartStored = { message: boolean; conversation: boolean };
+
 export interface AbuseLimits {
+  /** A message's place, taken now (429 when over), for a sending to come. */
+  messagePlaces(sender: Sender): Promise<TakenPlaces<boolean>>;
+  /** A start's places, taken now (429 when over; `continues` as in start()), for a start to come. */
+  startPlaces(sender: Sender, continues: () => Promise<boolean>): Promise<TakenPlaces<StartStored>>;
   /** Runs the sending of a message within the sender's budget; `stored`: whether it stored a message. */
   message<T>(sender: Sender, send: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
   /**
    * Runs a conversation's start within the sender's budgets; `continues`: asked only at the limit
    * of new conversations, whether the start would write in an open conversation instead.
    */
-  start<T>(
-    sender: Sender,
-    continues: () => Promise<boolean>,
-    start: () => Promise<T>,
-    stored: (result: T) => { message: boolean; conversation: boolean },
-  ): Promise<T>;
+  start<T>(sender: Sender, continues: () => Promise<boolean>, start: () => Promise<T>, stored: (result: T) => StartStored): Promise<T>;
   /** Runs a report within the reporter's budget; `stored`: whether it stored a report (a repeat of an open one stores nothing). */
   report<T>(sender: Sender, report: () => Promise<T>, stored: (result: T) => boolean): Promise<T>;
   /**
@@ -103,46 +113,66 @@ export const abuseLimits = fp<{ config: Config }>(
       await counter.release(key);
       return { key, taken: false, over: hit };
     }
-    const giveBack = async (place: Place, keep = false) => {
+    const release = async (place: Place, keep = false) => {
       if (place.taken && !keep) await counter!.release(place.key);
     };
 
-    async function within<T>(places: Place[], run: () => Promise<T>, kept: (result: T) => boolean[]): Promise<T> {
-      let result: T;
-      try {
-        result = await run();
-      } catch (err) {
-        for (const place of places) await giveBack(place);
-        throw err;
+    /** The places, to use once or give back once. */
+    function taken<S>(places: Place[], kept: (stored: S) => boolean[]): TakenPlaces<S> {
+      let settled = false;
+      return {
+        async use(send, stored) {
+          if (settled) throw new Error('abuse limit places used twice');
+          settled = true;
+          let result;
+          try {
+            result = await send();
+          } catch (err) {
+            for (const place of places) await release(place);
+            throw err;
+          }
+          const keep = kept(stored(result));
+          for (const [i, place] of places.entries()) await release(place, keep[i]);
+          return result;
+        },
+        async giveBack() {
+          if (settled) return;
+          settled = true;
+          for (const place of places) await release(place);
+        },
+      };
+    }
+
+    async function messagePlaces(sender: Sender): Promise<TakenPlaces<boolean>> {
+      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
+      if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
+      return taken([message], (stored: boolean) => [stored]);
+    }
+
+    async function startPlaces(sender: Sender, continues: () => Promise<boolean>): Promise<TakenPlaces<StartStored>> {
+      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
+      if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
+      const conversation = await take(`abuse-conversations:${sender.id}`, limitFor(sender, conversationsPerHour), HOUR);
+      if (conversation.over && !(await continues().catch(() => false))) {
+        await release(message);
+        throw tooManyRequests('conversations', retryAfterS(conversation.over));
       }
-      const keep = kept(result);
-      for (const [i, place] of places.entries()) await giveBack(place, keep[i]);
-      return result;
+      return taken([message, conversation], (stored: StartStored) => [stored.message, stored.conversation]);
     }
 
     app.decorate<AbuseLimits>('abuseLimits', {
+      messagePlaces,
+      startPlaces,
       async message(sender, send, stored) {
-        const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
-        if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
-        return within([message], send, (result) => [stored(result)]);
+        return (await messagePlaces(sender)).use(send, stored);
       },
       async start(sender, continues, start, stored) {
-        const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
-        if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
-        const conversation = await take(`abuse-conversations:${sender.id}`, limitFor(sender, conversationsPerHour), HOUR);
-        if (conversation.over && !(await continues().catch(() => false))) {
-          await giveBack(message);
-          throw tooManyRequests('conversations', retryAfterS(conversation.over));
-        }
-        return within([message, conversation], start, (result) => {
-          const s = stored(result);
-          return [s.message, s.conversation];
-        });
+        return (await startPlaces(sender, continues)).use(start, stored);
       },
       async report(sender, report, stored) {
         const place = await take(`abuse-reports:${sender.id}`, limitFor(sender, reportsPerHour), HOUR);
         if (place.over) throw tooManyRequests('reports', retryAfterS(place.over));
-        return within([place], report, (result) => [stored(result)]);
+        return taken([place], (reported: boolean) => [reported]).use(report, stored);
       },
       async blockChange(sender) {
         const place = await take(`abuse-blocks:${sender.id}`, limitFor(sender, blockChangesPerHour), HOUR);

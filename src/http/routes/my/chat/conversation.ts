@@ -1,7 +1,8 @@
 /** POST (start), GET (read) and DELETE (leave) my/chat/conversation (docs/routes.md). */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { continuesConversation } from '../../../../domain/safety/abuse.js';
-import { leaveConversation, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
+import { leaveConversation, mayStart, readConversation, startConversation } from '../../../../domain/chat/conversation.js';
+import type { Attachment, User } from '../../../../domain/model.js';
 import { conversationReadJson, conversationReplyJson } from '../../../../present/chat/conversation.js';
 import { listingId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden } from '../../../errors.js';
@@ -15,31 +16,57 @@ import { acceptUploads } from '../../../uploads.js';
 export const conversationRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
   const classic = deps.presentation.replyFormat === 'classic';
-  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
+  /** The message a start asks for, its files aside (the body: JSON, a form, or an upload form's fields). */
+  const startOf = (body: { listing_id?: number | string; text?: string; files?: Attachment[]; temp_id?: number | string | null }) => ({
+    listingId: listingId(body.listing_id ?? ''),
+    text: screenedText(deps.wordScreen(), body.text ?? ''),
+    files: body.files ?? [],
+    tempId: tempId(body.temp_id),
+  });
+  const continues = (caller: User, listing: number) => () => continuesConversation(deps.chatReads.repos, listing, caller.id);
+
+  const uploads = await acceptUploads(
+    app,
+    deps.files,
+    {
+      subject: 'listing_id',
+      // Before an upload form's files are read: what startConversation would refuse, and the abuse limits' places.
+      async authorise(request, fields) {
+        const caller = request.caller!;
+        const input = startOf(fields);
+        const places = await app.abuseLimits.startPlaces(caller, continues(caller, input.listingId));
+        const reads = { repos: deps.chatReads.repos, findUser: deps.findUser };
+        const may = await mayStart(reads, caller, input, deps.limits).catch(async (err: unknown) => {
+          await places.giveBack();
+          throw err;
+        });
+        if (!may.ok) {
+          await places.giveBack();
+          throw chatError(may.error, deps.limits);
+        }
+        return { retry: may.retry, places };
+      },
+    },
+    { textMaxLength: deps.limits.textMaxLength, bodyLimit: deps.bodyLimit },
+  );
 
   app.post(
     '/my/chat/conversation',
     {
       schema: startConversationSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
       onRequest: requireCaller('startConversation', deps.auth),
-      ...uploads,
+      ...uploads.hooks,
     },
     async (request, reply) => {
-      const body = request.body;
-      const input = {
-        listingId: listingId(body.listing_id),
-        text: screenedText(deps.wordScreen(), body.text),
-        files: body.files ?? [],
-        uploads: request.uploads,
-        tempId: tempId(body.temp_id),
-      };
+      const input = { ...startOf(request.body), uploads: request.uploads, uploadsSent: request.uploadsSent };
       const caller = request.caller!;
-      const result = await app.abuseLimits.start(
-        caller,
-        () => continuesConversation(deps.chatReads.repos, input.listingId, caller.id),
+      const places = uploads.placesOf(request) ?? (await app.abuseLimits.startPlaces(caller, continues(caller, input.listingId)));
+      const uploaded = (request.uploads?.length ?? 0) > 0;
+      const result = await places.use(
         () => startConversation({ uow: deps.uow, findUser: deps.findUser }, caller, input, deps.limits),
-        // What this request stored: a retry stores nothing, a start in an open conversation no conversation (abuse-limits.ts).
-        (r) => ({ message: r.ok && r.created.message, conversation: r.ok && r.created.conversation }),
+        // What this request stored: a retry stores nothing, a start in an open conversation no conversation
+        // (abuse-limits.ts); stored files count as a message, whatever the use case did.
+        (r) => ({ message: (r.ok && r.created.message) || uploaded, conversation: r.ok && r.created.conversation }),
       );
       if (!result.ok) throw chatError(result.error, deps.limits);
       // Already JSON text, the schema's bytes (present/chat/conversation.ts); Fastify sends a string with a

@@ -1,6 +1,7 @@
 /** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { markRead, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
+import { markRead, mayAnswer, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
+import type { Attachment } from '../../../../domain/model.js';
 import { chatMessage } from '../../../../present/chat/message.js';
 import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
 import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
@@ -18,28 +19,56 @@ function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']):
 
 export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, deps) => {
   const member = requireCaller('memberRoute', deps.auth);
-  const uploads = await acceptUploads(app, deps.files, deps.bodyLimit);
+
+  /** The message a request asks for, its files aside (the body: JSON, a form, or an upload form's fields). */
+  const messageOf = (query: unknown, body: { text?: string; files?: Attachment[]; temp_id?: number | string | null }) => {
+    const params = requestParameters(query, body);
+    return {
+      conId: requiredId(params, 'con_id'),
+      listingId: optionalId(params, 'listing_id'),
+      text: screenedText(deps.wordScreen(), body.text ?? ''),
+      files: body.files ?? [],
+      tempId: tempId(body.temp_id),
+    };
+  };
+
+  const uploads = await acceptUploads(
+    app,
+    deps.files,
+    {
+      subject: 'con_id',
+      // Before an upload form's files are read: what sendMessage would refuse, and the abuse limit's place.
+      async authorise(request, fields) {
+        const input = messageOf(request.query, fields);
+        const places = await app.abuseLimits.messagePlaces(request.caller!);
+        const may = await mayAnswer(deps.chatReads.repos, request.caller!.id, input, deps.limits).catch(async (err: unknown) => {
+          await places.giveBack();
+          throw err;
+        });
+        if (!may.ok) {
+          await places.giveBack();
+          throw sendMessageError(may.error, deps.limits);
+        }
+        return { retry: may.retry, places };
+      },
+    },
+    { textMaxLength: deps.limits.textMaxLength, bodyLimit: deps.bodyLimit },
+  );
 
   app.post(
     '/my/chat/message',
     {
       schema: sendMessageSchema({ ...deps.limits, bodyLimit: deps.bodyLimit, uploads: deps.files?.limits }),
       onRequest: member,
-      ...uploads,
+      ...uploads.hooks,
     },
     async (request) => {
-      const params = requestParameters(request.query, request.body);
-      const input = {
-        conId: requiredId(params, 'con_id'),
-        listingId: optionalId(params, 'listing_id'),
-        text: screenedText(deps.wordScreen(), request.body.text),
-        files: request.body.files ?? [],
-        uploads: request.uploads,
-        tempId: tempId(request.body.temp_id),
-      };
+      const input = { ...messageOf(request.query, request.body), uploads: request.uploads, uploadsSent: request.uploadsSent };
       const send = () => sendMessage(deps.uow, request.caller!.id, input, deps.limits);
-      // A retry returns the message stored before: it stored nothing (abuse-limits.ts).
-      const result = await app.abuseLimits.message(request.caller!, send, (r) => r.ok && r.created);
+      const places = uploads.placesOf(request) ?? (await app.abuseLimits.messagePlaces(request.caller!));
+      // A retry returns the message stored before: it stored nothing, unless its files were stored
+      // (a retry sent twice at once): those count (abuse-limits.ts).
+      const result = await places.use(send, (r) => (r.ok && r.created) || (request.uploads?.length ?? 0) > 0);
       if (!result.ok) throw sendMessageError(result.error, deps.limits);
       return chatMessage(result.value, deps.presentation);
     },
