@@ -34,6 +34,7 @@ import { StreamHub } from './events/stream-hub.js';
 import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
+import { LivePusherApp, PusherSender } from './events/pusher.js';
 import { closeFileStorage, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import type { FileDeps } from './http/uploads.js';
@@ -52,6 +53,8 @@ export interface Souk {
   push: PushSender | undefined;
   /** The mail sender; absent without SMTP_URL or where the store keeps no mail outbox. */
   mail: MailSender | undefined;
+  /** The Pusher sender; absent where no Pusher app can be set (no PUSHER_URL, not a WordPress site). */
+  pusher: PusherSender | undefined;
   close(): Promise<void>;
 }
 
@@ -101,6 +104,7 @@ function routeDeps(
       {
         site: store,
         own: ownMarketplaceSettings(config),
+        ...(config.pusher.app && { pusher: { appKey: config.pusher.app.key, appCluster: config.pusher.app.cluster } }),
         attachments: { maxCount: config.files.maxCount, maxBytes: config.files.maxBytes, types: config.files.types },
       },
       config.settingsRefreshMs,
@@ -207,6 +211,52 @@ function pushNotifications(
     }),
     onError,
   });
+}
+
+/**
+ * Once, when a Pusher app is first set with public channels: anyone holding the app's key (it is
+ * in every page of the site and in GET config) can read every user's events. The way out is named.
+ */
+function warnOfPublicChannels(log: FastifyInstance['log']): void {
+  log.warn(
+    "Pusher events go to public channels (chat-user-{id}), as the plugin's web chat and 4.x apps listen: anyone holding the app's key, " +
+      "which every page of the site and GET config show, can subscribe to any user's channel and read their new messages. " +
+      'PUSHER_CHANNELS=private publishes to private-chat-user-{id}, authorized by POST pusher/auth (docs/pusher.md, "Private channels").',
+  );
+}
+
+/**
+ * Live events on the site's Pusher app (docs/pusher.md), where the store keeps a Pusher outbox:
+ * the sender, and the routes' part (private channels' authorization, the metrics). Follows the
+ * site's settings when PUSHER_URL is unset.
+ */
+async function pusherEvents(
+  config: Config,
+  store: Store,
+  apps: LivePusherApp,
+  deps: RouteDeps,
+  onError: (err: unknown, what: string) => void,
+  onRefused: (text: string) => void,
+): Promise<PusherSender | undefined> {
+  if (!store.pusherOutbox) return undefined;
+  const site = store.sitePusherApp;
+  if (!config.pusher.app && !site) return undefined;
+  if (site) await apps.follow(() => site.call(store), config.settingsRefreshMs);
+  if (config.pusher.channels === 'private') deps.pusher = apps;
+  const sender = new PusherSender({
+    outbox: store.pusherOutbox,
+    apps,
+    channels: config.pusher.channels,
+    presentation: deps.presentation,
+    retryForMs: config.pusher.retryForS * 1000,
+    retryBaseMs: config.pusher.retryBaseMs,
+    timeoutMs: config.pusher.timeoutMs,
+    signals: store.eventSignals,
+    onRefused,
+    onError,
+  });
+  deps.pusherStats = { stats: () => sender.stats, takeLatencies: () => sender.takeLatencies() };
+  return sender;
 }
 
 /** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
@@ -341,6 +391,20 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
   const { url, shown, createSqliteFolder } = databaseTarget(config);
   // Known once the mail part is set up, after the store opened (mailNotifications).
   let presence: Presence | undefined;
+  let log: FastifyInstance['log'] | undefined;
+  let warnedOfPublicChannels = false;
+  const warnOfPublicOnce = () => {
+    if (warnedOfPublicChannels || config.pusher.channels !== 'public' || !log) return;
+    warnedOfPublicChannels = true;
+    warnOfPublicChannels(log);
+  };
+  // Asked by the recorder of every change: a site's settings may turn Pusher on or off meanwhile.
+  const pusherApps = new LivePusherApp({
+    fixed: config.pusher.app,
+    timeoutMs: config.pusher.timeoutMs,
+    onSet: warnOfPublicOnce,
+    onError: (err, what) => log?.error({ err }, what),
+  });
   const store = await openMigratedStore(
     url,
     {
@@ -354,6 +418,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         config.mail.smtpUrl === undefined
           ? undefined
           : { delayMs: config.mail.delayS * 1000, onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false },
+      pusher: pusherApps,
     },
     shown,
   );
@@ -363,7 +428,6 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const revoked = new RevokedTokens(store.revocations, config.tokenMaxTtlS);
     await revoked.refresh();
     revoked.watch(config.settingsRefreshMs);
-    let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
       onUnusableSecret: (problem) =>
@@ -389,6 +453,14 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         : undefined;
     const mail = await mailNotifications(config, store, deps, streams, (err, what) => log?.error({ err }, what));
     presence = mail?.presence;
+    const pusher = await pusherEvents(
+      config,
+      store,
+      pusherApps,
+      deps,
+      (err, what) => log?.error({ err }, what),
+      (text) => log?.warn(text),
+    );
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');
@@ -396,6 +468,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
     webhooks?.start();
     push?.start();
+    pusher?.start();
+    warnOfPublicOnce();
     const retention = retentionJob(config, store, () => log);
     retention?.start();
     mail?.presence.start();
@@ -411,6 +485,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       streams,
       push,
       mail: mail?.sender,
+      pusher,
       async close() {
         settings.stop();
         revoked.stop();
@@ -420,6 +495,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await app.close();
         await webhooks?.stop();
         await push?.stop();
+        pusherApps.stop();
+        await pusher?.stop();
         await retention?.stop();
         mail?.presence.stop();
         await mail?.sender.stop();

@@ -10,6 +10,7 @@ import type { EventStreams } from '../domain/events.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
+import type { PusherStats } from '../domain/pusher.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
 import type { FileDeps } from './uploads.js';
@@ -53,4 +54,11 @@ export interface RouteDeps {
   mail?: { preferences: MailPreferenceRepository; unsubscribeKey: string };
   /** What the mail sender did, for the metrics (with SMTP_URL). */
   mailStats?: () => MailStats;
+  /**
+   * PUSHER_CHANNELS=private: the Pusher app in effect (POST pusher/auth signs with it); absent with
+   * public channels. `current()` is undefined while no app is set.
+   */
+  pusher?: { current(): { client: { authorizeChannel(socketId: string, channel: string): { auth: string } } } | undefined };
+  /** What the Pusher sender did, for the metrics (with a Pusher app). */
+  pusherStats?: { stats: () => PusherStats; takeLatencies: () => number[] };
 }

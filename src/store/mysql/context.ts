@@ -56,6 +56,8 @@ export interface Tables {
   soukReports: string;
   /** Souk's mail outbox (migrations/011-souk-mail.ts). */
   soukMailOutbox: string;
+  /** Souk's Pusher outbox (migrations/014-souk-pusher.ts). */
+  soukPusherOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -83,6 +85,7 @@ export function tables(prefix: string): Tables {
     soukModerationBarrier: `${prefix}souk_moderation_barrier`,
     soukReports: `${prefix}souk_reports`,
     soukMailOutbox: `${prefix}souk_mail_outbox`,
+    soukPusherOutbox: `${prefix}souk_pusher_outbox`,
   };
 }
 

@@ -21,6 +21,7 @@ import { soukPushDeviceSessionsMigration } from './006-souk-push-device-sessions
 import { soukReportsMigration } from './008-souk-reports.js';
 import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js';
 import { soukMailMigration } from './011-souk-mail.js';
+import { soukPusherMigration } from './014-souk-pusher.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -33,5 +34,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '008-souk-reports': soukReportsMigration(t),
     '009-souk-moderation-barrier': soukModerationBarrierMigration(t),
     '011-souk-mail': soukMailMigration(t),
+    '014-souk-pusher': soukPusherMigration(t),
   };
 }

@@ -30,6 +30,7 @@ import { blocksMigration } from '../../common/migrations/017-blocks.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
+import { pusherMigration } from '../../common/migrations/025-pusher.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
@@ -56,4 +57,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '019-user-moderation': userModerationMigration('bigint'),
   '021-mail': mailMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '022-user-registered': userRegisteredMigration('bigint'),
+  '025-pusher': pusherMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };
