@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import PusherJs from 'pusher-js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
-import { pusherServer, type PusherTestServer } from '../helpers/pusher-server.js';
+import { channelAuth, pusherServer, type PusherTestServer } from '../helpers/pusher-server.js';
 import { until } from '../helpers/until.js';
 import { removeMessage } from '../../src/domain/moderation.js';
 
@@ -250,5 +250,80 @@ describe('Pusher: what the web chat receives', () => {
     await off.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' });
     assert.equal(off.souk.pusher, undefined);
     assert.deepEqual(await off.souk.store.pusherOutbox!.list({ limit: 10 }), []);
+  });
+});
+
+describe('Pusher: private channels (PUSHER_CHANNELS=private)', () => {
+  it('publishes to private-chat-user-{id}, which pusher-js may join through POST pusher/auth for its own user only', async () => {
+    const { t, server } = await pusherSouk({ PUSHER_CHANNELS: 'private' });
+    const base = await t.listen();
+    const authEndpoint = `${base}${API}/pusher/auth`;
+    const own = await webPage(server, USERS.amina, { channel: 'private-chat-user-1', authEndpoint, headers: t.auth(USERS.amina) });
+    assert.equal(own.outcome, 'subscribed');
+    // Another user's channel: Souk refuses to authorize it, and without its auth the server refuses the subscription.
+    const prying = await webPage(server, USERS.sara, { channel: 'private-chat-user-1', authEndpoint, headers: t.auth(USERS.sara) });
+    assert.equal(prying.outcome, 'refused');
+    // The public channel the plugin's pages listen to gets nothing any more.
+    const publicPage = await webPage(server, USERS.amina);
+
+    const conId = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' })).json().con_id;
+    await t.post(MESSAGE, { con_id: conId, listing_id: LISTINGS.bike, text: 'Yes' }, t.auth(USERS.youssef));
+    await until(() => own.received.length >= 3);
+    assert.deepEqual(
+      own.received.map((e) => [e.name, e.channel]),
+      [
+        ['conversation.new', 'private-chat-user-1'],
+        ['message.new', 'private-chat-user-1'],
+        ['conversation.unread', 'private-chat-user-1'],
+      ],
+    );
+    await until(async () => (await t.souk.store.pusherOutbox!.list({ limit: 10 })).every((d) => d.status === 'sent'));
+    assert.deepEqual(publicPage.received, []);
+    assert.deepEqual(prying.received, []);
+    // pusher-js gave up at Souk's 403: it never asked the server with an auth of its own making.
+    assert.deepEqual(server.refusedSubscriptions, []);
+    assert.ok(server.events.every((e) => e.channel.startsWith('private-chat-user-')));
+    for (const page of [own, prying, publicPage]) page.close();
+  });
+
+  it("POST pusher/auth answers the signature of the caller's own channel, 403 for any other, 400 for bad input, 401 without a token", async () => {
+    const { t, server } = await pusherSouk({ PUSHER_CHANNELS: 'private' });
+    const AUTH = `${API}/pusher/auth`;
+    const form = { ...t.auth(USERS.amina), 'content-type': 'application/x-www-form-urlencoded' };
+    const ok = await t.post(AUTH, 'socket_id=1234.1234&channel_name=private-chat-user-1', form);
+    assert.equal(ok.statusCode, 200);
+    assert.deepEqual(ok.json(), { auth: channelAuth(server.app, '1234.1234', 'private-chat-user-1') });
+    const forbidden = { code: 'FORBIDDEN', message: 'You are not permitted to subscribe to this channel.' };
+    for (const channel of ['private-chat-user-2', 'chat-user-1', 'private-chat-user-1x', 'presence-chat-user-1']) {
+      const reply = await t.post(AUTH, `socket_id=1234.1234&channel_name=${channel}`, form);
+      assert.equal(reply.statusCode, 403, channel);
+      assert.deepEqual(reply.json(), forbidden);
+    }
+    const bad = (message: string) => ({ status: 'error', error: 'BADREQUEST', code: '400', error_message: message });
+    const socketMessage = 'socket_id is required and must be a Pusher socket id (two numbers joined by a dot).';
+    for (const [body, message] of [
+      ['channel_name=private-chat-user-1', socketMessage],
+      ['socket_id=abc&channel_name=private-chat-user-1', socketMessage],
+      ['socket_id=1.1', 'channel_name is required.'],
+    ] as const) {
+      const reply = await t.post(AUTH, body, form);
+      assert.equal(reply.statusCode, 400, body);
+      assert.deepEqual(reply.json(), bad(message));
+    }
+    // JSON bodies too, as every route reads them.
+    assert.equal((await t.post(AUTH, { socket_id: '1.2', channel_name: 'private-chat-user-1' }, t.auth(USERS.amina))).statusCode, 200);
+    const anonymous = await t.post(AUTH, 'socket_id=1.2&channel_name=private-chat-user-1', {
+      'x-api-key': t.apiKey,
+      'content-type': 'application/x-www-form-urlencoded',
+    });
+    assert.equal(anonymous.statusCode, 401);
+    assert.equal(anonymous.json().error, 'MISSING_AUTHORIZATION_HEADER');
+  });
+
+  it('is not offered with public channels (404)', async () => {
+    const { t } = await pusherSouk();
+    const reply = await t.post(`${API}/pusher/auth`, { socket_id: '1.2', channel_name: 'private-chat-user-1' }, t.auth(USERS.amina));
+    assert.equal(reply.statusCode, 404);
+    assert.equal(reply.json().code, 'rest_no_route');
   });
 });
