@@ -15,6 +15,7 @@ import { tokenCommand } from './commands/token.js';
 import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
+import { pusherCommands } from './commands/pusher.js';
 import { reportsCommands } from './commands/reports.js';
 import { mailCommands } from './commands/mail.js';
 
@@ -36,6 +37,7 @@ export const COMMANDS: readonly Command[] = [
   messagesDeleteCommand,
   demoCommand,
   ...webhooksCommands,
+  ...pusherCommands,
   ...reportsCommands,
   ...mailCommands,
 ];
