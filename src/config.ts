@@ -803,9 +803,9 @@ const SETTINGS = {
   },
   pusher: {
     app: setting('PUSHER_URL', undefined, (_raw, env) => pusherApp(given(env, 'PUSHER_URL'), given(env, 'PUSHER_CLUSTER')), {
-      shownDefault: "*(unset: a WordPress site's `rtcl_chat_settings`, else no Pusher)*",
+      shownDefault: "*(unset: no Pusher, or a WordPress site's own)*",
       meaning:
-        "The Pusher Channels app Souk publishes the chat's live events to (docs/pusher.md): `https://KEY:SECRET@HOST[:PORT]/apps/APP_ID`, the form Pusher's libraries read (`https://KEY:SECRET@api-CLUSTER.pusher.com/apps/APP_ID`, or a self-hosted Pusher-protocol server). On a WordPress site it wins over the plugin's own Pusher settings. Its secret is never printed or logged.",
+        "The Pusher Channels app Souk publishes the chat's live events to (docs/pusher.md): `https://KEY:SECRET@HOST[:PORT]/apps/APP_ID`, the form Pusher's libraries read (`https://KEY:SECRET@api-CLUSTER.pusher.com/apps/APP_ID`, or a self-hosted Pusher-protocol server). On a WordPress site the plugin's `rtcl_chat_settings` turn Pusher on or off and name the app, and PUSHER_URL names only where it is (its scheme, host and port). Its secret is never printed or logged.",
       kind: 'url',
       print: (value) =>
         value === undefined

@@ -104,7 +104,9 @@ function routeDeps(
       {
         site: store,
         own: ownMarketplaceSettings(config),
-        ...(config.pusher.app && { pusher: { appKey: config.pusher.app.key, appCluster: config.pusher.app.cluster } }),
+        // On a site, its own settings name the app; PUSHER_URL only where it is.
+        ...(config.pusher.app &&
+          !store.sitePusherApp && { pusher: { appKey: config.pusher.app.key, appCluster: config.pusher.app.cluster } }),
         attachments: { maxCount: config.files.maxCount, maxBytes: config.files.maxBytes, types: config.files.types },
       },
       config.settingsRefreshMs,

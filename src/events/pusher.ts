@@ -12,8 +12,10 @@
  * answer is logged once. An event whose data is over Pusher's 10 KB is sent without what makes it
  * big (present/pusher.ts, trimmedSteps) and counted.
  *
- * Which app: PUSHER_URL when set, else the WordPress site's `rtcl_chat_settings`, read again
- * every SETTINGS_REFRESH_MS (LivePusherApp); none, and nothing is recorded or sent.
+ * Which app: on a WordPress site, the site's `rtcl_chat_settings` (on or off, key, secret, app id,
+ * cluster), read again every SETTINGS_REFRESH_MS, PUSHER_URL's scheme, host and port replacing
+ * Pusher's own host when set (a self-hosted Pusher-protocol server); elsewhere PUSHER_URL's app.
+ * None, and nothing is recorded or sent (LivePusherApp).
  */
 import Pusher from 'pusher';
 import type { DomainEvent } from '../domain/events.js';
@@ -51,8 +53,8 @@ export function siteApp(site: SitePusherApp): PusherApp {
 }
 
 /**
- * The Pusher app in effect: PUSHER_URL's, else the site's, read again every `refreshMs`. It is
- * what the recorder asks (`on`) before writing Pusher rows, and what the sender signs with.
+ * The Pusher app in effect: PUSHER_URL's, or a site's (followed). It is what the recorder asks
+ * (`on`) before writing Pusher rows, and what the sender and POST pusher/auth sign with.
  */
 export class LivePusherApp implements PusherQueueing {
   private app: PusherApp | undefined;
@@ -80,9 +82,8 @@ export class LivePusherApp implements PusherQueueing {
     return this.app && this.client ? { app: this.app, client: this.client } : undefined;
   }
 
-  /** Without PUSHER_URL, the site's app: read now, then again every `everyMs`. */
+  /** A site's app: read now, then again every `everyMs`; PUSHER_URL then names only where it is. */
   async follow(site: () => Promise<SitePusherApp | undefined>, everyMs: number): Promise<void> {
-    if (this.o.fixed) return;
     this.site = site;
     await this.refresh();
     this.timer = setInterval(() => void this.refresh(), everyMs);
@@ -93,7 +94,8 @@ export class LivePusherApp implements PusherQueueing {
     if (!this.site) return;
     try {
       const site = await this.site();
-      this.set(site && siteApp(site));
+      const at = this.o.fixed;
+      this.set(site && (at ? { ...siteApp(site), host: at.host, port: at.port, useTLS: at.useTLS } : siteApp(site)));
     } catch (err) {
       this.o.onError?.(err, "reading the site's Pusher settings");
     }
