@@ -74,6 +74,7 @@ describe('configuration', () => {
       'FILES_S3_PUBLIC_URL',
       'FILES_S3_URL',
       'FILES_URL',
+      'PUSHER_URL',
       'REDIS_URL',
       'SITE_URL',
       'SMTP_URL',
@@ -91,6 +92,7 @@ describe('configuration', () => {
       MAIL_FROM: 'Souk <noreply@souk.example>',
       FILES_S3_URL: 's3://AKIAKEY:s3-secret-11@minio.example:9000/souk-files/chat',
       FILES_S3_PUBLIC_URL: 'https://cdn:cdn-pass-12@cdn.example/chat',
+      PUSHER_URL: 'https://pusher-key:pusher-secret-13@api-eu.pusher.com/apps/4711',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -110,6 +112,7 @@ describe('configuration', () => {
       'smtp-pass-11',
       's3-secret-11',
       'cdn-pass-12',
+      'pusher-secret-13',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -122,6 +125,7 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('WEBHOOK_SECRET=****\n'), res.stdout);
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
     assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
+    assert.ok(res.stdout.includes('PUSHER_URL=https://pusher-key:****@api-eu.pusher.com/apps/4711\n'), res.stdout);
     assert.ok(
       res.stdout.includes(
         'FILES_S3_URL="s3://AKIAKEY:****@minio.example:9000/souk-files/chat?region=us-east-1&tls=true&path_style=true&checksums=when_supported"',

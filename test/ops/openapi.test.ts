@@ -43,6 +43,7 @@ const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const PUSHER_AUTH = '/wp-json/rtcl/v1/pusher/auth';
 const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
 const LISTING_REPORT = '/wp-json/rtcl/v1/listing/report';
 const USER_BLOCK = '/wp-json/rtcl/v1/privacy/user/block';
@@ -100,6 +101,7 @@ describe('OpenAPI document', () => {
       '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
+      '/api/v1/pusher/auth',
     ]);
   });
 
@@ -124,6 +126,7 @@ describe('OpenAPI document', () => {
       USER_BLOCK,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
+      PUSHER_AUTH,
     ]);
     assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
@@ -141,6 +144,7 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [PUSHER_AUTH, 'post'],
       [CHAT_REPORT, 'post'],
       [LISTING_REPORT, 'post'],
       [NOTIFICATIONS, 'get'],
