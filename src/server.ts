@@ -471,7 +471,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     webhooks?.start();
     push?.start();
     pusher?.start();
-    warnOfPublicOnce();
+    if (pusherApps.on()) warnOfPublicOnce();
     const retention = retentionJob(config, store, () => log);
     retention?.start();
     mail?.presence.start();
