@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import PusherJs from 'pusher-js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
-import { LISTINGS, USERS } from '../helpers/fixtures.js';
+import { LISTINGS, USERS, marketplace } from '../helpers/fixtures.js';
 import { channelAuth, pusherServer, type PusherTestServer } from '../helpers/pusher-server.js';
 import { until } from '../helpers/until.js';
 import { removeMessage } from '../../src/domain/moderation.js';
@@ -325,5 +325,26 @@ describe('Pusher: private channels (PUSHER_CHANNELS=private)', () => {
     const reply = await t.post(`${API}/pusher/auth`, { socket_id: '1.2', channel_name: 'private-chat-user-1' }, t.auth(USERS.amina));
     assert.equal(reply.statusCode, 404);
     assert.equal(reply.json().code, 'rest_no_route');
+  });
+});
+
+describe('Pusher: the start-up warning', () => {
+  it('says once that public channels can be read by anyone with the key; not with private channels or without Pusher', async () => {
+    const server = await pusherServer();
+    for (const [env, expected] of [
+      [{ PUSHER_URL: server.url }, 1],
+      [{ PUSHER_URL: server.url, PUSHER_CHANNELS: 'private' }, 0],
+      [{}, 0],
+    ] as const) {
+      const lines: string[] = [];
+      const t = await startTestSouk({ LOG_LEVEL: 'warn', ...env }, marketplace(), {
+        logDestination: { write: (line) => lines.push(line) },
+      });
+      await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' });
+      const warned = lines.filter((l) => l.includes('Pusher events go to public channels'));
+      assert.equal(warned.length, expected, JSON.stringify(env));
+      assert.ok(lines.every((l) => !l.includes(server.app.secret)));
+      await t.close();
+    }
   });
 });
