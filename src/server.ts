@@ -253,7 +253,6 @@ async function pusherEvents(
     retryForMs: config.pusher.retryForS * 1000,
     retryBaseMs: config.pusher.retryBaseMs,
     timeoutMs: config.pusher.timeoutMs,
-    signals: store.eventSignals,
     onRefused,
     onError,
   });

@@ -91,21 +91,21 @@ export function pusherOutbox(db: Kysely<Database>, skipLocked: boolean): PusherO
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
+    // Each side of the user's conversations alone, so that each is an index seek (conversations_by_sender or
+    // _by_recipient, then messages_unread per conversation): an OR of the two would scan the conversations.
     async unreadTotal(userId) {
-      const row = await db
-        .selectFrom('messages as m')
-        .innerJoin('conversations as c', 'c.id', 'm.con_id')
-        .select((eb) => eb.fn.countAll<number | string>().as('n'))
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('c.sender_id', '=', userId), eb('c.sender_delete', '=', 0)]),
-            eb.and([eb('c.recipient_id', '=', userId), eb('c.recipient_delete', '=', 0)]),
-          ]),
-        )
-        .where('m.is_read', '=', 0)
-        .where('m.source_id', '<>', userId)
-        .executeTakeFirst();
-      return Number(row?.n ?? 0);
+      const side = (mine: 'sender' | 'recipient', other: 'sender' | 'recipient') =>
+        db
+          .selectFrom('conversations as c')
+          .innerJoin('messages as m', (j) =>
+            j.onRef('m.con_id', '=', 'c.id').onRef('m.source_id', '=', `c.${other}_id`).on('m.is_read', '=', 0),
+          )
+          .select((eb) => eb.fn.countAll<number | string>().as('n'))
+          .where(`c.${mine}_id`, '=', userId)
+          .where(`c.${mine}_delete`, '=', 0)
+          .executeTakeFirst();
+      const [asSender, asRecipient] = await Promise.all([side('sender', 'recipient'), side('recipient', 'sender')]);
+      return Number(asSender?.n ?? 0) + Number(asRecipient?.n ?? 0);
     },
   };
 }

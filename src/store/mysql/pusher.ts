@@ -38,14 +38,16 @@ export function mysqlPusherOutbox(db: Db, ctx: MysqlContext): PusherOutbox {
       const result = await sql`delete from ${T(table)} where status <> 'pending' and created_at < ${before}`.execute(db);
       return Number(result.numAffectedRows ?? 0);
     },
-    // The plugin's ChatController::has_unread_messages.
+    // The plugin's ChatController::has_unread_messages, each side of the user's conversations alone (an
+    // index seek each, where an OR of the two would scan the conversations).
     async unreadTotal(userId) {
+      const side = (mine: string, other: string) =>
+        sql<{ n: number | string }>`select count(*) as n from ${T(ctx.t.conversations)} c
+          join ${T(ctx.t.messages)} m on m.con_id = c.con_id and m.source_id = c.${sql.raw(other)}_id and m.is_read = 0
+          where c.${sql.raw(mine)}_id = ${userId} and c.${sql.raw(mine)}_delete = 0`;
       const [row] = await rows(
         db,
-        sql<{ n: number | string }>`select count(m.message_id) as n from ${T(ctx.t.conversations)} c
-          join ${T(ctx.t.messages)} m on m.con_id = c.con_id
-          where ((c.sender_id = ${userId} and c.sender_delete = 0) or (c.recipient_id = ${userId} and c.recipient_delete = 0))
-            and m.is_read = 0 and m.source_id <> ${userId}`,
+        sql<{ n: number | string }>`select (${side('sender', 'recipient')}) + (${side('recipient', 'sender')}) as n`,
       );
       return Number(row?.n ?? 0);
     },
