@@ -25,6 +25,8 @@ export interface BenchOptions {
   keep: boolean;
   /** Souk's e-mail on, against a local SMTP server that drops what it gets (bench/mail-sink.ts). */
   mail: boolean;
+  /** Souk's Pusher events on, against a local stand-in for Pusher's HTTP API (bench/pusher-sink.ts). */
+  pusher: boolean;
   profile: boolean;
   /** Run the servers under valgrind's callgrind and count instructions per request. */
   instructions: boolean;
@@ -65,6 +67,8 @@ export const USAGE = `usage: npm run bench -- [options]
   --message-rate N     messages per second the streams row sends to users holding a stream (default 1000)
   --mail               turn Souk's e-mail on (SMTP_URL to a local server that drops what it gets): each new
                        message then also joins its recipient's pending mail
+  --pusher             turn Souk's Pusher events on (PUSHER_URL to a local server that takes every batch and drops
+                       it): each change then also writes its Pusher outbox rows, and they are sent (SQLite, PostgreSQL)
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
   --instructions       run each server under valgrind (callgrind) and report the instructions it executes
@@ -100,6 +104,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
       mail: { type: 'boolean', default: false },
+      pusher: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
       instructions: { type: 'boolean', default: false },
       'count-queries': { type: 'boolean', default: false },
@@ -140,6 +145,7 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     instances,
     keep: values.keep ?? false,
     mail: values.mail ?? false,
+    pusher: values.pusher ?? false,
     profile: values.profile ?? false,
     instructions: values.instructions ?? false,
     countQueries: values['count-queries'] ?? false,

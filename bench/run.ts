@@ -5,6 +5,7 @@
  * Prints one table and writes the same as JSON under bench/results/. See docs/benchmark.md.
  */
 import { startMailSink, type MailSink } from './mail-sink.js';
+import { startPusherSink, type PusherSink } from './pusher-sink.js';
 import { preparePhoto } from './photo.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
@@ -199,6 +200,8 @@ interface RowContext {
   profiles: { row: RowName; instance: number; file: string }[];
   /** With --mail: the settings that send Souk's mail to the local sink. */
   mailEnv: Record<string, string> | undefined;
+  /** With --pusher: the settings that send Souk's Pusher events to the local sink. */
+  pusherEnv: Record<string, string> | undefined;
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -283,7 +286,7 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
             ? // The uploaded photos go to a folder of the run's own, whatever the database.
               { FILES_DIR: join(tmpdir(), `souk-bench-files-${ctx.stamp}`) }
             : undefined;
-        const env = ctx.mailEnv || rowEnv ? { ...ctx.mailEnv, ...rowEnv } : undefined;
+        const env = ctx.mailEnv || ctx.pusherEnv || rowEnv ? { ...ctx.mailEnv, ...ctx.pusherEnv, ...rowEnv } : undefined;
         servers.push(
           await startSouk(`souk#${i + 1}`, {
             databaseUrl: ctx.db.url,
@@ -689,6 +692,7 @@ async function main(): Promise<void> {
   let dropped = false;
   let floor: FloorData | undefined;
   let mailSink: MailSink | undefined;
+  let pusherSink: PusherSink | undefined;
   const cleanup = async () => {
     if (dropped) return;
     dropped = true;
@@ -705,7 +709,7 @@ async function main(): Promise<void> {
     .toISOString()
     .replace(/[:.]/g, '-')
     .replace(/-\d{3}Z$/, 'Z');
-  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}`;
+  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}${opts.pusher ? ', Pusher on' : ''}`;
   const mode = opts.smoke ? 'smoke' : opts.quick ? 'quick' : undefined;
   log(
     `Souk bench (${dialectLabel}${mode ? `, ${mode}` : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
@@ -743,7 +747,27 @@ async function main(): Promise<void> {
       mailSink = await startMailSink();
       log(`mail: on, to a local SMTP server that drops what it gets (${mailSink.env.SMTP_URL})`);
     }
-    const ctx: RowContext = { opts, db, data, tokens, dbCpu, stamp, floor, profiles: [], mailEnv: mailSink?.env };
+    if (opts.pusher) {
+      // On a WordPress site the site's own settings turn Pusher on; PUSHER_URL would only say where.
+      if (db.dialect === 'mysql')
+        throw new Error("--pusher runs on SQLite and PostgreSQL: on a WordPress site the site's rtcl_chat_settings turn Pusher on");
+      pusherSink = await startPusherSink();
+      log(
+        `Pusher: on, to a local server that takes every batch and drops it (${pusherSink.env.PUSHER_URL!.replace(/:[^:@/]+@/, ':****@')})`,
+      );
+    }
+    const ctx: RowContext = {
+      opts,
+      db,
+      data,
+      tokens,
+      dbCpu,
+      stamp,
+      floor,
+      profiles: [],
+      mailEnv: mailSink?.env,
+      pusherEnv: pusherSink?.env,
+    };
     const results: Row[] = [];
     for (const name of rows) {
       log(
@@ -837,6 +861,7 @@ async function main(): Promise<void> {
         quick: opts.quick,
         smoke: opts.smoke,
         mail: opts.mail,
+        pusher: opts.pusher,
         duration: opts.duration,
         warmup: opts.warmup,
         connections: opts.connections,
@@ -858,7 +883,9 @@ async function main(): Promise<void> {
       log(`FAILED: ${failed.map((r) => `${r.name} (${r.errors} errors of ${r.load.requests})`).join(', ')}`);
     }
   } finally {
+    if (pusherSink) log(`Pusher: ${pusherSink.events()} events taken`);
     await mailSink?.close();
+    await pusherSink?.close();
     await dbCpu.close();
     await cleanup();
   }

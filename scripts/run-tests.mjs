@@ -46,6 +46,7 @@ const CLASSES = {
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/events/mail-tls.test.ts',
+    'test/events/pusher-signature.test.ts',
     'test/events/stream-hub.test.ts',
     'test/http/file-access.test.ts',
     'test/http/schema-compilers.test.ts',
@@ -96,6 +97,7 @@ const SECOND_RUNTIME = [
 const ALONE = [
   'test/faults/',
   'test/browser/',
+  'test/events/pusher-faults.test.ts',
   'test/store/multi-instance.test.ts',
   'test/store/postgres/outage.test.ts',
   'test/store/postgres/migrate-race.test.ts',

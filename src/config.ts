@@ -12,6 +12,7 @@ import { dirname, join } from 'node:path';
 import type { S3Bucket } from './domain/files/storage.js';
 import type { FcmServiceAccount } from './domain/push.js';
 import { PLUGIN_FILE_TYPES } from './domain/files/types.js';
+import type { PusherApp } from './domain/pusher.js';
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
@@ -386,6 +387,34 @@ function isHttpUrl(value: string): boolean {
   } catch {
     return false;
   }
+}
+
+const PUSHER_URL_FORM = 'PUSHER_URL must be https://KEY:SECRET@HOST[:PORT]/apps/APP_ID';
+
+/**
+ * PUSHER_URL as Pusher's libraries read it. A malformed value is refused without being shown:
+ * it holds the app's secret.
+ */
+function pusherApp(value: string | undefined, cluster: string | undefined): PusherApp | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(`${PUSHER_URL_FORM} (the value is not shown: it holds the secret)`);
+  }
+  const appId = /^\/apps\/([A-Za-z0-9_-]{1,64})\/?$/.exec(url.pathname)?.[1];
+  if (!['http:', 'https:'].includes(url.protocol) || url.username === '' || url.password === '' || appId === undefined || url.search !== '')
+    throw new ConfigError(`${PUSHER_URL_FORM} (the value is not shown: it holds the secret)`);
+  return {
+    appId,
+    key: decodeURIComponentSafe(url.username),
+    secret: decodeURIComponentSafe(url.password),
+    cluster: cluster ?? /^api-([a-z0-9-]+)\.pusher\.com$/i.exec(url.hostname)?.[1] ?? null,
+    host: url.hostname,
+    port: url.port === '' ? undefined : Number(url.port),
+    useTLS: url.protocol === 'https:',
+  };
 }
 
 function isTimeZone(value: string): boolean {
@@ -891,6 +920,40 @@ const SETTINGS = {
         print: maskUrlSecrets,
       },
     ),
+  },
+  pusher: {
+    app: setting('PUSHER_URL', undefined, (_raw, env) => pusherApp(given(env, 'PUSHER_URL'), given(env, 'PUSHER_CLUSTER')), {
+      shownDefault: "*(unset: no Pusher, or a WordPress site's own)*",
+      meaning:
+        "The Pusher Channels app Souk publishes the chat's live events to (docs/pusher.md): `https://KEY:SECRET@HOST[:PORT]/apps/APP_ID`, the form Pusher's libraries read (`https://KEY:SECRET@api-CLUSTER.pusher.com/apps/APP_ID`, or a self-hosted Pusher-protocol server). On a WordPress site the plugin's `rtcl_chat_settings` turn Pusher on or off and name the app, and PUSHER_URL names only where it is (its scheme, host and port). Its secret is never printed or logged.",
+      kind: 'url',
+      print: (value) =>
+        value === undefined
+          ? ''
+          : `${value.useTLS ? 'https' : 'http'}://${value.key}:****@${value.host}${value.port ? `:${value.port}` : ''}/apps/${value.appId}`,
+    }),
+    cluster: text('PUSHER_CLUSTER', '', {
+      shownDefault: '*(from the host `api-CLUSTER.pusher.com`)*',
+      meaning:
+        "The cluster `GET config` names (`chat.pusher.app_cluster`) when `PUSHER_URL`'s host is not `api-CLUSTER.pusher.com` (a self-hosted server).",
+      check: (value) =>
+        value === '' || /^[a-z0-9-]{1,64}$/i.test(value) ? undefined : `must be a cluster name such as eu or mt1, got "${value}"`,
+    }),
+    channels: oneOf('PUSHER_CHANNELS', 'public', ['public', 'private'] as const, {
+      meaning:
+        '`public`: the plugin\'s channels, `chat-user-{id}`, which its web chat and the 4.x apps listen to, and which anyone holding the app\'s key can read. `private`: `private-chat-user-{id}`, each authorized only for its user by `POST pusher/auth` (docs/pusher.md, "Private channels").',
+    }),
+    retryForS: integer('PUSHER_RETRY_FOR_S', 300, 1, 86_400, {
+      shownDefault: '`300` (5 min)',
+      meaning:
+        'How long an event Pusher did not take (no answer, 429, 5xx) is retried, with exponential backoff, before it is kept as failed: a live event much later is noise. 1 to 86400.',
+    }),
+    retryBaseMs: integer('PUSHER_RETRY_BASE_MS', 1000, 10, 3_600_000, {
+      meaning: 'The first retry of a Pusher event waits this long; each next one twice as long, at most an hour.',
+    }),
+    timeoutMs: integer('PUSHER_TIMEOUT_MS', 5000, 100, 600_000, {
+      meaning: "How long Pusher's HTTP API has to answer; no answer in time is a failed attempt.",
+    }),
   },
   files: {
     dir: setting('FILES_DIR', undefined, (_raw, env) => given(env, 'FILES_DIR') ?? defaultFilesDir(env), {

@@ -37,6 +37,7 @@ import { WebhookSender } from './events/webhooks.js';
 import { PushReceipts } from './events/push-receipts.js';
 import { PushSender, RecentViews } from './events/push.js';
 import { FcmClient } from './events/fcm.js';
+import { LivePusherApp, PusherSender } from './events/pusher.js';
 import { closeFileStorage, localFolder, openFileStorage } from './store/files/open.js';
 import { sweepEvery } from './domain/files/sweep.js';
 import { UploadAdmission, type FileDeps } from './http/uploads.js';
@@ -62,6 +63,8 @@ export interface Souk {
   mail: MailSender | undefined;
   /** The server API's keys in force, read again every SETTINGS_REFRESH_MS. */
   serverKeys: ServerKeys;
+  /** The Pusher sender; absent where no Pusher app can be set (no PUSHER_URL, not a WordPress site). */
+  pusher: PusherSender | undefined;
   close(): Promise<void>;
 }
 
@@ -158,6 +161,9 @@ function routeDeps(
       {
         site: store,
         own: ownMarketplaceSettings(config),
+        // On a site, its own settings name the app; PUSHER_URL only where it is.
+        ...(config.pusher.app &&
+          !store.sitePusherApp && { pusher: { appKey: config.pusher.app.key, appCluster: config.pusher.app.cluster } }),
         attachments: { maxCount: config.files.maxCount, maxBytes: config.files.maxBytes, types: config.files.types },
       },
       config.settingsRefreshMs,
@@ -287,6 +293,51 @@ function pushNotifications(
     }),
     onError,
   });
+}
+
+/**
+ * Once, when a Pusher app is first set with public channels: anyone holding the app's key (it is
+ * in every page of the site and in GET config) can read every user's events. The way out is named.
+ */
+function warnOfPublicChannels(log: FastifyInstance['log']): void {
+  log.warn(
+    "Pusher events go to public channels (chat-user-{id}), as the plugin's web chat and 4.x apps listen: anyone holding the app's key, " +
+      "which every page of the site and GET config show, can subscribe to any user's channel and read their new messages. " +
+      'PUSHER_CHANNELS=private publishes to private-chat-user-{id}, authorized by POST pusher/auth (docs/pusher.md, "Private channels").',
+  );
+}
+
+/**
+ * Live events on the site's Pusher app (docs/pusher.md), where the store keeps a Pusher outbox:
+ * the sender, and the routes' part (private channels' authorization, the metrics). Follows the
+ * site's settings when PUSHER_URL is unset.
+ */
+async function pusherEvents(
+  config: Config,
+  store: Store,
+  apps: LivePusherApp,
+  deps: RouteDeps,
+  onError: (err: unknown, what: string) => void,
+  onRefused: (text: string) => void,
+): Promise<PusherSender | undefined> {
+  if (!store.pusherOutbox) return undefined;
+  const site = store.sitePusherApp;
+  if (!config.pusher.app && !site) return undefined;
+  if (site) await apps.follow(() => site.call(store), config.settingsRefreshMs);
+  if (config.pusher.channels === 'private') deps.pusher = apps;
+  const sender = new PusherSender({
+    outbox: store.pusherOutbox,
+    apps,
+    channels: config.pusher.channels,
+    presentation: deps.presentation,
+    retryForMs: config.pusher.retryForS * 1000,
+    retryBaseMs: config.pusher.retryBaseMs,
+    timeoutMs: config.pusher.timeoutMs,
+    onRefused,
+    onError,
+  });
+  deps.pusherStats = { stats: () => sender.stats, takeLatencies: () => sender.takeLatencies() };
+  return sender;
 }
 
 /** Files uploaded with messages (docs/files.md): where they are stored, what is accepted. */
@@ -439,6 +490,20 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
   const { url, shown, createSqliteFolder } = databaseTarget(config);
   // Known once the store opened (presenceOf).
   let presence: Presence | undefined;
+  let log: FastifyInstance['log'] | undefined;
+  let warnedOfPublicChannels = false;
+  const warnOfPublicOnce = () => {
+    if (warnedOfPublicChannels || config.pusher.channels !== 'public' || !log) return;
+    warnedOfPublicChannels = true;
+    warnOfPublicChannels(log);
+  };
+  // Asked by the recorder of every change: a site's settings may turn Pusher on or off meanwhile.
+  const pusherApps = new LivePusherApp({
+    fixed: config.pusher.app,
+    timeoutMs: config.pusher.timeoutMs,
+    onSet: warnOfPublicOnce,
+    onError: (err, what) => log?.error({ err }, what),
+  });
   const store = await openMigratedStore(
     url,
     {
@@ -452,6 +517,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         config.mail.smtpUrl === undefined
           ? undefined
           : { delayMs: config.mail.delayS * 1000, onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false },
+      pusher: pusherApps,
     },
     shown,
   );
@@ -461,7 +527,6 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const revoked = new RevokedTokens(store.revocations, config.tokenMaxTtlS);
     await revoked.refresh();
     revoked.watch(config.settingsRefreshMs);
-    let log: FastifyInstance['log'] | undefined;
     const tokens = new TokenVerifier({
       maxTtlS: config.tokenMaxTtlS,
       onUnusableSecret: (problem) =>
@@ -497,6 +562,14 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
     deps.server = serverApi(config, store, settings, deps, serverKeys);
+    const pusher = await pusherEvents(
+      config,
+      store,
+      pusherApps,
+      deps,
+      (err, what) => log?.error({ err }, what),
+      (text) => log?.warn(text),
+    );
     const app = await buildApp({ config, deps, logDestination: options.logDestination });
     log = app.log;
     if (config.mail.smtpUrl === undefined) app.log.info('SMTP_URL is unset: no mail is sent when a message waits (docs/mail.md)');
@@ -504,6 +577,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     const webhooks = webhookSender(config, store, deps, (err, what) => log?.error({ err }, what));
     webhooks?.start();
     push?.start();
+    pusher?.start();
+    if (pusherApps.on()) warnOfPublicOnce();
     const retention = retentionJob(config, store, () => log);
     retention?.start();
     const stopAuditPruning = auditPruning(config, store, () => log);
@@ -522,6 +597,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       push,
       mail,
       serverKeys,
+      pusher,
       async close() {
         settings.stop();
         revoked.stop();
@@ -533,6 +609,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await app.close();
         await webhooks?.stop();
         await push?.stop();
+        pusherApps.stop();
+        await pusher?.stop();
         await retention?.stop();
         await stopAuditPruning();
         presence?.stop();

@@ -16,6 +16,7 @@ import { tokenCommand } from './commands/token.js';
 import { usersEraseCommand, usersExportCommand } from './commands/user-data.js';
 import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
+import { pusherCommands } from './commands/pusher.js';
 import { reportsCommands } from './commands/reports.js';
 import { mailCommands } from './commands/mail.js';
 import { serverKeysCommands } from './commands/server-keys.js';
@@ -39,6 +40,7 @@ export const COMMANDS: readonly Command[] = [
   messagesDeleteCommand,
   demoCommand,
   ...webhooksCommands,
+  ...pusherCommands,
   ...reportsCommands,
   ...mailCommands,
   ...serverKeysCommands,

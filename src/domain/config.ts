@@ -78,13 +78,20 @@ export interface AppConfigDeps {
   site?: { siteConfig(): Promise<MarketplaceSettings | undefined> };
   /** Souk's settings (the environment's), for a store that holds none. */
   own: MarketplaceSettings;
+  /** The Pusher app PUSHER_URL names, which Souk publishes to: it wins over the site's on every database. */
+  pusher?: MarketplaceSettings['pusher'];
   attachments: AttachmentLimits;
 }
 
 /** The configuration as the settings say now. */
 export async function appConfig(deps: AppConfigDeps): Promise<AppConfig> {
   const settings = (await deps.site?.siteConfig()) ?? deps.own;
-  return { ...settings, attachments: deps.attachments, refreshIntervalMs: CHAT_REFRESH_INTERVAL_MS };
+  return {
+    ...settings,
+    ...(deps.pusher && { pusher: deps.pusher }),
+    attachments: deps.attachments,
+    refreshIntervalMs: CHAT_REFRESH_INTERVAL_MS,
+  };
 }
 
 /**

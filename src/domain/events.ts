@@ -15,8 +15,11 @@ export type DomainEvent =
   | { type: 'message.new'; message: Message }
   /** How many messages of the conversation the user has not read, after a change. */
   | { type: 'conversation.unread'; userId: number; conversationId: number; count: number }
-  /** A message was marked read (and every earlier one of its sender): for its sender. */
-  | { type: 'message.update'; message: Message }
+  /**
+   * A message was marked read (and every earlier one of its sender): for its sender, `readBy` the
+   * reader. Or a moderator removed it (`removed`): for both participants, the message emptied.
+   */
+  | { type: 'message.update'; message: Message; readBy?: number; removed?: true }
   /** The other participant left the conversation (Souk's own: the plugin sends nothing). */
   | { type: 'conversation.left'; conversationId: number; userId: number }
   /** The user added a listing to their favourites, or removed it (webhooks only). */

@@ -132,7 +132,7 @@ export async function removeMessage(uow: UnitOfWork, messageId: number, now = Da
     if (conversation && repos.events) {
       // Ascending user ids, as every transaction writing two users' logs (domain/chat/message.ts).
       const readers = [...new Set([conversation.senderId, conversation.recipientId])].sort((a, b) => a - b);
-      for (const userId of readers) await repos.events.record(userId, { type: 'message.update', message }, now);
+      for (const userId of readers) await repos.events.record(userId, { type: 'message.update', message, removed: true }, now);
     }
     return { ok: true, value: message };
   });

@@ -31,6 +31,7 @@ import { notificationRoutes } from './routes/my/notifications.js';
 import { unsubscribeRoutes } from './routes/mail/unsubscribe.js';
 import { userBlockRoutes } from './routes/privacy/user/block.js';
 import { listingBlockRoutes } from './routes/privacy/listing/block.js';
+import { pusherAuthRoutes } from './routes/pusher/auth.js';
 import { ERROR_SHAPES } from './routes/errors.schema.js';
 import { sharedSchemaCompilers } from './schema-compilers.js';
 import { cors } from './plugins/cors.js';
@@ -106,6 +107,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       rateLimitStoreUp: config.rateLimit.redisUrl ? () => app.rateLimits.storeUp() : undefined,
       passwordStats: deps.passwordStats,
       mailStats: deps.mailStats,
+      pusherStats: deps.pusherStats,
     });
   }
   if (config.corsOrigins.length > 0) await app.register(cors, { origins: config.corsOrigins });
@@ -136,6 +138,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
       await api.register(offerRespondRoutes, deps);
       await api.register(listingReportRoutes, deps);
       await api.register(eventRoutes, deps);
+      await api.register(pusherAuthRoutes, deps);
       await api.register(pushNotificationRoutes, deps);
       await api.register(notificationRoutes, deps);
       await api.register(unsubscribeRoutes, deps);

@@ -13,6 +13,7 @@ import type { OfferRules } from '../domain/chat/offer.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
+import type { PusherStats } from '../domain/pusher.js';
 import type { ConversationViews, PushDeviceRepository } from '../domain/push.js';
 import type { Presentation } from '../present/presentation.js';
 import type { FileDeps } from './uploads.js';
@@ -68,4 +69,11 @@ export interface RouteDeps {
   mailStats?: () => MailStats;
   /** The server API (docs/server-api.md): its keys and the operator's use cases; absent in tests that build deps by hand. */
   server?: ServerApiDeps;
+  /**
+   * PUSHER_CHANNELS=private: the Pusher app in effect (POST pusher/auth signs with it); absent with
+   * public channels. `current()` is undefined while no app is set.
+   */
+  pusher?: { current(): { client: { authorizeChannel(socketId: string, channel: string): { auth: string } } } | undefined };
+  /** What the Pusher sender did, for the metrics (with a Pusher app). */
+  pusherStats?: { stats: () => PusherStats; takeLatencies: () => number[] };
 }

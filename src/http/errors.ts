@@ -50,6 +50,9 @@ export const shapeC = (status: number, code: string, message: string) => new Api
 export const forbiddenKeyMessage = (key: string) => `The request body contains a forbidden property name (${key}).`;
 
 export const MESSAGES = {
+  pusherSocketId: 'socket_id is required and must be a Pusher socket id (two numbers joined by a dot).',
+  pusherChannelName: 'channel_name is required.',
+  pusherNotYours: 'You are not permitted to subscribe to this channel.',
   notLoggedIn: 'You are not logged in.',
   noPermission: 'You are not permitted to access this conversation.',
   otherLeft: 'The other participant has left this conversation.',
@@ -210,6 +213,9 @@ export const notificationsShowPresenceMessage = 'show_presence must be true or f
 export const presenceUserIdsMessage = 'user_ids is required: a comma-separated list of at most 100 positive integers.';
 /** The unsubscribe link of a mail whose user or signature does not hold (docs/mail.md). */
 export const invalidUnsubscribeLink = () => shapeB(403, 'INVALID_UNSUBSCRIBE_LINK', 'The unsubscribe link is not valid.');
+
+/** POST pusher/auth: a channel other than the caller's own private one. */
+export const pusherChannelForbidden = () => shapeA(403, 'FORBIDDEN', MESSAGES.pusherNotYours);
 
 export const noRoute = () => shapeA(404, 'rest_no_route', MESSAGES.noRoute);
 

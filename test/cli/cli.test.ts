@@ -626,6 +626,59 @@ describe('the CLI explains itself', PARALLEL, () => {
   });
 });
 
+describe('souk pusher list', PARALLEL, () => {
+  it('lists the Pusher outbox newest first, filtered by --status, and says when no app is set', async (t) => {
+    const { db } = scratch(t);
+    await ok(db, ['migrate']);
+    execute(
+      db,
+      `insert into pusher_outbox (user_id, name, payload, created_at, status, attempts, next_attempt_at, last_error, sent_at)
+       values (2, 'message.new', '{}', 1764633600000, 'sent', 0, 1764633600000, null, 1764633600250),
+              (1, 'conversation.unread', '{}', 1764633601000, 'failed', 1, 1764633601000, 'HTTP 401: invalid signature', null)`,
+    );
+    const unset = await souk(db, ['pusher', 'list']);
+    assert.equal(unset.code, 0, unset.stderr);
+    assert.equal(
+      unset.stdout,
+      'id\tstatus\tattempts\tcreated\tsent\tevent\tuser\tlast error\n' +
+        '2\tfailed\t1\t2025-12-02T00:00:01.000Z\t\tconversation.unread\t1\tHTTP 401: invalid signature\n' +
+        '1\tsent\t0\t2025-12-02T00:00:00.000Z\t2025-12-02T00:00:00.250Z\tmessage.new\t2\t\n',
+    );
+    assert.match(unset.stderr, /^note: PUSHER_URL is unset and this is not a WordPress site/);
+    const failed = await souk(db, ['pusher', 'list', '--status', 'failed'], {
+      env: { PUSHER_URL: 'https://key:a-very-secret-secret@api-eu.pusher.com/apps/12' },
+    });
+    assert.deepEqual({ code: failed.code, stderr: failed.stderr }, { code: 0, stderr: '' });
+    assert.deepEqual(
+      failed.stdout
+        .trim()
+        .split('\n')
+        .map((l) => l.split('\t')[0]),
+      ['id', '2'],
+    );
+    const bad = await souk(db, ['pusher', 'list', '--status', 'lost']);
+    assert.deepEqual(
+      { code: bad.code, stderr: bad.stderr },
+      { code: 1, stderr: 'souk: --status must be one of pending, sent, failed, got "lost"\n' },
+    );
+  });
+
+  it('a malformed PUSHER_URL stops start-up with one line naming the setting, never the secret', async (t) => {
+    const { db } = scratch(t);
+    for (const url of [
+      'https://key@api-eu.pusher.com/apps/12',
+      'key:a-very-secret-secret',
+      'https://key:a-very-secret-secret@api-eu.pusher.com/12',
+    ]) {
+      const run = await souk(db, ['serve'], { env: { PUSHER_URL: url } });
+      assert.equal(run.code, 1, url);
+      assert.equal(run.stderr.trim().split('\n').length, 1, run.stderr);
+      assert.match(run.stderr, /PUSHER_URL must be https:\/\/KEY:SECRET@HOST\[:PORT\]\/apps\/APP_ID/);
+      assert.ok(!run.stderr.includes('a-very-secret-secret') && !run.stdout.includes('a-very-secret-secret'), url);
+    }
+  });
+});
+
 describe('souk and its database', PARALLEL, () => {
   it('refuses a SQLite path whose folder does not exist, naming the folder, and creates nothing', async (t) => {
     const { dir } = scratch(t);

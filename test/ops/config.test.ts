@@ -75,6 +75,7 @@ describe('configuration', () => {
       'FILES_S3_PUBLIC_URL',
       'FILES_S3_URL',
       'FILES_URL',
+      'PUSHER_URL',
       'REDIS_URL',
       'SITE_URL',
       'SMTP_URL',
@@ -101,6 +102,7 @@ describe('configuration', () => {
         client_email: 'push@souk-config-test.iam.gserviceaccount.com',
         token_uri: 'https://oauth2.googleapis.com/token',
       }),
+      PUSHER_URL: 'https://pusher-key:pusher-secret-13@api-eu.pusher.com/apps/4711',
     };
     const res = soukConfig(env);
     assert.equal(res.status, 0, res.stderr);
@@ -123,6 +125,7 @@ describe('configuration', () => {
       'fcm-pass-13',
       'fcm-private-key-14',
       'fcm-key-id-15',
+      'pusher-secret-13',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }
@@ -136,6 +139,7 @@ describe('configuration', () => {
     assert.ok(res.stdout.includes('EXPO_ACCESS_TOKEN=****\n'), res.stdout);
     assert.ok(res.stdout.includes('FCM_SERVICE_ACCOUNT_JSON="project souk-config-test (key ****)"\n'), res.stdout);
     assert.ok(res.stdout.includes('SMTP_URL=smtps://mailer:****@smtp.example:465\n'), res.stdout);
+    assert.ok(res.stdout.includes('PUSHER_URL=https://pusher-key:****@api-eu.pusher.com/apps/4711\n'), res.stdout);
     assert.ok(
       res.stdout.includes(
         'FILES_S3_URL="s3://AKIAKEY:****@minio.example:9000/souk-files/chat?region=us-east-1&tls=true&path_style=true&checksums=when_supported"',

@@ -43,6 +43,7 @@ const MESSAGE = '/wp-json/rtcl/v1/my/chat/message';
 const EVENTS = '/wp-json/rtcl/v1/my/events';
 const TICKET = '/wp-json/rtcl/v1/my/events/ticket';
 const PUSH_REGISTER = '/wp-json/rtcl/v1/push-notification/register';
+const PUSHER_AUTH = '/wp-json/rtcl/v1/pusher/auth';
 const CHAT_REPORT = '/wp-json/rtcl/v1/my/chat/report';
 const OFFER = '/wp-json/rtcl/v1/my/chat/offer';
 const OFFER_RESPOND = '/wp-json/rtcl/v1/my/chat/offer/respond';
@@ -121,6 +122,7 @@ describe('OpenAPI document', () => {
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
       ...SERVER_PATHS,
+      '/api/v1/pusher/auth',
     ]);
   });
 
@@ -164,6 +166,7 @@ describe('OpenAPI document', () => {
       USER_BLOCK,
       PUSH_ADD_DEVICE,
       PUSH_REGISTER,
+      PUSHER_AUTH,
     ]);
     assert.deepEqual(doc.paths[EVENTS]!.get!.security, [{ bearerAuth: [], apiKey: [] }, { eventTicket: [] }], 'a ticket or the headers');
     assert.deepEqual(doc.paths[LOGIN]!.post.security, [{ apiKey: [] }], 'sign-in needs the API key only');
@@ -181,6 +184,7 @@ describe('OpenAPI document', () => {
       [TICKET, 'post'],
       [PUSH_REGISTER, 'post'],
       [PUSH_ADD_DEVICE, 'post'],
+      [PUSHER_AUTH, 'post'],
       [CHAT_REPORT, 'post'],
       [LISTING_REPORT, 'post'],
       [NOTIFICATIONS, 'get'],

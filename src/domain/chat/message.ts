@@ -132,7 +132,7 @@ export async function markRead(
       const toOther = !(await blockedEitherWay(repos, readerId, other));
       // The read receipt names the message marked: every earlier one of its sender is read too.
       const receipt = async () => {
-        if (toOther) await events.record(other, { type: 'message.update', message: { ...message, isRead: true } }, now);
+        if (toOther) await events.record(other, { type: 'message.update', message: { ...message, isRead: true }, readBy: readerId }, now);
       };
       const unread = () => recordUnread(repos, readerId, conId, other, now);
       // Two users' logs, written in ascending user id: when both participants mark read at once,

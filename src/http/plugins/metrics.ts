@@ -10,6 +10,7 @@ import fp from 'fastify-plugin';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { PasswordStats } from '../../auth/passwords.js';
 import type { MailStats } from '../../domain/mail.js';
+import type { PusherStats } from '../../domain/pusher.js';
 import type { PoolStats } from '../../domain/ports.js';
 import { routeLabel } from './logging.js';
 import { authorised, close, listen, metricsServer, UNAUTHORISED, type MetricsText } from './metrics-server.js';
@@ -27,6 +28,8 @@ export interface MetricsOptions {
   passwordStats?: (() => PasswordStats) | undefined;
   /** What the mail sender did (with SMTP_URL). */
   mailStats?: (() => MailStats) | undefined;
+  /** What the Pusher sender did (with a Pusher app). */
+  pusherStats?: { stats: () => PusherStats; takeLatencies: () => number[] } | undefined;
 }
 
 // Process metrics describe the process, not one app: collected once, shared by every app in it (tests build many).
@@ -97,6 +100,7 @@ export const metrics = fp(
 
     if (opts.passwordStats) passwordMetrics(registry, opts.passwordStats);
     if (opts.mailStats) mailMetrics(registry, opts.mailStats);
+    if (opts.pusherStats) pusherMetrics(registry, opts.pusherStats);
 
     // Each label set's counter and histogram, looked up once: prom-client hashes the labels on every
     // inc() and observe(). Bounded: the routes' patterns ("unmatched" for the rest) x methods x statuses.
@@ -173,6 +177,33 @@ function mailMetrics(registry: Registry, stats: () => MailStats): void {
     (s) => s.failedAttempts,
   );
   counter('souk_mail_failed_total', 'Mails kept as failed once their retries ran out (souk mail retry)', (s) => s.failed);
+}
+
+/** The Pusher sender's counts by outcome, and how long after the change Pusher took each event (docs/pusher.md). */
+function pusherMetrics(registry: Registry, o: { stats: () => PusherStats; takeLatencies: () => number[] }): void {
+  new Counter({
+    name: 'souk_pusher_events_total',
+    help: 'Pusher events by outcome: sent (trimmed ones too), trimmed (sent without what made them over 10 KB), retried (a failed attempt), failed (kept as failed)',
+    labelNames: ['status'] as const,
+    registers: [registry],
+    collect() {
+      const s = o.stats();
+      this.reset();
+      this.inc({ status: 'sent' }, s.sent);
+      this.inc({ status: 'trimmed' }, s.trimmed);
+      this.inc({ status: 'retried' }, s.failedAttempts);
+      this.inc({ status: 'failed' }, s.failed);
+    },
+  });
+  new Histogram({
+    name: 'souk_pusher_delivery_seconds',
+    help: 'Time from the change to Pusher taking its event',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+    registers: [registry],
+    collect() {
+      for (const seconds of o.takeLatencies()) this.observe(seconds);
+    },
+  });
 }
 
 function serveOnApiPort(app: FastifyInstance, token: string, render: () => Promise<MetricsText>): void {

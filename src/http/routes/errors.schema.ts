@@ -24,6 +24,7 @@ import {
   cannotMessageUser,
   payloadTooLarge,
   pushTokenTaken,
+  pusherChannelForbidden,
   requiredIdMessage,
   serviceUnavailable,
   signInsBusy,
@@ -256,6 +257,23 @@ export function eventStreamErrors(limits: { bodyLimit: number }) {
         authError('token_revoked'),
         invalidTicket(),
       ],
+    ),
+  };
+}
+
+/** POST pusher/auth: a member route whose socket id and channel may be refused. */
+export function pusherAuthErrors(limits: { bodyLimit: number }) {
+  const member = memberRouteErrors(limits);
+  return {
+    ...member,
+    400: errorResponse('`socket_id` or `channel_name` is missing or not valid, or the body cannot be read (shape B, `BADREQUEST`).', [
+      badRequest(MESSAGES.pusherSocketId),
+      badRequest(MESSAGES.pusherChannelName),
+      ...BODY_ERRORS,
+    ]),
+    403: errorResponse(
+      "The channel is not the caller's own private channel (shape A), the REST interface is disabled (shape C), or the token's user does not exist or is disabled (shape A).",
+      [pusherChannelForbidden(), authError('rest_api_disabled'), authError('not_logged_in')],
     ),
   };
 }

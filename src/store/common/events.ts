@@ -19,8 +19,10 @@ import { claimDue } from './outbox.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
+import { queuePusher } from './pusher.js';
 import type { Database } from './schema.js';
 import type { MailQueueing } from './store.js';
+import { pusherEventsOf, withReaderCopy, type PusherEventName, type PusherQueueing } from '../../domain/pusher.js';
 
 const q = {
   after: prepare((db, userId: number, afterSeq: number, limit: number) =>
@@ -84,6 +86,8 @@ export interface EventWrites {
   queuePush(userId: number, messageId: number, payload: string, at: number): Promise<void>;
   /** The new message in its recipient's pending mail about the conversation, due at `dueAt` when new (mail.ts). */
   queueMail(userId: number, conId: number, messageId: number, at: number, dueAt: number): Promise<void>;
+  /** The Pusher event `name` for the user's channel (docs/pusher.md). */
+  queuePusher(userId: number, name: PusherEventName, payload: string, at: number): Promise<void>;
   /** EventRecorder.hold: locks the user's sequence row; absent where one write transaction runs at a time. */
   holdLog?(userId: number): Promise<void>;
 }
@@ -93,12 +97,17 @@ export function leavesRows(type: EventType, webhookUrls: readonly string[]): boo
   return streamed.has(type) || webhookUrls.length > 0;
 }
 
+/** With a Pusher app set, the plugin's Pusher events the event becomes, each in the outbox (domain/pusher.ts). */
+async function queuePusherEvents(writes: EventWrites, userId: number, event: DomainEvent, payload: string, at: number) {
+  for (const to of withReaderCopy(pusherEventsOf(userId, event), event)) await writes.queuePusher(to.userId, to.name, payload, at);
+}
+
 /**
  * The use cases' EventRecorder over a database's writes: the user's log for the streamed
  * events, one outbox row per webhook receiver for every event, and with `push` a push outbox row
  * for a new message's recipient. `recorded` is told of each user an event was logged for, before
  * the commit. With `mail` (mail on), a new message to a recipient not known online here also joins
- * their pending mail.
+ * their pending mail. With `pusher` on, the Pusher events it becomes join the Pusher outbox.
  */
 export function recordEvents(
   writes: EventWrites,
@@ -106,6 +115,7 @@ export function recordEvents(
   recorded?: (userId: number) => void,
   push = false,
   mail?: MailQueueing,
+  pusher?: PusherQueueing,
 ): EventRecorder {
   return {
     ...(writes.holdLog && { hold: writes.holdLog }),
@@ -120,6 +130,7 @@ export function recordEvents(
       if (push && event.type === 'message.new') await writes.queuePush(userId, event.message.id, payload, at);
       if (mail && event.type === 'message.new' && !mail.onlineHere(userId, at))
         await writes.queueMail(userId, event.message.conId, event.message.id, at, at + mail.delayMs);
+      if (pusher?.on()) await queuePusherEvents(writes, userId, event, payload, at);
     },
   };
 }
@@ -138,6 +149,7 @@ export function eventRecorder(
   recorded?: (userId: number) => void,
   push = false,
   mail?: MailQueueing,
+  pusher?: PusherQueueing,
 ): EventRecorder {
   const writes: EventWrites = {
     ...(holdLog && { holdLog: (userId: number) => holdLog(run, userId) }),
@@ -145,8 +157,9 @@ export function eventRecorder(
     queueWebhooks: (messageId, urls, userId, type, payload, at) => queueWebhooks(run, messageId, urls, userId, type, payload, at),
     queuePush: (userId, messageId, payload, at) => queuePush(run, userId, messageId, payload, at),
     queueMail: (userId, conId, messageId, at, dueAt) => queueMail(run, userId, conId, messageId, at, dueAt),
+    queuePusher: (userId, name, payload, at) => queuePusher(run, userId, name, payload, at),
   };
-  return recordEvents(writes, webhookUrls, recorded, push, mail);
+  return recordEvents(writes, webhookUrls, recorded, push, mail, pusher);
 }
 
 /** An event log row as the port gives it; numbers may come as text (bigint columns). */

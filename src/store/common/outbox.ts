@@ -1,12 +1,13 @@
 /**
- * What the outboxes (webhooks in events.ts, pushes in push.ts, mails in mail.ts) do alike on
- * SQLite and PostgreSQL: claim the due rows for a lease. Each table has `id`, `status` and
- * `next_attempt_at` with the same meanings (MySQL says the same in mysql/outbox.ts).
+ * What the outboxes (webhooks in events.ts, pushes in push.ts, mails in mail.ts, Pusher events in
+ * pusher.ts) do alike on SQLite and PostgreSQL: claim the due rows for a lease. Each table has
+ * `id`, `status` and `next_attempt_at` with the same meanings (MySQL says the same in
+ * mysql/outbox.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
-type OutboxTable = 'webhook_outbox' | 'push_outbox' | 'mail_outbox';
+type OutboxTable = 'webhook_outbox' | 'push_outbox' | 'mail_outbox' | 'pusher_outbox';
 
 /**
  * The pending rows due by `now`, at most `limit`, oldest first, each leased until `leaseUntil`

@@ -231,6 +231,22 @@ export interface PushOutboxTable {
   reached: Generated<string | null>;
 }
 
+/** A Pusher event to trigger: one event for one user's channel (migration 025). */
+export interface PusherOutboxTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** The domain event, JSON text. */
+  payload: string;
+  created_at: number;
+  /** pending, sent or failed. */
+  status: string;
+  attempts: number;
+  next_attempt_at: number;
+  last_error: string | null;
+  sent_at: number | null;
+}
+
 /** Moderation's marks on a user (migration 019): why `users.disabled` is set. */
 export interface UserModerationTable {
   user_id: number;
@@ -341,6 +357,7 @@ export interface Database {
   webhook_outbox: WebhookOutboxTable;
   push_devices: PushDevicesTable;
   push_outbox: PushOutboxTable;
+  pusher_outbox: PusherOutboxTable;
   user_moderation: UserModerationTable;
   reports: ReportsTable;
   report_message_copies: ReportMessageCopiesTable;

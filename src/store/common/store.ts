@@ -26,6 +26,7 @@ import {
 } from '../../domain/ports.js';
 import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, PresenceRepository } from '../../domain/mail.js';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
+import type { PusherOutbox, PusherQueueing, SitePusherApp } from '../../domain/pusher.js';
 import type { FileReferences } from '../../domain/files/references.js';
 import type { AuditLog } from '../../domain/audit.js';
 import type { ServerKeyRepository } from '../../domain/server-keys.js';
@@ -64,6 +65,8 @@ export interface DbOptions {
   push?: boolean;
   /** Mail on (SMTP_URL set): a new message joins its recipient's pending mail (MailQueueing). */
   mail?: MailQueueing;
+  /** Whether a Pusher app is set now: the events then join the Pusher outbox (docs/pusher.md). */
+  pusher?: PusherQueueing;
   /** MySQL: how often an instance with streams open polls the event log for other instances' events; default 250. */
   eventPollMs?: number;
 }
@@ -117,6 +120,10 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly pushDevices?: PushDeviceRepository;
   /** The push outbox (with eventLog). */
   readonly pushOutbox?: PushOutbox;
+  /** The Pusher outbox (with eventLog). */
+  readonly pusherOutbox?: PusherOutbox;
+  /** A WordPress site's Pusher app (`rtcl_chat_settings`), read anew at each call; undefined when off or incomplete. */
+  sitePusherApp?(): Promise<SitePusherApp | undefined>;
   /** Which stored files messages name (domain/files/references.ts). */
   readonly fileReferences: FileReferences;
   /** The mail outbox (with eventLog). */

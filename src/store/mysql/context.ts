@@ -63,6 +63,8 @@ export interface Tables {
   soukAuditLog: string;
   /** The stored files Souk's messages name (migrations/012-souk-message-files.ts). */
   soukMessageFiles: string;
+  /** Souk's Pusher outbox (migrations/014-souk-pusher.ts). */
+  soukPusherOutbox: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -95,6 +97,7 @@ export function tables(prefix: string): Tables {
     soukServerKeys: `${prefix}souk_server_keys`,
     soukAuditLog: `${prefix}souk_audit_log`,
     soukMessageFiles: `${prefix}souk_message_files`,
+    soukPusherOutbox: `${prefix}souk_pusher_outbox`,
   };
 }
 

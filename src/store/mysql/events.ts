@@ -10,6 +10,8 @@ import { recordEvents, toEventTicket, toLoggedEvent, type EventTicketRow, type E
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
 import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
+import { queuePusher } from './pusher.js';
+import type { PusherQueueing } from '../../domain/pusher.js';
 import { queueWebhook } from './webhooks.js';
 import type { MailQueueing } from '../common/store.js';
 
@@ -51,7 +53,13 @@ export function mysqlEventRecorder(
   db: Db,
   ctx: MysqlContext,
   enter: () => Promise<void>,
-  o: { webhookUrls: readonly string[]; push: boolean; mail?: MailQueueing | undefined; recorded: (userId: number) => void },
+  o: {
+    webhookUrls: readonly string[];
+    push: boolean;
+    mail?: MailQueueing | undefined;
+    pusher?: PusherQueueing | undefined;
+    recorded: (userId: number) => void;
+  },
 ): EventRecorder {
   const writes: EventWrites = {
     async holdLog(userId) {
@@ -75,8 +83,12 @@ export function mysqlEventRecorder(
       await enter();
       await queueMail(db, ctx, userId, conId, messageId, at, dueAt);
     },
+    async queuePusher(userId, name, payload, at) {
+      await enter();
+      await queuePusher(db, ctx, userId, name, payload, at);
+    },
   };
-  return recordEvents(writes, o.webhookUrls, o.recorded, o.push, o.mail);
+  return recordEvents(writes, o.webhookUrls, o.recorded, o.push, o.mail, o.pusher);
 }
 
 export function mysqlEventLog(db: Db, ctx: MysqlContext): EventLog {

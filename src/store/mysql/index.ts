@@ -28,6 +28,7 @@ import { mysqlContext, type Db, type WpDatabase } from './context.js';
 import { isMysqlUnavailable } from './errors.js';
 import { MysqlEventSignals, mysqlLogIds } from './event-polling.js';
 import { mysqlEventLog, mysqlEventRecorder, mysqlEventTickets } from './events.js';
+import { mysqlPusherOutbox, sitePusherApp } from './pusher.js';
 import { migrateMysql, mysqlMigrationsApplied } from './migrate.js';
 import { mysqlModeration } from './moderation.js';
 import { mysqlMailOutbox, mysqlMailPreferences, mysqlMailSender, mysqlPresence } from './mail.js';
@@ -100,7 +101,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
   // The request path's reads outside units of work: those of one turn go in one round trip.
   const reads = batchedReads(db, ctx);
   const signals = new MysqlEventSignals(mysqlLogIds(db, ctx), opts.eventPollMs ?? 250);
-  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mail: opts.mail };
+  const recording = { webhookUrls: opts.webhookUrls ?? [], push: opts.push ?? false, mail: opts.mail, pusher: opts.pusher };
 
   async function readiness() {
     try {
@@ -135,6 +136,8 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     webhooks: mysqlWebhookOutbox(db, ctx),
     pushDevices: mysqlPushDevices(db, ctx),
     pushOutbox: mysqlPushOutbox(db, ctx),
+    pusherOutbox: mysqlPusherOutbox(db, ctx),
+    sitePusherApp: () => sitePusherApp(db, ctx),
     fileReferences: mysqlFileReferences(db, ctx),
     mailOutbox: mysqlMailOutbox(db, ctx),
     presence: mysqlPresence(db, ctx),

@@ -10,6 +10,7 @@ import { eventLog, leavesRows, webhookOutbox } from '../common/events.js';
 import { ListingCache } from '../common/listing-cache.js';
 import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
+import { pusherOutbox } from '../common/pusher.js';
 import type { Database } from '../common/schema.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
 import { isPostgresUnavailable } from './errors.js';
@@ -38,7 +39,8 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     db,
     pool,
     { named, join },
-    (run, writer, recorded) => postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer, recorded),
+    (run, writer, recorded) =>
+      postgresRepositories(run, listingCache, opts.webhookUrls, opts.push, opts.mail, writer, recorded, opts.pusher),
     (users) => signals.committed(users),
   );
   return {
@@ -53,6 +55,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),
+    pusherOutbox: pusherOutbox(db, true),
     fileReferences: fileReferences(db),
     mailOutbox: mailOutbox(db, true),
     presence: presenceRepository(db),

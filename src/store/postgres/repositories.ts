@@ -27,6 +27,7 @@ import {
 } from '../common/repositories.js';
 import { toConversation, toMessage } from '../common/rows.js';
 import { CONVERSATION_COLUMNS, type ConversationsTable, type MessagesTable } from '../common/schema.js';
+import type { PusherQueueing } from '../../domain/pusher.js';
 import type { MailQueueing } from '../common/store.js';
 
 const q = {
@@ -252,6 +253,7 @@ export const postgresRepositories = (
   writer?: WriterBlocks,
   /** Told of each user an event was logged for, to report once the transaction has committed. */
   recorded?: (userId: number) => void,
+  pusher?: PusherQueueing,
 ): Repositories =>
   repositories(
     run,
@@ -272,6 +274,7 @@ export const postgresRepositories = (
       recorded,
       push,
       mail,
+      pusher,
     ),
     {
       lockUsers: async (r, [low, high]) => {

@@ -11,6 +11,7 @@ import { ListingCache } from '../common/listing-cache.js';
 import { migrateToLatest, migrationsApplied } from '../common/migrate.js';
 import { mailOutbox, mailPreferenceRepository, presenceRepository } from '../common/mail.js';
 import { pushDeviceRepository, pushOutbox } from '../common/push.js';
+import { pusherOutbox } from '../common/pusher.js';
 import { kyselyRunner } from '../common/prepared.js';
 import { commonStoreParts, type DbOptions, type Store } from '../common/store.js';
 import { connectSqlite, sqlitePath } from './connection.js';
@@ -34,7 +35,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
   const batch = new SqliteWriteBatch(
     db,
     connection,
-    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push, opts.mail),
+    sqliteRepositories(sqliteRunner(db, connection), listingCache, opts.webhookUrls, signals.recorded, opts.push, opts.mail, opts.pusher),
     undefined,
     () => {
       walFlusher?.afterCommit();
@@ -52,6 +53,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, false),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, false),
+    pusherOutbox: pusherOutbox(db, false),
     fileReferences: fileReferences(db),
     mailOutbox: mailOutbox(db, false),
     presence: presenceRepository(db),

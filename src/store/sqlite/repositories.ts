@@ -18,6 +18,7 @@ import {
   repositories,
   type DatabaseStatements,
 } from '../common/repositories.js';
+import type { PusherQueueing } from '../../domain/pusher.js';
 import type { MailQueueing } from '../common/store.js';
 
 const q = {
@@ -91,5 +92,11 @@ export const sqliteRepositories = (
   recorded?: (userId: number) => void,
   push = false,
   mail?: MailQueueing,
+  pusher?: PusherQueueing,
 ): Repositories =>
-  repositories(run, cache, SQLITE_STATEMENTS, eventRecorder(run, { logEvent: logEventInTwoStatements }, webhookUrls, recorded, push, mail));
+  repositories(
+    run,
+    cache,
+    SQLITE_STATEMENTS,
+    eventRecorder(run, { logEvent: logEventInTwoStatements }, webhookUrls, recorded, push, mail, pusher),
+  );

@@ -196,6 +196,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       'wp_souk_moderation_barrier',
       'wp_souk_push_devices',
       'wp_souk_push_outbox',
+      'wp_souk_pusher_outbox',
       'wp_souk_reports',
       'wp_souk_revoked_tokens',
       'wp_souk_settings',

@@ -23,6 +23,7 @@ import { soukModerationBarrierMigration } from './009-souk-moderation-barrier.js
 import { soukMailMigration } from './011-souk-mail.js';
 import { soukMessageFilesMigration } from './012-souk-message-files.js';
 import { soukReportMessageCopiesMigration } from './013-souk-report-message-copies.js';
+import { soukPusherMigration } from './014-souk-pusher.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
 import { soukPushReachedMigration } from './016-souk-push-reached.js';
 
@@ -39,6 +40,7 @@ export function mysqlMigrations(t: Tables): Migrations {
     '011-souk-mail': soukMailMigration(t),
     '012-souk-message-files': soukMessageFilesMigration(t),
     '013-souk-report-message-copies': soukReportMessageCopiesMigration(t),
+    '014-souk-pusher': soukPusherMigration(t),
     '015-souk-server-api': soukServerApiMigration(t),
     '016-souk-push-reached': soukPushReachedMigration(t),
   };

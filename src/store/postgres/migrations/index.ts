@@ -30,6 +30,7 @@ import { blocksMigration } from '../../common/migrations/017-blocks.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
+import { pusherMigration } from '../../common/migrations/025-pusher.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
@@ -62,6 +63,7 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '022-user-registered': userRegisteredMigration('bigint'),
   '023-message-files': messageFilesMigration('bigint'),
   '024-report-message-copies': reportMessageCopiesMigration('bigint'),
+  '025-pusher': pusherMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '026-server-api': serverApiMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '027-push-reached-show-presence': pushReachedShowPresenceMigration,
 };

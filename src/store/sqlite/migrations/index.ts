@@ -29,6 +29,7 @@ import { blocksMigration } from '../../common/migrations/017-blocks.js';
 import { reportsMigration } from '../../common/migrations/018-reports.js';
 import { userModerationMigration } from '../../common/migrations/019-user-moderation.js';
 import { mailMigration } from '../../common/migrations/021-mail.js';
+import { pusherMigration } from '../../common/migrations/025-pusher.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
@@ -79,6 +80,9 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '022-user-registered': atomically(userRegisteredMigration('integer')),
   '023-message-files': atomically(messageFilesMigration('integer')),
   '024-report-message-copies': atomically(reportMessageCopiesMigration('integer')),
+  '025-pusher': atomically(
+    pusherMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
   '026-server-api': atomically(
     serverApiMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
