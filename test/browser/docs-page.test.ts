@@ -69,11 +69,10 @@ describe('docs page (Swagger UI) in headless Chromium', () => {
       // Authorize: the bearer token and the API key, each in its own form of the dialog.
       await page.locator('button.authorize').first().click();
       const token = t.token(USERS.amina);
-      await page.locator('#auth-bearer-value').fill(token);
-      await page
-        .locator('.auth-container', { has: page.locator('#auth-bearer-value') })
-        .locator('button[type=submit]')
-        .click();
+      // The user's token, not the server API's key (also a bearer scheme).
+      const bearerForm = page.locator('.auth-container', { hasText: 'bearerAuth (http, Bearer)' });
+      await bearerForm.locator('#auth-bearer-value').fill(token);
+      await bearerForm.locator('button[type=submit]').click();
       // The X-API-KEY form, not the event stream ticket's (also an apiKey scheme, in the query).
       const keyForm = page.locator('.auth-container', { hasText: 'apiKey (apiKey)' });
       await keyForm.locator('#api_key_value').fill(t.apiKey);

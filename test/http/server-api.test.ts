@@ -148,6 +148,7 @@ describe('the server API', () => {
       ['POST', '/users/99999999999999999999/disable', undefined, 'id must be a positive integer.'],
       ['POST', `/users/${USERS.amina}/disable`, { reason: 5 }, 'reason must be a string.'],
       ['POST', `/users/${USERS.amina}/disable`, { reason: 'x'.repeat(1001) }, 'reason must be at most 1000 characters.'],
+      ['DELETE', `/users/${USERS.amina}`, { reason: 'a\u0000b' }, 'reason must not contain the NUL character (U+0000).'],
       ['POST', `/users/${USERS.amina}/tokens`, { ttl: 0 }, 'ttl must be an integer from 1 to 2592000 (TOKEN_MAX_TTL_S).'],
       ['POST', `/users/${USERS.amina}/tokens`, { ttl: '60' }, 'ttl must be an integer from 1 to 2592000 (TOKEN_MAX_TTL_S).'],
       ['POST', `/users/${USERS.amina}/tokens`, { ttl: 31 * 86_400 }, 'ttl must be an integer from 1 to 2592000 (TOKEN_MAX_TTL_S).'],
@@ -243,12 +244,13 @@ describe('the server API', () => {
 
   it('lists reports newest first a page at a time by an opaque cursor, and closes them', async () => {
     const s = await server();
-    for (const [userId, text] of [
-      [USERS.amina, 'one'],
-      [USERS.sara, 'two'],
-      [USERS.amina, 'three'],
+    // One open report per reporter and listing (docs/safety.md): Youssef's is about Amina's chair.
+    for (const [userId, listingId, text] of [
+      [USERS.amina, LISTINGS.bike, 'one'],
+      [USERS.sara, LISTINGS.bike, 'two'],
+      [USERS.youssef, LISTINGS.aminasOwn, 'three'],
     ] as const) {
-      const res = await s.app('POST', '/listing/report', s.t.token(userId), { listing_id: LISTINGS.bike, message: text });
+      const res = await s.app('POST', '/listing/report', s.t.token(userId), { listing_id: listingId, message: text });
       assert.equal(res.status, 200);
     }
     const first = await s.call('GET', '/reports?limit=2');
@@ -281,7 +283,7 @@ describe('the server API', () => {
     ]);
     assert.equal(report.status, 'open');
     assert.equal(report.kind, 'listing');
-    assert.equal(report.reporter_id, USERS.amina);
+    assert.equal(report.reporter_id, USERS.youssef);
 
     assert.deepEqual((await s.call('POST', `/reports/${report.id}/close`, { reason: 'checked: not a scam' })).json, {
       id: report.id,

@@ -45,11 +45,12 @@ async function statements(t: TestSouk, fn: () => Promise<void>): Promise<{ sql: 
   const sql: string[] = [];
   let notifies = 0;
   const restore: Array<() => void> = [];
-  const watch = (proto: Record<string, unknown>, names: string[], text: (self: unknown, args: unknown[]) => string) => {
+  const watch = (proto: Record<string, unknown>, names: string[], text: (self: unknown, args: unknown[]) => string | undefined) => {
     for (const name of names) {
       const original = proto[name] as (...a: unknown[]) => unknown;
       proto[name] = function (this: unknown, ...args: unknown[]) {
         const said = text(this, args);
+        if (said === undefined) return original.apply(this, args);
         if (said.startsWith('select pg_notify(')) notifies++;
         else sql.push(said);
         return original.apply(this, args);
@@ -58,7 +59,10 @@ async function statements(t: TestSouk, fn: () => Promise<void>): Promise<{ sql: 
     }
   };
   if (t.souk.store.dialect === 'postgres') {
-    watch(pg.Client.prototype as never, ['query'], (_self, args) => {
+    // Only this test's schema: other files' servers may still poll in this process (docs/testing.md).
+    const schema = new URL(t.database.url).searchParams.get('options');
+    watch(pg.Client.prototype as never, ['query'], (self, args) => {
+      if ((self as { connectionParameters?: { options?: string } }).connectionParameters?.options !== schema) return undefined;
       const q = args[0] as string | { text: string };
       return typeof q === 'string' ? q : q.text;
     });

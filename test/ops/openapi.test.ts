@@ -121,8 +121,8 @@ describe('OpenAPI document', () => {
       '/api/v1/privacy/user/block',
       '/api/v1/push-notification/add-device',
       '/api/v1/push-notification/register',
-      ...SERVER_PATHS,
       '/api/v1/pusher/auth',
+      ...SERVER_PATHS,
     ]);
   });
 

@@ -185,6 +185,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
     assert.equal(tools!.option_value, 'a:1:{s:14:"allow_rest_api";s:3:"yes";}');
     const tables = await site.query<Record<string, string>>("show tables like 'wp\\_souk\\_%'");
     assert.deepEqual(tables.map((r) => Object.values(r)[0]).sort(), [
+      'wp_souk_audit_log',
       'wp_souk_event_sequences',
       'wp_souk_event_tickets',
       'wp_souk_events',
@@ -197,8 +198,11 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       'wp_souk_push_devices',
       'wp_souk_push_outbox',
       'wp_souk_pusher_outbox',
+      'wp_souk_report_message_copies',
+      'wp_souk_report_messages',
       'wp_souk_reports',
       'wp_souk_revoked_tokens',
+      'wp_souk_server_keys',
       'wp_souk_settings',
       'wp_souk_webhook_outbox',
     ]);

@@ -5,9 +5,10 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { REASON_MAX_LENGTH } from '../../../domain/audit.js';
+import { plainTextProblem } from '../../../domain/chat/common.js';
 import type { Change, OperatorDeps, OperatorError } from '../../../domain/operator/context.js';
 import type { ServerKeys } from '../../../auth/server-keys.js';
-import { badRequest, conflict, notFound, SITE_CATALOG_MESSAGE, type ApiError } from '../../errors.js';
+import { badRequest, conflict, notFound, notPlainTextMessage, SITE_CATALOG_MESSAGE, type ApiError } from '../../errors.js';
 
 /** What the server API's routes are given (http/deps.ts, RouteDeps.server). */
 export interface ServerApiDeps {
@@ -28,7 +29,8 @@ export function pathId(params: unknown): number {
 
 /**
  * The reason of a change: `reason` in the JSON body (unless the body is a record of its own, whose
- * fields are the record's: `inBody` false), else in the query string; at most REASON_MAX_LENGTH characters.
+ * fields are the record's: `inBody` false), else in the query string; at most REASON_MAX_LENGTH characters
+ * of plain text.
  */
 export function changeOf(request: FastifyRequest, inBody = true): Change {
   const body = inBody ? (request.body as Record<string, unknown> | null | undefined) : undefined;
@@ -37,6 +39,9 @@ export function changeOf(request: FastifyRequest, inBody = true): Change {
   if (reason !== undefined && reason !== null && typeof reason !== 'string') throw badRequest('reason must be a string.');
   if (typeof reason === 'string' && reason.length > REASON_MAX_LENGTH)
     throw badRequest(`reason must be at most ${REASON_MAX_LENGTH} characters.`);
+  // Stored in the audit log as given: PostgreSQL refuses a NUL, and a lone surrogate has no UTF-8 form.
+  const problem = typeof reason === 'string' ? plainTextProblem(reason) : null;
+  if (problem) throw badRequest(notPlainTextMessage('reason', problem));
   return { actor: { kind: 'server_key', name: request.serverKey! }, reason: reason || null };
 }
 
