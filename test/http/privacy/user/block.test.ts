@@ -107,6 +107,8 @@ describe('privacy/user/block', () => {
     };
     let res = await fetchBlock('POST', sara, amina);
     assert.deepEqual([res.status, JSON.parse(res.body)], [200, [{ id: amina, name: 'Amina K.', email: '' }]]);
+    // The bytes too: the keys in the spec's order (neighbours.md), the id an integer.
+    assert.equal(res.body, `[{"id":${amina},"name":"Amina K.","email":""}]`);
     assert.doesNotMatch(res.body, /"amina"/);
     // Staff: as an unknown user, so that nobody learns who is staff, and nobody shuts the moderators out.
     res = await fetchBlock('POST', sara, staff);
