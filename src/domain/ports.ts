@@ -1,4 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
+import type { AuditRecord } from './audit.js';
 import type { MarketplaceSettings } from './config.js';
 import type { DomainEvent, EventType, LoggedEvent } from './events.js';
 import type {
@@ -285,10 +286,13 @@ export interface WebhookOutbox {
   delivered(id: number, now: number): Promise<void>;
   /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
   attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
-  /** The deliveries, newest first: those of a status, or created at or after `since`. */
-  list(filter: { status?: WebhookStatus; since?: number; limit: number }): Promise<WebhookDelivery[]>;
-  /** Sends the given failed deliveries again (all failed ones when `ids` is empty); how many. */
-  retry(ids: number[], now: number): Promise<number>;
+  /** The deliveries, newest first: those of a status, or created at or after `since`, or with an id below `beforeId` (the next page). */
+  list(filter: { status?: WebhookStatus; since?: number; beforeId?: number; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Sends the given failed deliveries again (all failed ones when `ids` is empty); how many. With
+   * `audit`, its row is written in the same transaction when any was sent again.
+   */
+  retry(ids: number[], now: number, audit?: AuditRecord): Promise<number>;
   /** Sends again every delivery created at or after `since`, whatever its status; how many. */
   replay(since: number, now: number): Promise<number>;
   /** Deletes the delivered rows created before `before` (WEBHOOK_RETENTION_S); how many. */

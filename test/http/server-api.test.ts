@@ -365,6 +365,140 @@ describe('the server API', () => {
     assert.equal(older.length, 3);
   });
 
+  it("lists the outboxes' deliveries by kind and status a page at a time, and sends a failed one again (audited); 400, 404, 409", async () => {
+    const s = await server();
+    const db = s.t.souk.store.db;
+    const at = Date.parse('2026-11-30T18:00:00Z');
+    const bare = { user_id: USERS.amina, created_at: at, attempts: 9, next_attempt_at: at, last_error: 'HTTP 503' };
+    const common = { ...bare, payload: '{}' };
+    const webhook = (status: string, n: number) =>
+      db
+        .insertInto('webhook_outbox')
+        .values({
+          ...common,
+          message_id: `msg_${n}`,
+          url: 'https://hook:pa55@hooks.example.com/souk',
+          type: 'message.new',
+          window_from: at,
+          status,
+          delivered_at: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const [w1, w2, w3] = [await webhook('failed', 1), await webhook('delivered', 2), await webhook('failed', 3)].map((r) => Number(r.id));
+    const mail = Number(
+      (
+        await db
+          .insertInto('mail_outbox')
+          .values({ ...bare, con_id: 5, pending_key: null, first_message_id: 7, last_message_id: 9, status: 'failed', sent_at: null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const push = Number(
+      (
+        await db
+          .insertInto('push_outbox')
+          .values({ ...common, message_id: 7, status: 'sent' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const pusher = Number(
+      (
+        await db
+          .insertInto('pusher_outbox')
+          .values({ ...common, name: 'message', status: 'failed', sent_at: null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+
+    const all = await s.call('GET', '/deliveries?kind=webhook');
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      all.json.data.map((d: any) => [d.id, d.status]),
+      [
+        [`webhook:${w3}`, 'failed'],
+        [`webhook:${w2}`, 'delivered'],
+        [`webhook:${w1}`, 'failed'],
+      ],
+    );
+    assert.deepEqual(all.json.data[0], {
+      id: `webhook:${w3}`,
+      kind: 'webhook',
+      status: 'failed',
+      user_id: USERS.amina,
+      attempts: 9,
+      created_at: '2026-11-30T18:00:00.000Z',
+      next_attempt_at: '2026-11-30T18:00:00.000Z',
+      sent_at: null,
+      last_error: 'HTTP 503',
+      details: { type: 'message.new', url: 'https://hook:****@hooks.example.com/souk', webhook_id: 'msg_3' },
+    });
+    assert.equal(all.json.next_cursor, null);
+    const failed = await s.call('GET', '/deliveries?kind=webhook&status=failed&limit=1');
+    assert.deepEqual(
+      failed.json.data.map((d: any) => d.id),
+      [`webhook:${w3}`],
+    );
+    const next = await s.call('GET', `/deliveries?kind=webhook&status=failed&limit=1&cursor=${failed.json.next_cursor}`);
+    assert.deepEqual(
+      next.json.data.map((d: any) => d.id),
+      [`webhook:${w1}`],
+    );
+    const last = await s.call('GET', `/deliveries?kind=webhook&status=failed&limit=1&cursor=${next.json.next_cursor}`);
+    assert.deepEqual(last.json, { data: [], next_cursor: null });
+    assert.deepEqual((await s.call('GET', '/deliveries?kind=mail&status=failed')).json.data[0].details, {
+      con_id: 5,
+      first_message_id: 7,
+      last_message_id: 9,
+    });
+    assert.deepEqual(
+      (await s.call('GET', '/deliveries?kind=push')).json.data.map((d: any) => [d.id, d.details]),
+      [[`push:${push}`, { message_id: 7 }]],
+    );
+    assert.deepEqual((await s.call('GET', '/deliveries?kind=pusher&status=sent')).json.data, []);
+    for (const [query, message] of [
+      ['', 'kind must be webhook, mail, push or pusher.'],
+      ['kind=sms', 'kind must be webhook, mail, push or pusher.'],
+      ['kind=pusher&status=skipped', 'status must be one of pending, sent, failed for pusher deliveries.'],
+      ['kind=mail&cursor=nope', 'cursor must be the next_cursor of an earlier page.'],
+    ]) {
+      const res = await s.call('GET', `/deliveries?${query}`);
+      assert.equal(res.status, 400, query);
+      shapeB(400, 'BADREQUEST', message)(res.json);
+    }
+
+    const retried = await s.call('POST', `/deliveries/webhook:${w1}/retry`, { reason: 'receiver fixed' });
+    assert.equal(retried.status, 200);
+    assert.deepEqual([retried.json.id, retried.json.status, retried.json.attempts], [`webhook:${w1}`, 'pending', 0]);
+    const again = await s.call('POST', `/deliveries/webhook:${w1}/retry`);
+    assert.equal(again.status, 409);
+    shapeB(409, 'CONFLICT', `Delivery webhook:${w1} is pending, not failed: only a failed delivery is sent again.`)(again.json);
+    assert.equal((await s.call('POST', `/deliveries/webhook:${w2}/retry`)).status, 409);
+    assert.equal((await s.call('POST', `/deliveries/push:${push}/retry`)).status, 409);
+    assert.equal((await s.call('POST', `/deliveries/mail:${mail}/retry`)).json.status, 'pending');
+    assert.equal((await s.call('POST', `/deliveries/pusher:${pusher}/retry?reason=app%20keys%20fixed`)).json.status, 'pending');
+    const missing = await s.call('POST', '/deliveries/webhook:999999/retry');
+    assert.equal(missing.status, 404);
+    shapeB(404, 'NOT_FOUND', 'No delivery with id webhook:999999.')(missing.json);
+    for (const id of ['12', 'sms:1', 'webhook:0']) {
+      const res = await s.call('POST', `/deliveries/${id}/retry`);
+      assert.equal(res.status, 400, id);
+      shapeB(400, 'BADREQUEST')(res.json);
+    }
+    const rows = (await s.t.souk.store.audit.list({ limit: 10 })).reverse();
+    assert.deepEqual(
+      rows.map((r) => [r.actor.name, r.action, r.targetKind, r.targetId, r.reason]),
+      [
+        ['backend', 'delivery.retry', 'webhook', w1, 'receiver fixed'],
+        ['backend', 'delivery.retry', 'mail', mail, null],
+        ['backend', 'delivery.retry', 'pusher', pusher, 'app keys fixed'],
+      ],
+    );
+  });
+
   it('stops taking a revoked key on every instance within SETTINGS_REFRESH_MS', async () => {
     const s = await server({ SETTINGS_REFRESH_MS: '100' });
     const other = await startTestSouk({ DATABASE_URL: s.t.database.url, SETTINGS_REFRESH_MS: '100' }, null);
