@@ -164,8 +164,8 @@ export interface ReportAdmin {
   list(filter: { open: boolean; closed?: boolean; beforeId?: number; limit: number }): Promise<Report[]>;
   /** One report, or undefined. */
   find(id: number): Promise<Report | undefined>;
-  /** Closes an open report; what it found. */
-  close(id: number, at: number): Promise<'closed' | 'already_closed' | 'not_found'>;
+  /** Closes an open report; what it found. With `audit`, its row is written in the same transaction when it closed. */
+  close(id: number, at: number, audit?: AuditRecord): Promise<'closed' | 'already_closed' | 'not_found'>;
   /** The reports a user made, oldest first (their export). */
   madeBy(reporterId: number): Promise<Report[]>;
   /** Deletes the reports a user made (their erasure); how many. */
@@ -381,6 +381,8 @@ export interface CatalogRepository {
   /** Writes the user's profile, and their password hash when the record has one (else keeps the stored one). */
   upsertUser(user: UserRecord): Promise<void>;
   upsertListing(listing: ListingRecord): Promise<void>;
+  /** The change's audit row, in this transaction: it commits with the change or not at all. */
+  recordAudit(entry: AuditRecord): Promise<void>;
   existingUserIds(ids: number[]): Promise<Set<number>>;
   /** Removes listings; they leave every favourite list, their conversations stay. Returns the ids removed. */
   deleteListings(ids: number[]): Promise<number[]>;

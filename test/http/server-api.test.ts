@@ -6,6 +6,7 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { newServerKey, serverKeyDigest } from '../../src/auth/server-keys.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
@@ -334,7 +335,7 @@ describe('the server API', () => {
     shapeB(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the limit of 1024 bytes.')(put.json);
   });
 
-  it('writes every change to the audit log: who, what, which id, why; an erasure names the id only', async () => {
+  it('writes every change to the audit log in its own transaction: who, what, which id, why; an erasure names the id only', async () => {
     const s = await server();
     await s.call('PUT', '/users/80?reason=signed%20up', { login: 'lina', email: 'lina@example.com', name: 'Lina Secret' });
     await s.call('POST', '/users/80/disable', { reason: 'spam' });
@@ -363,6 +364,23 @@ describe('the server API', () => {
     );
     const older = await s.t.souk.store.audit.list({ limit: 100, beforeId: byKey[1]!.id });
     assert.equal(older.length, 3);
+
+    // A change and its row commit together: with no audit table to write to, the change does not land either.
+    const db = s.t.souk.store.db;
+    await sql`alter table audit_log rename to audit_log_away`.execute(db);
+    try {
+      assert.equal((await s.call('PUT', '/users/81', { login: 'omar' })).status, 500);
+      assert.equal((await s.call('POST', `/users/${USERS.amina}/disable`)).status, 500);
+    } finally {
+      await sql`alter table audit_log_away rename to audit_log`.execute(db);
+    }
+    assert.equal(await s.t.souk.store.repos.users.findById(81), undefined);
+    assert.equal((await s.t.souk.store.repos.users.findById(USERS.amina))!.disabled, false);
+    assert.equal((await s.call('PUT', '/users/81', { login: 'omar' })).status, 200);
+    assert.deepEqual(
+      (await s.t.souk.store.audit.list({ limit: 1 })).map((r) => [r.action, r.targetId]),
+      [['user.upsert', 81]],
+    );
   });
 
   it("lists the outboxes' deliveries by kind and status a page at a time, and sends a failed one again (audited); 400, 404, 409", async () => {

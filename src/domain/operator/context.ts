@@ -64,7 +64,11 @@ export function auditRecord(
   };
 }
 
-/** Writes the change's audit row; the change itself is done. */
+/**
+ * Writes the audit row of what changes nothing in the database (an export, a token handed out).
+ * A change passes its row (`auditRecord`) to the port that makes it, which writes both in one
+ * transaction: a failed change leaves no row, and no change is left without its row.
+ */
 export async function audited(
   deps: OperatorDeps,
   change: Change,

@@ -37,9 +37,14 @@ export function mysqlServerKeys(db: Db, ctx: MysqlContext): ServerKeyRepository 
 
 /** Writes the audit row on `db`: a connection, or the change's own transaction. */
 export async function insertAudit(db: Db, ctx: MysqlContext, entry: AuditRecord): Promise<void> {
+  await auditInsert(ctx, entry).execute(db);
+}
+
+/** The audit row's INSERT. */
+export function auditInsert(ctx: MysqlContext, entry: AuditRecord) {
   const v = auditValues(entry);
-  await sql`insert into ${T(ctx.t.soukAuditLog)} (at, actor_kind, actor, action, target_kind, target_id, reason, details)
-    values (${v.at}, ${v.actor_kind}, ${v.actor}, ${v.action}, ${v.target_kind}, ${v.target_id}, ${v.reason}, ${v.details})`.execute(db);
+  return sql`insert into ${T(ctx.t.soukAuditLog)} (at, actor_kind, actor, action, target_kind, target_id, reason, details)
+    values (${v.at}, ${v.actor_kind}, ${v.actor}, ${v.action}, ${v.target_kind}, ${v.target_id}, ${v.reason}, ${v.details})`;
 }
 
 /**
