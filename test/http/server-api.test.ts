@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { sql } from 'kysely';
 import { newServerKey, serverKeyDigest } from '../../src/auth/server-keys.js';
+import { SUPERSEDED_MESSAGE } from '../../src/http/routes/server/common.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { until } from '../helpers/until.js';
@@ -498,6 +499,18 @@ describe('the server API', () => {
     assert.equal((await s.call('POST', `/deliveries/push:${push}/retry`)).status, 409);
     assert.equal((await s.call('POST', `/deliveries/mail:${mail}/retry`)).json.status, 'pending');
     assert.equal((await s.call('POST', `/deliveries/pusher:${pusher}/retry?reason=app%20keys%20fixed`)).json.status, 'pending');
+    // A failed mail whose conversation has a pending one: that one carries the same unread messages.
+    const mailRow = (status: string, key: string | null) =>
+      db
+        .insertInto('mail_outbox')
+        .values({ ...bare, con_id: 6, pending_key: key, first_message_id: 7, last_message_id: 9, status, sent_at: null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const stale = Number((await mailRow('failed', null)).id);
+    await mailRow('pending', `${USERS.amina}:6`);
+    const superseded = await s.call('POST', `/deliveries/mail:${stale}/retry`);
+    assert.equal(superseded.status, 409);
+    shapeB(409, 'CONFLICT', SUPERSEDED_MESSAGE)(superseded.json);
     const missing = await s.call('POST', '/deliveries/webhook:999999/retry');
     assert.equal(missing.status, 404);
     shapeB(404, 'NOT_FOUND', 'No delivery with id webhook:999999.')(missing.json);
