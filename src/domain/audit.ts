@@ -36,7 +36,7 @@ export interface AuditRecord {
   at: number;
   actor: Actor;
   action: AuditAction;
-  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail';
+  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'push' | 'pusher';
   targetId: number | null;
   reason: string | null;
   /** Ids and counts only (an import's counts, a token's lifetime). */

@@ -2,6 +2,7 @@
  * A user's data (docs/safety.md, GDPR articles 15, 17 and 20): the export, one JSON
  * document of everything Souk keeps of and for the user, and the erasure.
  */
+import type { AuditRecord } from './audit.js';
 import type { ErasureCounts, ModerationResult } from './moderation.js';
 import type { Conversation, Message, User } from './model.js';
 import type { ReportAdmin, Repositories, UnitOfWork } from './ports.js';
@@ -189,11 +190,14 @@ export async function eraseUser(
   safety: SafetyRecords,
   userId: number,
   now = Date.now(),
+  audit?: AuditRecord,
 ): Promise<ModerationResult<Erasure>> {
   const erased = await uow.transaction(async (repos): Promise<ModerationResult<ErasureCounts>> => {
     if (!repos.moderation) throw new Error('this store has no moderation repository');
     if (!(await repos.moderation.lockUser(userId))) return { ok: false, error: 'no_such_user' };
-    return { ok: true, value: await repos.moderation.erase(userId, now) };
+    const counts = await repos.moderation.erase(userId, now);
+    if (audit) await repos.moderation.recordAudit(audit);
+    return { ok: true, value: counts };
   });
   if (!erased.ok) return erased;
   const blocks = await safety.forgetBlocksOf(userId);

@@ -61,6 +61,8 @@ const errorCodes = (op: Operation, status: string) =>
 
 /** The server API's paths (docs/server-api.md), under SERVER_API_PREFIX whatever API_PREFIX says. */
 const SERVER_PATHS = [
+  '/souk/v1/deliveries',
+  '/souk/v1/deliveries/{id}/retry',
   '/souk/v1/import',
   '/souk/v1/listings/{id}',
   '/souk/v1/messages/{id}',

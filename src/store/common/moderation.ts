@@ -10,6 +10,7 @@ import { CARRYING_EVENTS, payloadCarries } from '../../domain/events.js';
 import type { ModerationRepository } from '../../domain/moderation.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { toMessage } from './rows.js';
+import { auditValues } from './server-api.js';
 import { MESSAGE_COLUMNS, type Database } from './schema.js';
 
 /** The plugin's mark of a message its admin removed. */
@@ -156,6 +157,9 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       );
       if (disabled) await mark(userId, 'disabled_at', at);
       else await exec(db.deleteFrom('user_moderation').where('user_id', '=', userId).where('erased_at', 'is', null));
+    },
+    async recordAudit(entry) {
+      await exec(db.insertInto('audit_log').values(auditValues(entry)));
     },
     async removeMessage(messageId) {
       await exec(db.updateTable('messages').set(REMOVED_MESSAGE).where('id', '=', messageId));

@@ -14,6 +14,7 @@ import type { ModerationRepository } from '../../domain/moderation.js';
 import { SOUK_DISABLED_META, SOUK_ERASED_META } from './catalog.js';
 import { rows, T, together, type Db, type MysqlContext } from './context.js';
 import { FAVOURITES_META_KEY, toMessage, type MessageRow } from './repositories.js';
+import { auditInsert } from './server-api.js';
 
 /** The plugin's block lists (user meta, PHP-serialised): the erasure removes them with the rest. */
 const BLOCK_LIST_META = ['_rtcl_blocked_user_ids', '_rtcl_blocked_listing_ids'];
@@ -97,6 +98,9 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
     async setDisabled(userId, disabled, at) {
       if (disabled) await mark(userId, SOUK_DISABLED_META, at);
       else await run(sql`delete from ${T(t.usermeta)} where user_id = ${userId} and meta_key = ${SOUK_DISABLED_META}`);
+    },
+    async recordAudit(entry) {
+      await run(auditInsert(ctx, entry));
     },
     async removeMessage(messageId) {
       const { messageDetails } = await ctx.chat();
