@@ -574,6 +574,15 @@ const SETTINGS = {
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
   }),
+  messageEditWindowS: integer('MESSAGE_EDIT_WINDOW_S', 900, 0, 7 * 86_400, {
+    shownDefault: '`900` (15 min)',
+    meaning:
+      'How long after sending it a sender may correct a message (`PATCH my/chat/message`, docs/chat-plus.md); later gets 403. 0 turns corrections off. 0 to 604800.',
+  }),
+  messageEditAfterRead: flag('MESSAGE_EDIT_AFTER_READ', false, {
+    meaning:
+      'Whether a sender may still correct a message the other participant has read (within `MESSAGE_EDIT_WINDOW_S`); `false`: once read, 403.',
+  }),
   chatRetentionDays: setting(
     'CHAT_RETENTION_DAYS',
     undefined,

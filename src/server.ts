@@ -140,6 +140,7 @@ function routeDeps(
       filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
       wordScreen,
     },
+    messageEdits: { windowMs: config.messageEditWindowS * 1000, afterRead: config.messageEditAfterRead },
     offers: {
       ttlMs: config.offers.ttlS * 1000,
       maxRatio: config.offers.maxRatio,

@@ -22,6 +22,7 @@ import {
   notPermittedToReport,
   otherParticipantLeft,
   cannotMessageUser,
+  ownMessageError,
   payloadTooLarge,
   pushTokenTaken,
   pusherChannelForbidden,
@@ -350,6 +351,43 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** The refusals a sender's own message may meet (DELETE and PATCH my/chat/message). */
+const ownMessageRefusals = (limits: { textMaxLength: number; maxFiles: number }) =>
+  (['other_conversation', 'not_yours'] as const).map((e) => ownMessageError(e, { limits, windowMs: 900_000 }));
+
+export const deleteMessageErrors = (limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) =>
+  chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [badRequest(MESSAGES.messageNotInConversation), ...BODY_ERRORS],
+    ownMessageRefusals(limits),
+  );
+
+export function editMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  const c = { limits, windowMs: 900_000 };
+  return chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [
+      badRequest(MESSAGES.messageNotInConversation),
+      badRequest(MESSAGES.textNotString),
+      badRequest(MESSAGES.textRequired),
+      badRequest(textTooLongMessage(limits.textMaxLength)),
+      badRequest(MESSAGES.textHasNul),
+      badRequest(MESSAGES.textHasLoneSurrogate),
+      badWordsError(),
+      ...BODY_ERRORS,
+    ],
+    [
+      ...ownMessageRefusals(limits),
+      ownMessageError('not_editable', c),
+      ownMessageError('edit_window', c),
+      ownMessageError('already_read', c),
+      cannotMessageUser(),
+    ],
+  );
+}
 
 const ABUSE_LIMIT_SETTINGS = {
   conversations: 'NEW_CONVERSATIONS_PER_HOUR',
