@@ -1041,11 +1041,18 @@ const SETTINGS = {
         return types;
       },
       {
-        shownDefault: "the plugin's: JPEG, PNG, WebP, PDF, Word, Excel",
-        meaning: "MIME types accepted in uploads, separated by commas, read from the file's bytes. Images among them are re-encoded.",
+        shownDefault:
+          "the plugin's: JPEG, PNG, WebP, PDF, Word, Excel; and audio: M4A (`audio/mp4`), AAC, MP3 (`audio/mpeg`), Ogg, WebM (`audio/webm`)",
+        meaning:
+          "MIME types accepted in uploads, separated by commas, read from the file's bytes. Images among them are re-encoded; audio is stored as sent, its duration read (`FILES_AUDIO_MAX_S`).",
         print: (types) => types.join(','),
       },
     ),
+    audioMaxS: integer('FILES_AUDIO_MAX_S', 300, 1, 86_400, {
+      shownDefault: '`300` (5 min)',
+      meaning:
+        'Longest audio file accepted (a voice message), in seconds, as its container says; longer refuses the message with 413 and the reason. 1 to 86400.',
+    }),
     imageMaxPx: integer('FILES_IMAGE_MAX_PX', 2048, 64, 16_384, {
       meaning: "An uploaded image's longest side after re-encoding; larger images are scaled down. 64 to 16384.",
     }),

@@ -351,6 +351,7 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
     limits: {
       maxCount: files.maxCount,
       maxBytes: files.maxBytes,
+      audioMaxS: files.audioMaxS,
       types: files.types,
       image: {
         maxPx: files.imageMaxPx,
