@@ -23,6 +23,7 @@ import {
   otherParticipantLeft,
   cannotMessageUser,
   ownMessageError,
+  shapeB,
   payloadTooLarge,
   pushTokenTaken,
   pusherChannelForbidden,
@@ -200,9 +201,18 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), cannotMessageUser()],
     ),
     ...abuseLimitErrors(['conversations', 'messages']),
+    ...audioRefused(),
     ...commonErrors(limits.bodyLimit),
   };
 }
+
+/** An upload form's file sent as audio whose bytes are not audio Souk takes (docs/files.md, "Voice messages and audio"). */
+export const audioRefused = () => ({
+  415: errorResponse(
+    'A file sent as audio (its declared type or name) is not audio Souk accepts (shape B, naming the file and the reason).',
+    [shapeB(415, 'UNSUPPORTED_MEDIA_TYPE', 'File "voice.m4a" refused: its content is not audio Souk accepts.')],
+  ),
+});
 
 const tooManySignIns = () => tooManyRequests('signIn', 60);
 
@@ -347,7 +357,7 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
     // A block between the two, or the other participant (or the caller) disabled or erased (docs/safety.md).
     [otherParticipantLeft(), cannotMessageUser()],
   );
-  return { ...errors, ...abuseLimitErrors(['messages']) };
+  return { ...errors, ...abuseLimitErrors(['messages']), ...audioRefused() };
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
