@@ -265,7 +265,13 @@ describe('a sender corrects a message', () => {
       status: 403,
       json: forbidden('You are not permitted to edit a message the other participant has read.'),
     });
-    // A removed message is no longer the sender's words.
+    // An offer's text is Souk's, not the sender's words; nor is a removed message's.
+    const offer = await call('POST', `${API}/my/chat/offer`, amina, { con_id: conId, amount: 900 });
+    assert.equal(offer.status, 200, JSON.stringify(offer.json));
+    assert.deepEqual(await patch(offer.json.message_id, 'Offer: $1 for Road bike'), {
+      status: 403,
+      json: forbidden('You are not permitted to edit this message.'),
+    });
     const gone = await send(amina, conId, 'gone');
     assert.equal((await remove(amina, conId, gone.message_id)).status, 200);
     assert.deepEqual(await patch(gone.message_id, 'back'), { status: 403, json: forbidden('You are not permitted to edit this message.') });
@@ -301,5 +307,21 @@ describe('a sender corrects a message', () => {
         ['', ['message_id', 'con_id', 'source_id', 'message', 'is_read', 'created_at']],
       ],
     );
+  });
+});
+
+describe('an erasure of the sender', () => {
+  it('forgets their corrections with their words', async () => {
+    const before = await sql<{ n: number | string }>`select count(*) as n from message_edits where source_id = ${amina}`.execute(
+      t.souk.store.db,
+    );
+    assert.ok(Number(before.rows[0]!.n) > 0);
+    const key = newServerKey();
+    assert.ok(await t.souk.store.serverKeys.add('eraser', serverKeyDigest(key), Date.now()));
+    await t.souk.serverKeys.refresh();
+    const res = await fetch(`${base}/souk/v1/users/${amina}`, { method: 'DELETE', headers: { authorization: `Bearer ${key}` } });
+    assert.equal(res.status, 200, await res.text());
+    const after = await sql<{ n: number | string }>`select count(*) as n from message_edits`.execute(t.souk.store.db);
+    assert.equal(Number(after.rows[0]!.n), 0);
   });
 });
