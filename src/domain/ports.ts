@@ -243,8 +243,12 @@ export interface MessageEdit {
  * its sender forgets its history.
  */
 export interface MessageEditRepository {
-  /** Replaces the message's text and keeps its previous text; the message after. */
-  edit(message: Message, text: string, at: number): Promise<Message>;
+  /**
+   * Replaces the message's text and keeps its previous text; the message after. With `unreadOnly`,
+   * only while it is still unread (a conditional update: a mark-read that commits first wins):
+   * undefined when it was read meanwhile.
+   */
+  edit(message: Message, text: string, at: number, unreadOnly: boolean): Promise<Message | undefined>;
   /** The edits of the user's messages, oldest first (the export). */
   ofUser(userId: number): Promise<MessageEdit[]>;
 }

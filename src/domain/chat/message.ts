@@ -247,7 +247,10 @@ export async function editMessage(
     if (blocked) return { ok: false, error: 'blocked' };
     if (message.text === input.text) return { ok: true, value: message, changed: false };
     if (!repos.edits) throw new Error('this store keeps no edit history');
-    const edited = await repos.edits.edit(message, input.text, now);
+    const edited = await repos.edits.edit(message, input.text, now, !rules.afterRead);
+    if (!edited) return { ok: false, error: 'already_read' };
+    // The store's text rules made it the text it was (a WordPress site strips markup): nothing changed.
+    if (edited === message) return { ok: true, value: message, changed: false };
     await recordForBoth(repos, userId, other, { type: 'message.update', message: edited }, now);
     return { ok: true, value: edited, changed: true };
   }, userId);

@@ -6,14 +6,14 @@ import { metaText } from './rows.js';
 export function messageEditRepository(run: QueryRunner): MessageEditRepository {
   const { db } = run;
   return {
-    async edit(message, text, at) {
-      await run.execute(
-        db
-          .updateTable('messages')
-          .set({ message: text, meta: metaText({ editedAt: at }) })
-          .where('id', '=', message.id)
-          .compile(),
-      );
+    async edit(message, text, at, unreadOnly) {
+      let update = db
+        .updateTable('messages')
+        .set({ message: text, meta: metaText({ editedAt: at }) })
+        .where('id', '=', message.id);
+      if (unreadOnly) update = update.where('is_read', '=', 0);
+      const changed = await run.execute(update.compile());
+      if (Number(changed.numAffectedRows ?? 0) === 0) return undefined;
       await run.execute(
         db
           .insertInto('message_edits')

@@ -17,14 +17,18 @@ export function mysqlMessageEdits(db: Db, ctx: MysqlContext, enter: () => Promis
     return db.executeQuery(query.compile(db));
   };
   return {
-    async edit(message, text, at) {
+    async edit(message, text, at, unreadOnly) {
       const { messageDetails } = await ctx.chat();
       const stored = siteText(text);
-      await run(
+      // The site's text rules may make it the text it was: nothing to change, nothing to keep.
+      if (stored === message.text) return message;
+      const unread = unreadOnly ? sql` and is_read = 0` : sql``;
+      const changed = await run(
         messageDetails
-          ? sql`update ${T(t.messages)} set message = ${stored}, meta = ${metaText({ editedAt: at })} where message_id = ${message.id}`
-          : sql`update ${T(t.messages)} set message = ${stored} where message_id = ${message.id}`,
+          ? sql`update ${T(t.messages)} set message = ${stored}, meta = ${metaText({ editedAt: at })} where message_id = ${message.id}${unread}`
+          : sql`update ${T(t.messages)} set message = ${stored} where message_id = ${message.id}${unread}`,
       );
+      if (Number(changed.numAffectedRows ?? 0) === 0) return undefined;
       await run(sql`insert into ${T(t.soukMessageEdits)} (message_id, con_id, source_id, previous_text, text, edited_at)
         values (${message.id}, ${message.conId}, ${message.sourceId}, ${message.text}, ${stored}, ${at})`);
       return { ...message, text: stored, ...(messageDetails && { editedAt: at }) };
