@@ -60,12 +60,13 @@ export interface ModerationRepository {
   recordAudit(entry: AuditRecord): Promise<void>;
   /**
    * Removes a message as the plugin's admin does: the row stays in its place, its text and
-   * attachments go, its type becomes the plugin's `system`. The message after, or undefined.
+   * attachments go, its type becomes the plugin's `system`, and its edit history (MessageEditRepository)
+   * goes with its text. The message after, or undefined.
    */
   removeMessage(messageId: number): Promise<Message | undefined>;
   /**
    * Erases the user's data that Souk holds (user-data.ts, eraseUser): their messages' text and
-   * attachments (the rows stay, for the other side), favourites, push devices, event log and
+   * attachments (the rows stay, for the other side) and their edit history, favourites, push devices, event log and
    * outbox rows, and the profile where it is Souk's; marks them erased and disabled.
    */
   erase(userId: number, at: number): Promise<ErasureCounts>;

@@ -226,6 +226,34 @@ export interface OfferRepository {
   settle(offer: Message, status: OfferStatus): Promise<boolean>;
 }
 
+/** One correction of a message's text by its sender (my/chat/message PATCH), as the edit history keeps it. */
+export interface MessageEdit {
+  messageId: number;
+  conId: number;
+  /** The sender, who made the edit. */
+  sourceId: number;
+  previousText: string;
+  text: string;
+  editedAt: number;
+}
+
+/**
+ * A sender's corrections of their messages (domain/chat/message.ts, editMessage): the message's
+ * text replaced, its time of edit in its `meta` where the table has one, and the previous text kept
+ * in a table of Souk's own. A removal of the message (moderation's removeMessage) or an erasure of
+ * its sender forgets its history.
+ */
+export interface MessageEditRepository {
+  /**
+   * Replaces the message's text and keeps its previous text; the message after. With `unreadOnly`,
+   * only while it is still unread (a conditional update: a mark-read that commits first wins):
+   * undefined when it was read meanwhile.
+   */
+  edit(message: Message, text: string, at: number, unreadOnly: boolean): Promise<Message | undefined>;
+  /** The edits of the user's messages, oldest first (the export). */
+  ofUser(userId: number): Promise<MessageEdit[]>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
@@ -240,6 +268,8 @@ export interface Repositories {
   moderation?: ModerationRepository;
   /** Offers (domain/chat/offer.ts); absent where a store keeps none. */
   offers?: OfferRepository;
+  /** A sender's corrections of their messages, with their history. */
+  edits?: MessageEditRepository;
 }
 
 /** The users' event logs, read by the streams (src/events/). */

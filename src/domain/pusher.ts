@@ -47,7 +47,7 @@ export interface PusherEventFor {
 /**
  * The Pusher events a DomainEvent recorded for `userId` becomes, with the plugin's defects fixed
  * (pusher.md): `message.new` once, to the reader only; `conversation.new` to both participants;
- * a moderator's removal is `message.removed`; a participant leaving removes the conversation from
+ * a moderator's removal and a sender's are `message.removed`; a participant leaving removes the conversation from
  * the leaver's own lists (`conversation.removed`), the other one still sees it.
  */
 export function pusherEventsOf(userId: number, event: DomainEvent): PusherEventFor[] {
@@ -61,6 +61,8 @@ export function pusherEventsOf(userId: number, event: DomainEvent): PusherEventF
       return [{ userId, name: event.type }];
     case 'message.update':
       return [{ userId, name: event.removed ? 'message.removed' : 'message.update' }];
+    case 'message.removed':
+      return [{ userId, name: 'message.removed' }];
     case 'conversation.left':
       return [{ userId: event.userId, name: 'conversation.removed' }];
     default:

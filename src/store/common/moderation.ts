@@ -164,6 +164,7 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
     async removeMessage(messageId) {
       await exec(db.updateTable('messages').set(REMOVED_MESSAGE).where('id', '=', messageId));
       await exec(db.deleteFrom('message_files').where('message_id', '=', messageId));
+      await exec(db.deleteFrom('message_edits').where('message_id', '=', messageId));
       const row = (await exec(db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', messageId))).rows[0];
       return row && toMessage(row);
     },
@@ -178,6 +179,7 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       await exec(
         db.deleteFrom('message_files').where('message_id', 'in', db.selectFrom('messages').select('id').where('source_id', '=', userId)),
       );
+      await exec(db.deleteFrom('message_edits').where('source_id', '=', userId));
       const favourites = await affected(db.deleteFrom('favourites').where('user_id', '=', userId));
       const devices = await affected(db.deleteFrom('push_devices').where('user_id', '=', userId));
       let events = await affected(db.deleteFrom('events').where('user_id', '=', userId));

@@ -65,6 +65,8 @@ export interface Tables {
   soukMessageFiles: string;
   /** Souk's Pusher outbox (migrations/014-souk-pusher.ts). */
   soukPusherOutbox: string;
+  /** The senders' corrections of their messages (migrations/018-souk-message-edits.ts). */
+  soukMessageEdits: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -98,6 +100,7 @@ export function tables(prefix: string): Tables {
     soukAuditLog: `${prefix}souk_audit_log`,
     soukMessageFiles: `${prefix}souk_message_files`,
     soukPusherOutbox: `${prefix}souk_pusher_outbox`,
+    soukMessageEdits: `${prefix}souk_message_edits`,
   };
 }
 

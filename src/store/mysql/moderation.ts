@@ -110,6 +110,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
           : sql`update ${T(t.messages)} set message = '' where message_id = ${messageId}`,
       );
       await run(sql`delete from ${T(t.soukMessageFiles)} where message_id = ${messageId}`);
+      await run(sql`delete from ${T(t.soukMessageEdits)} where message_id = ${messageId}`);
       const columns = messageDetails
         ? sql`message_id, con_id, source_id, type, message, attachments, meta, is_read, created_at`
         : sql`message_id, con_id, source_id, null as type, message, null as attachments, null as meta, is_read, created_at`;
@@ -128,6 +129,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       );
       await run(sql`delete from ${T(t.soukMessageTempIds)} where source_id = ${userId}`);
       await run(sql`delete from ${T(t.soukMessageFiles)} where source_id = ${userId}`);
+      await run(sql`delete from ${T(t.soukMessageEdits)} where source_id = ${userId}`);
       const favourites = affected(
         await run(sql`delete from ${T(t.usermeta)} where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY}`),
       );
@@ -170,6 +172,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
         await run(sql`delete from ${T(t.messages)} where ${gone}`);
         await run(sql`delete from ${T(t.soukMessageTempIds)} where ${gone}`);
         await run(sql`delete from ${T(t.soukMessageFiles)} where ${gone}`);
+        await run(sql`delete from ${T(t.soukMessageEdits)} where ${gone}`);
         return deleted;
       } finally {
         await rows(db, sql`select release_lock(${RETENTION_LOCK})`);
