@@ -26,19 +26,10 @@ const record = (sqlText: string, ms: number) => recording?.push({ sql: sqlText.r
 
 type Methods = Record<string, (...args: unknown[]) => unknown>;
 
-/** The statement prototype of the SQLite engine Souk uses on this runtime (see src/store/sqlite/driver.ts). */
+/** node:sqlite's statement prototype, the SQLite engine Souk uses (see src/store/sqlite/driver.ts). */
 function sqliteStatementPrototype(): { proto: Methods; source: (statement: object) => string } {
-  const require = createRequire(import.meta.url);
-  try {
-    const { StatementSync } = require('node:sqlite') as { StatementSync: { prototype: Methods } };
-    return { proto: StatementSync.prototype, source: (s) => (s as { sourceSQL: string }).sourceSQL };
-  } catch {
-    const BetterSqlite3 = require('better-sqlite3') as typeof import('better-sqlite3');
-    const probe = new BetterSqlite3(':memory:');
-    const proto = Object.getPrototypeOf(probe.prepare('select 1')) as Methods;
-    probe.close();
-    return { proto, source: (s) => (s as { source: string }).source };
-  }
+  const { StatementSync } = createRequire(import.meta.url)('node:sqlite') as { StatementSync: { prototype: Methods } };
+  return { proto: StatementSync.prototype, source: (s) => (s as { sourceSQL: string }).sourceSQL };
 }
 
 function installCounters(): void {

@@ -1,9 +1,36 @@
 // What the floors (bench/floor-*.mjs) share, so that each writes only its own database work: the checks
 // every request passes (the API key, a Bearer JWT HS256 with exp, verified tokens kept), the contract's
 // error shape, the wire's times, price markup, user and listing summaries and a conversation read's
-// parts, and the HTTP server around an operation (bench/floor-mysql.mjs, bench/floor-postgres.mjs).
+// parts, the HTTP server around an operation (bench/floor-mysql.mjs, bench/floor-postgres.mjs), and
+// node:sqlite, the SQLite engine Souk uses (bench/floor-toggle.mjs, bench/floor-reads.mjs).
 import http from 'node:http';
 import crypto from 'node:crypto';
+import { createRequire } from 'node:module';
+
+/**
+ * node:sqlite's DatabaseSync, loaded without Node.js 22's ExperimentalWarning (the floors print
+ * nothing; src/store/sqlite/driver.ts does the same), any other warning still printed.
+ */
+export function databaseSync() {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = (warning, ...rest) => {
+    if (!String(warning).startsWith('SQLite is an experimental feature')) emitWarning.call(process, warning, ...rest);
+  };
+  try {
+    return createRequire(import.meta.url)('node:sqlite').DatabaseSync;
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+}
+
+/** The statement giving each row as an array of its columns' values (Node.js 22.16 and newer; copied before). */
+export function arrays(statement) {
+  if (statement.setReturnArrays) {
+    statement.setReturnArrays(true);
+    return statement;
+  }
+  return { all: (...params) => statement.all(...params).map((row) => Object.values(row)) };
+}
 
 /** The contract's error body. */
 export const errorBody = (code, error, message) => JSON.stringify({ status: 'error', error, code: String(code), error_message: message });

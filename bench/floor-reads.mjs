@@ -1,5 +1,5 @@
 // The read floor: GET my/chat/conversation, GET my/chat and GET my/favourites written as lean as this
-// platform allows (node:http, better-sqlite3), on Souk's own SQLite file, with the checks Souk makes
+// platform allows (node:http, node:sqlite), on Souk's own SQLite file, with the checks Souk makes
 // (API key, Bearer JWT HS256 with exp, the user exists and is not disabled, the reader takes part in
 // the conversation) and the same reply bytes as Souk's current reply generation with the bench's
 // settings (SITE_URL, the default listing address, price format and UTC times). Each request runs its
@@ -9,13 +9,13 @@
 // (logs, metrics, rate limits, every error shape, the classic generation, PostgreSQL, other settings),
 // so Souk cannot reach it; how close Souk comes is the measure of its overhead. bench/floor.ts checks
 // its bytes against Souk's before its rows, test/bench/floor-reads.test.ts in the suite.
-// Usage, from the project root (whose node_modules holds better-sqlite3):
+// Usage:
 //   PORT=.. API_KEY=.. JWT_SECRET=.. SITE_URL=.. [API_PREFIX=..] node bench/floor-reads.mjs SOUK.db
 import http from 'node:http';
-import path from 'node:path';
-import { createRequire } from 'node:module';
 import {
+  arrays,
   bearerClaims,
+  databaseSync,
   errorBody as B,
   flags,
   keyRefusal,
@@ -31,12 +31,11 @@ import {
   userSummaryJson,
 } from './floor-common.mjs';
 
-const require = createRequire(path.join(process.cwd(), 'package.json'));
-const Database = require('better-sqlite3');
-
-const db = new Database(process.argv[2], { readonly: true, fileMustExist: true });
+const DatabaseSync = databaseSync();
+// Read-only, so the file must exist; a lock taken by Souk is waited for, as Souk does.
+const db = new DatabaseSync(process.argv[2], { readOnly: true, timeout: 5000 });
 // Souk's page cache (DB_CACHE_MB, 16 MB by default).
-db.pragma('cache_size = -16384');
+db.exec('pragma cache_size = -16384');
 const SITE = (process.env.SITE_URL ?? '').replace(/\/+$/, '');
 const BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1/`;
 const KEY = Buffer.from(process.env.API_KEY ?? '');
@@ -59,24 +58,24 @@ const q = {
   listing: db.prepare(
     'select l.title, l.slug, l.price, l.images, l.category, l.location, d.price_type from listings l left join listing_details d on d.listing_id = l.id where l.id = ?',
   ),
-  messages: db
-    .prepare(
+  messages: arrays(
+    db.prepare(
       'select id, con_id, source_id, message, type, attachments, is_read, created_at from messages where con_id = ? and id > ? order by id desc limit ? offset ?',
-    )
-    .raw(),
-  messageCount: db.prepare('select count(*) from messages where con_id = ? and id > ?').pluck(),
+    ),
+  ),
+  messageCount: db.prepare('select count(*) as n from messages where con_id = ? and id > ?'),
   message: db.prepare('select message, created_at from messages where id = ?'),
   chats: db.prepare(`select ${CONVERSATION}, m.message as last_text, m.is_read as last_is_read, m.source_id as last_source_id,
     m.created_at as last_created_at, ${UNREAD} as unread, ${LISTING} from conversations c left join messages m on m.id = c.last_message_id
     left join listings l on l.id = c.listing_id where ${MINE} order by c.last_message_id desc, c.id desc limit ? offset ?`),
-  chatCount: db.prepare(`select count(*) from conversations c where ${MINE}`).pluck(),
+  chatCount: db.prepare(`select count(*) as n from conversations c where ${MINE}`),
   // Sorted and cut to the page first, then joined to the listings: the sorter never carries a listing's JSON.
   favourites:
     db.prepare(`select l.id, l.owner_id, l.title, l.status, l.price, l.images, l.category, l.updated_at, d.pricing_type, d.max_price,
     d.price_type, d.price_units, d.price_unit, d.ad_type, d.tags, d.created_at, d.view_count, d.promotions, d.badges, d.contact
     from (select f.listing_id, f.added_at, f.id ${SHOWN} order by f.added_at desc, f.id desc limit ? offset ?) p
     join listings l on l.id = p.listing_id left join listing_details d on d.listing_id = p.listing_id order by p.added_at desc, p.id desc`),
-  favouriteCount: db.prepare(`select count(*) ${SHOWN}`).pluck(),
+  favouriteCount: db.prepare(`select count(*) as n ${SHOWN}`),
 };
 
 // A listing imported without details shows the import's defaults, dated by the listing (store/common/favourite-list.ts).
@@ -162,7 +161,7 @@ function conversation(user, p) {
   if (!c || !((c.sender_id === user && !c.sender_delete) || (c.recipient_id === user && !c.recipient_delete))) return FORBIDDEN;
   const offset = (p.page - 1) * p.per_page;
   const rows = q.messages.all(c.id, p.after_id, p.per_page, offset);
-  const total = totalOf(rows.length, offset, p.per_page, () => q.messageCount.get(c.id, p.after_id));
+  const total = totalOf(rows.length, offset, p.per_page, () => q.messageCount.get(c.id, p.after_id).n);
   const last =
     c.last_message_id === null
       ? undefined
@@ -179,7 +178,7 @@ function conversation(user, p) {
 function chats(user, p) {
   const offset = (p.page - 1) * p.per_page;
   const rows = q.chats.all(user, user, user, p.per_page, offset);
-  const total = totalOf(rows.length, offset, p.per_page, () => q.chatCount.get(user, user));
+  const total = totalOf(rows.length, offset, p.per_page, () => q.chatCount.get(user, user).n);
   const items = rows.map((c) => {
     const other = userOf(c.sender_id === user ? c.recipient_id : c.sender_id);
     const has = c.last_text !== null;
@@ -196,7 +195,7 @@ function chats(user, p) {
 function favourites(user, p) {
   const offset = (p.page - 1) * p.per_page;
   const rows = q.favourites.all(user, p.per_page, offset);
-  const total = totalOf(rows.length, offset, p.per_page, () => q.favouriteCount.get(user));
+  const total = totalOf(rows.length, offset, p.per_page, () => q.favouriteCount.get(user).n);
   if (total === 0) return [200, '{"data":[],"pagination":null}'];
   const items = rows.map((r) => {
     const d = r.pricing_type === null ? { ...NO_DETAILS, created_at: r.updated_at } : r;
@@ -238,8 +237,7 @@ http
     req.resume();
   })
   .listen(+process.env.PORT, process.env.HOST ?? '127.0.0.1');
-// A clean exit on SIGTERM, so that node --cpu-prof writes its profile; the statements are freed
-// first (better-sqlite3 12 aborts on Node.js 24 when they are freed after the runtime is gone).
+// A clean exit on SIGTERM, so that node --cpu-prof writes its profile.
 process.on('SIGTERM', () => {
   db.close();
   process.exit(0);

@@ -1,5 +1,5 @@
 // The write floor: POST my/favourites (the toggle) and POST my/chat/conversation (the start) written as
-// lean as this platform allows (node:http, better-sqlite3, one transaction per event-loop turn for every
+// lean as this platform allows (node:http, node:sqlite, one transaction per event-loop turn for every
 // request of that turn), with the checks the contract asks for (API key, Bearer JWT HS256 with exp, the
 // user exists, the listing exists and is not in the trash, not one's own listing) and its replies
 // (docs/interface.md): the caller's favourites after the change; a new conversation, or the open one
@@ -9,7 +9,7 @@
 // validation of every field, files, the listing summary's current price markup), so Souk cannot reach
 // it; how close Souk comes is the measure of its overhead. bench/floor.ts starts it for the floor-toggle
 // and floor-start-new rows, on the bench's users and listings, after adding their favourites through it.
-// Usage, from the project root (whose node_modules holds better-sqlite3):
+// Usage:
 //   PORT=.. API_KEY=.. JWT_SECRET=.. [SITE_URL=..] node bench/floor-toggle.mjs DATA.json
 // DATA.json is an import document ({users, listings}); the database goes in a new folder of TMPDIR.
 import http from 'node:http';
@@ -17,20 +17,18 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createRequire } from 'node:module';
-import { bearerClaims, errorBody as B, keyRefusal, listingRequest, NOT_LOGGED_IN, NOT_PERMITTED } from './floor-common.mjs';
+import { bearerClaims, databaseSync, errorBody as B, keyRefusal, listingRequest, NOT_LOGGED_IN, NOT_PERMITTED } from './floor-common.mjs';
 
-const require = createRequire(path.join(process.cwd(), 'package.json'));
-const Database = require('better-sqlite3');
+const DatabaseSync = databaseSync();
 
 const { users, listings } = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const SITE = process.env.SITE_URL || 'https://m.example';
 const KEY = Buffer.from(process.env.API_KEY ?? '');
 const SECRET = process.env.JWT_SECRET ?? '';
 
-const db = new Database(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'floor-toggle-')), 'floor.db'));
-db.pragma('journal_mode = WAL');
-db.pragma('synchronous = NORMAL');
+const db = new DatabaseSync(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'floor-toggle-')), 'floor.db'));
+// Souk's journal, durability and page cache (DB_CACHE_MB, 16 MB by default).
+db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL; pragma cache_size = -16384');
 // A listing keeps its summary as JSON text: the start's reply embeds it as it is.
 // One open conversation per (listing, sender, recipient); a deleted one no longer counts.
 db.exec(`
@@ -80,17 +78,18 @@ function userSummaryOf(u) {
 }
 
 const insertListing = db.prepare('insert into listings values (?, ?, ?, ?)');
-db.transaction(() => {
-  for (const l of listings) insertListing.run(l.id, l.owner_id, l.status ?? 'publish', summaryOf(l));
-})();
+db.exec('begin');
+for (const l of listings) insertListing.run(l.id, l.owner_id, l.status ?? 'publish', summaryOf(l));
+db.exec('commit');
 const userSummaries = new Map(users.map((u) => [u.id, userSummaryOf(u)]));
 
 const q = {
-  status: db.prepare('select status from listings where id = ?').pluck(),
+  status: db.prepare('select status from listings where id = ?'),
   listing: db.prepare('select owner_id, status, summary from listings where id = ?'),
   removeFavourite: db.prepare('delete from favourites where user_id = ? and listing_id = ?'),
   addFavourite: db.prepare('insert into favourites (user_id, listing_id, added_at) values (?, ?, ?)'),
-  favourites: db.prepare('select listing_id from favourites where user_id = ? order by id').pluck(),
+  // The list as the reply's JSON array, made by SQLite.
+  favourites: db.prepare('select json_group_array(listing_id order by id) as ids from favourites where user_id = ?'),
   open: db.prepare(
     'select * from conversations where listing_id = ? and sender_id = ? and recipient_id = ? and sender_delete = 0 and recipient_delete = 0',
   ),
@@ -100,7 +99,7 @@ const q = {
   retried: db.prepare('select * from messages where con_id = ? and source_id = ? and temp_id = ?'),
   append: db.prepare('insert into messages (con_id, source_id, text, temp_id, created_at) values (?, ?, ?, ?, ?)'),
   moveLast: db.prepare('update conversations set last_message_id = ?, updated_at = ? where id = ?'),
-  unread: db.prepare('select count(*) from messages where con_id = ? and source_id = ? and is_read = 0').pluck(),
+  unread: db.prepare('select count(*) as n from messages where con_id = ? and source_id = ? and is_read = 0'),
   begin: db.prepare('begin immediate'),
   commit: db.prepare('commit'),
 };
@@ -119,10 +118,10 @@ const time = (ms) => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
 
 /** Adds the listing to the caller's favourites, or removes it when there: the list after the change, oldest first (D5). */
 function toggle({ user, body }) {
-  const status = q.status.get(body.listing_id);
-  if (status === undefined || status === 'trash') return LISTING_NOT_FOUND;
+  const l = q.status.get(body.listing_id);
+  if (!l || l.status === 'trash') return LISTING_NOT_FOUND;
   if (q.removeFavourite.run(user, body.listing_id).changes === 0) q.addFavourite.run(user, body.listing_id, Date.now());
-  return [200, JSON.stringify(q.favourites.all(user))];
+  return [200, q.favourites.get(user).ids];
 }
 
 /** The first message in a new conversation, or appended to the caller's open one about the listing (D6). */
@@ -146,7 +145,7 @@ function start({ user, body }) {
     q.moveLast.run(id, now, c.id);
     m = { id, text: body.text, created_at: now, temp_id: tempId };
   }
-  const unread = created ? 0 : q.unread.get(c.id, l.owner_id);
+  const unread = created ? 0 : q.unread.get(c.id, l.owner_id).n;
   const text = JSON.stringify(m.text);
   const message =
     `{"message_id":${m.id},"con_id":${c.id},"source_id":${user},"message":${text},"meta":null,"attachments":null,"type":"text",` +
@@ -198,8 +197,7 @@ http
     });
   })
   .listen(+process.env.PORT, process.env.HOST ?? '127.0.0.1');
-// A clean exit on SIGTERM, so that node --cpu-prof writes its profile; the statements are freed
-// first (better-sqlite3 12 aborts on Node.js 24 when they are freed after the runtime is gone).
+// A clean exit on SIGTERM, so that node --cpu-prof writes its profile.
 process.on('SIGTERM', () => {
   db.close();
   process.exit(0);

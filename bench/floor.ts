@@ -88,7 +88,6 @@ function startFloorScript(
   counted?: Counted,
 ): Promise<ServerProcess> {
   return startProcess(name, {
-    // better-sqlite3 is required from the working directory's node_modules.
     cwd: ROOT,
     args: [...(counted?.nodeFlags ?? []), ...args],
     env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, ...env },
