@@ -202,9 +202,9 @@ const DECIDED: Record<string, Decided> = {
     body: A('The other participant has left this conversation.'),
   },
   '096': {
-    why: 'D1: unknown routes answer shape A rest_no_route without data',
-    status: 404,
-    body: A('No route was found matching the URL and request method.', 'rest_no_route'),
+    why: "chat-plus.md: PATCH my/chat/message is a sender's correction; the probe sends no text: 400 B BADREQUEST",
+    status: 400,
+    body: B(400, 'BADREQUEST', 'text is required and must be a string.'),
   },
   '097': {
     why: 'D1: unknown routes answer shape A rest_no_route without data',
