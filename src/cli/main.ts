@@ -102,23 +102,30 @@ function lookUp(argv: string[]): Found {
   throw usageError('', `unknown ${first.startsWith('-') ? 'option' : 'command'} ${first}`);
 }
 
-async function run(argv: string[]): Promise<void> {
+/** What the words ask for: a text to print (help), or a command to run with its parsed line; a usage error throws. */
+export function resolve(argv: string[]): { print: string } | { command: Command; parsed: ReturnType<typeof parseCommandLine> } {
   if (argv.length === 0 || ['help', '--help', '-h'].includes(argv[0]!)) {
     // `souk help webhooks list` is `souk webhooks list --help`.
-    if (argv[0] === 'help' && argv.length > 1) return run([...argv.slice(1), '--help']);
-    return print(USAGE);
+    if (argv[0] === 'help' && argv.length > 1) return resolve([...argv.slice(1), '--help']);
+    return { print: USAGE };
   }
   const found = lookUp(argv);
   if ('group' in found) {
     const { group, commands, rest } = found;
-    if (asksForHelp(rest)) return print(groupHelp(group, commands));
+    if (asksForHelp(rest)) return { print: groupHelp(group, commands) };
     const option = rest.find((word) => word.startsWith('-'));
     if (option !== undefined) throw usageError(group, `unknown option ${option}`);
     throw usageError(group, `missing COMMAND (${commands.map((c) => c.name.split(' ')[1]).join(', ')})`);
   }
   const { command, rest } = found;
-  if (asksForHelp(rest)) return print(helpText(command, commandGroups().get(command.name) ?? []));
-  await command.run(parseCommandLine(command, rest));
+  if (asksForHelp(rest)) return { print: helpText(command, commandGroups().get(command.name) ?? []) };
+  return { command, parsed: parseCommandLine(command, rest) };
+}
+
+async function run(argv: string[]): Promise<void> {
+  const resolved = resolve(argv);
+  if ('print' in resolved) return print(resolved.print);
+  await resolved.command.run(resolved.parsed);
 }
 
 /**
