@@ -20,6 +20,7 @@ import { pusherCommands } from './commands/pusher.js';
 import { reportsCommands } from './commands/reports.js';
 import { mailCommands } from './commands/mail.js';
 import { serverKeysCommands } from './commands/server-keys.js';
+import { staffCommands } from './commands/staff.js';
 import { auditCommands } from './commands/audit.js';
 
 /** Every command, in the order `souk --help` lists them. */
@@ -44,6 +45,7 @@ export const COMMANDS: readonly Command[] = [
   ...reportsCommands,
   ...mailCommands,
   ...serverKeysCommands,
+  ...staffCommands,
   ...auditCommands,
 ];
 
