@@ -22,7 +22,8 @@ import {
   WORDPRESS_TIME_FORMAT,
   type MarketplaceSettings,
 } from './domain/config.js';
-import { LiveSettings } from './auth/settings.js';
+import { CONSOLE_SESSION_KEY, LiveSettings, newSecret } from './auth/settings.js';
+import type { OperatorDeps } from './domain/operator/context.js';
 import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
@@ -101,6 +102,21 @@ function serverApi(config: Config, store: Store, settings: LiveSettings, deps: R
     }),
     importLimit: config.serverApiImportLimit,
     tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
+  };
+}
+
+/** The console's key (generated per installation, as the token keys are) and needs. */
+async function staffConsole(config: Config, store: Store, operator: OperatorDeps): Promise<RouteDeps['console']> {
+  await store.settings.setIfAbsent(CONSOLE_SESSION_KEY, newSecret());
+  const key = (await store.settings.all())[CONSOLE_SESSION_KEY];
+  if (!key) throw new Error('the console session key could not be stored');
+  return {
+    staff: store.staff,
+    operator,
+    findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
+    sessionKey: Buffer.from(key, 'base64url'),
+    idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
+    now: Date.now,
   };
 }
 
@@ -562,6 +578,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
     deps.server = serverApi(config, store, settings, deps, serverKeys);
+    if (config.consoleEnabled) deps.console = await staffConsole(config, store, deps.server!.operator);
     const pusher = await pusherEvents(
       config,
       store,

@@ -52,6 +52,13 @@ import { serverImportRoutes } from './routes/server/import.js';
 import { serverReportRoutes } from './routes/server/reports.js';
 import { serverCloseReportRoutes } from './routes/server/reports/close.js';
 import { serverMessageRoutes } from './routes/server/messages.js';
+import { consoleScope } from './plugins/console.js';
+import { consoleSignInRoutes, consoleSignOutRoutes } from './routes/console/sign-in.js';
+import { consoleSetupRoutes } from './routes/console/setup.js';
+import { consoleOverviewRoutes } from './routes/console/overview.js';
+import { consoleReportRoutes } from './routes/console/reports.js';
+import { consoleUserRoutes } from './routes/console/users.js';
+import { consoleAuditRoutes } from './routes/console/audit.js';
 
 export interface AppOptions {
   config: Config;
@@ -166,6 +173,19 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
         await api.register(serverMessageRoutes, deps);
       },
       { prefix: config.serverApiPrefix },
+    );
+  }
+  const staffConsole = deps.console;
+  if (staffConsole) {
+    // The staff console (docs/console.md): pages under /console, in a scope of their own (headers, session, CSRF).
+    await app.register(
+      (scope) =>
+        consoleScope(scope, {
+          deps: staffConsole,
+          open: [consoleSignInRoutes, consoleSetupRoutes],
+          signedIn: [consoleOverviewRoutes, consoleReportRoutes, consoleUserRoutes, consoleAuditRoutes, consoleSignOutRoutes],
+        }),
+      { prefix: '/console' },
     );
   }
   return app;
