@@ -32,7 +32,10 @@ export async function reportInContext(deps: Pick<OperatorDeps, 'reports' | 'repo
   ]);
   let around: Message[] = [];
   const anchor = report.messageId ?? report.messages.at(-1)?.id ?? null;
-  if (report.conId !== null && anchor !== null) {
+  if (report.conId !== null && anchor === null) {
+    // A whole conversation reported: its latest messages.
+    around = (await messages.pageOf(report.conId, 0, 0, 2 * CONTEXT_MESSAGES + 1)).reverse();
+  } else if (report.conId !== null && anchor !== null) {
     // pageOf pages newest first through the messages above an id: those after the anchor are the
     // last page above it, those before it the page that follows the anchor and what came after.
     const after = await messages.countOf(report.conId, anchor);
