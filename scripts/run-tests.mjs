@@ -74,7 +74,14 @@ const CLASSES = {
     'test/ops/',
     'test/store/',
   ],
-  sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/', 'test/cli/cli.test.ts', 'test/cli/reports.test.ts'],
+  sqlite: [
+    'test/store/sqlite/',
+    'test/faults/disk-full.test.ts',
+    'test/bench/',
+    'test/cli/cli.test.ts',
+    'test/cli/reports.test.ts',
+    'test/cli/staff.test.ts',
+  ],
   postgres: [
     'test/store/postgres/',
     'test/bench/pgbench.test.ts',

@@ -55,18 +55,12 @@ export async function consoleUserRoutes(app: FastifyInstance, deps: ConsoleDeps)
   }
   const change = (request: FastifyRequest, reason: string) => ({ actor: staffActor(signedIn(request)), reason });
 
-  for (const [verb, disabled] of [
-    ['disable', true],
-    ['enable', false],
-  ] as const) {
-    app.post(
-      `/users/:id/${verb}`,
-      action(`user.${verb}`, async (request, _reply, id, reason) => {
-        const result = await setDisabled(deps.operator, change(request, reason), id, disabled);
-        return result.ok ? undefined : result.error === 'erased' ? 'the user was erased' : 'no such user';
-      }),
-    );
-  }
+  const settingDisabled = (disabled: boolean) => async (request: IdRequest, _reply: FastifyReply, id: number, reason: string) => {
+    const result = await setDisabled(deps.operator, change(request, reason), id, disabled);
+    return result.ok ? undefined : result.error === 'erased' ? 'the user was erased' : 'no such user';
+  };
+  app.post('/users/:id/disable', action('user.disable', settingDisabled(true)));
+  app.post('/users/:id/enable', action('user.enable', settingDisabled(false)));
 
   app.post(
     '/users/:id/export',
