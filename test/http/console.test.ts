@@ -225,6 +225,22 @@ describe('the staff console', () => {
     assert.equal((await t.souk.store.reports.find(reportId))!.closedAt, null, 'nothing done');
     const signOut = await stranger.post('/console/sign-out', {}, { csrf: false });
     assert.equal(signOut.statusCode, 403);
+    // Hostile forms: a token twice, a body not a form, a field twice: refused, never a 500.
+    await m.visitor.get('/console/reports');
+    const raw = (payload: string, type: string) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/console/reports/${reportId}/close`,
+        payload,
+        headers: { 'content-type': type, cookie: m.visitor.cookie },
+      });
+    const token = encodeURIComponent(m.visitor.csrf);
+    assert.equal((await raw(`_csrf=${token}&_csrf=${token}&reason=x`, 'application/x-www-form-urlencoded')).statusCode, 403);
+    assert.equal((await raw('{"_csrf": [1], "reason": "x"}', 'application/json')).statusCode, 403);
+    assert.equal((await raw('<x/>', 'text/xml')).statusCode, 415);
+    const twice = await raw(`_csrf=${token}&reason=a&reason=b`, 'application/x-www-form-urlencoded');
+    assert.equal(twice.statusCode, 400);
+    assert.match(twice.body, /reason is required/);
   });
 
   it('lists the open reports, and shows one in context with its HTML as text', async () => {

@@ -87,7 +87,8 @@ export async function consoleScope(app: FastifyInstance, options: { deps: Consol
   app.decorateRequest('staff', null);
   app.decorateReply('page', function (this: FastifyReply, name: string, data: Record<string, unknown> = {}, status = 200) {
     const request = this.request;
-    const csrfToken = this.generateCsrf();
+    // An error answered before the session was read has no form to protect.
+    const csrfToken = request.session ? this.generateCsrf() : '';
     const body = eta.render(`./${name}`, { ...data, csrfToken, member: request.staff, path: request.url });
     return this.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
   });
