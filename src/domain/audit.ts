@@ -30,6 +30,8 @@ export type AuditAction =
   | 'report.close'
   | 'message.delete'
   | 'delivery.retry'
+  /** A staff member read a conversation's messages (the reason says why). */
+  | 'conversation.read'
   | 'staff.add'
   | 'staff.remove'
   | 'staff.reset'
@@ -41,7 +43,7 @@ export interface AuditRecord {
   at: number;
   actor: Actor;
   action: AuditAction;
-  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'staff';
+  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'staff' | 'conversation';
   targetId: number | null;
   reason: string | null;
   /** Ids and counts only (an import's counts, a token's lifetime). */

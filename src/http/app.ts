@@ -59,6 +59,7 @@ import { consoleOverviewRoutes } from './routes/console/overview.js';
 import { consoleReportRoutes } from './routes/console/reports.js';
 import { consoleUserRoutes } from './routes/console/users.js';
 import { consoleAuditRoutes } from './routes/console/audit.js';
+import { consoleConversationRoutes } from './routes/console/conversations.js';
 
 export interface AppOptions {
   config: Config;
@@ -183,7 +184,14 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
         consoleScope(scope, {
           deps: staffConsole,
           open: [consoleSignInRoutes, consoleSetupRoutes],
-          signedIn: [consoleOverviewRoutes, consoleReportRoutes, consoleUserRoutes, consoleAuditRoutes, consoleSignOutRoutes],
+          signedIn: [
+            consoleOverviewRoutes,
+            consoleReportRoutes,
+            consoleUserRoutes,
+            consoleConversationRoutes,
+            consoleAuditRoutes,
+            consoleSignOutRoutes,
+          ],
         }),
       { prefix: '/console' },
     );

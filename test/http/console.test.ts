@@ -344,6 +344,36 @@ describe('the staff console', () => {
     );
   });
 
+  it("lists a user's conversations; reading one asks a reason and is audited, refused to a viewer", async () => {
+    const m = members.get('moderator')!.visitor;
+    const list = await m.get(`/console/conversations?user=${USERS.amina}`);
+    assert.equal(list.statusCode, 200);
+    const conId = Number(/href="\/console\/conversations\/(\d+)"/.exec(list.body)?.[1]);
+    assert.ok(conId > 0, list.body);
+    assert.equal((await m.get('/console/conversations?user=abc')).statusCode, 400);
+    const page = await m.get(`/console/conversations/${conId}`);
+    assert.equal(page.statusCode, 200);
+    assert.doesNotMatch(page.body, /fourth/, 'no message before a reason');
+    const noReason = await m.post(`/console/conversations/${conId}/read`, { reason: '' });
+    assert.equal(noReason.statusCode, 400);
+    assert.doesNotMatch(noReason.body, /fourth/);
+    const read = await m.post(`/console/conversations/${conId}/read`, { reason: 'checking report' });
+    assert.equal(read.statusCode, 200);
+    assert.match(read.body, /<p>fourth<\/p>/);
+    const [row] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
+    assert.deepEqual(
+      [row!.action, row!.targetKind, row!.targetId, row!.reason],
+      ['conversation.read', 'conversation', conId, 'checking report'],
+    );
+    const viewer = members.get('viewer')!.visitor;
+    await viewer.get(`/console/conversations/${conId}`);
+    const refused = await viewer.post(`/console/conversations/${conId}/read`, { reason: 'curious' });
+    assert.equal(refused.statusCode, 403);
+    assert.doesNotMatch(refused.body, /fourth/);
+    const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'viewer@example.com' });
+    assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'conversation.read', role: 'viewer' }]);
+  });
+
   it("ends a removed member's session; signs out", async () => {
     const o = members.get('owner')!.visitor;
     assert.equal((await o.get('/console')).statusCode, 200);

@@ -4,8 +4,8 @@
  */
 import { REASON_MAX_LENGTH } from '../audit.js';
 import { plainTextProblem } from '../chat/common.js';
-import type { Listing, Message, User } from '../model.js';
-import type { OperatorDeps } from '../operator/context.js';
+import type { Conversation, ConversationListRow, Listing, Message, User } from '../model.js';
+import { audited, type Change, type OperatorDeps } from '../operator/context.js';
 import type { Report } from '../reports.js';
 import { may, type StaffRole } from './staff.js';
 
@@ -77,4 +77,45 @@ export function checkedReason(raw: string): { ok: true; reason: string } | { ok:
   if (reason.length > REASON_MAX_LENGTH) return { ok: false, problem: `reason must be at most ${REASON_MAX_LENGTH} characters` };
   if (plainTextProblem(reason)) return { ok: false, problem: 'reason must be plain text (no NUL, no lone surrogate)' };
   return { ok: true, reason };
+}
+
+/** Conversations shown a page at a time. */
+export const CONVERSATIONS_PAGE = 50;
+
+/** The user's conversations (those they have not left), latest message first. */
+export function conversationsOf(deps: Pick<OperatorDeps, 'repos'>, userId: number, offset: number): Promise<ConversationListRow[]> {
+  return deps.repos.conversations.listFor(userId, offset, CONVERSATIONS_PAGE, false);
+}
+
+export interface ConversationPage {
+  conversation: Conversation;
+  sender: User | undefined;
+  recipient: User | undefined;
+  listing: Listing | undefined;
+}
+
+/** A conversation's participants and listing: what may be seen without reading its messages. */
+export async function conversationPage(deps: Pick<OperatorDeps, 'repos'>, conId: number): Promise<ConversationPage | undefined> {
+  const conversation = await deps.repos.conversations.findById(conId);
+  if (!conversation) return undefined;
+  const [sender, recipient, listing] = await Promise.all([
+    deps.repos.users.findById(conversation.senderId),
+    deps.repos.users.findById(conversation.recipientId),
+    deps.repos.listings.findById(conversation.listingId),
+  ]);
+  return { conversation, sender, recipient, listing };
+}
+
+/** Messages read at once: the latest. */
+export const READ_MESSAGES = 100;
+
+/**
+ * A staff member reads a conversation's messages: staff reading private messages is itself
+ * recorded, with the reason given. The latest READ_MESSAGES, oldest first.
+ */
+export async function readConversation(deps: OperatorDeps, change: Change, conId: number): Promise<Message[] | undefined> {
+  const conversation = await deps.repos.conversations.findById(conId);
+  if (!conversation) return undefined;
+  await audited(deps, change, { action: 'conversation.read', targetKind: 'conversation', targetId: conId });
+  return (await deps.repos.messages.pageOf(conId, 0, 0, READ_MESSAGES)).reverse();
 }

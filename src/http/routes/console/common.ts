@@ -48,7 +48,7 @@ export async function permitted(
   request: FastifyRequest,
   reply: FastifyReply,
   permission: ConsolePermission,
-  asked: { action: string; targetKind: 'user' | 'report' | 'message' | 'staff'; targetId: number | null },
+  asked: { action: string; targetKind: 'user' | 'report' | 'message' | 'staff' | 'conversation'; targetId: number | null },
 ): Promise<boolean> {
   const member = signedIn(request);
   if (may(member.role, permission)) return true;
