@@ -116,6 +116,16 @@ async function staffConsole(config: Config, store: Store, operator: OperatorDeps
     findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
     sessionKey: Buffer.from(key, 'base64url'),
     idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
+    settings: store.settings,
+    environment: [
+      ['NEW_CONVERSATIONS_PER_HOUR', String(config.abuse.conversationsPerHour)],
+      ['MESSAGES_PER_MINUTE', String(config.abuse.messagesPerMinute)],
+      ['REPORTS_PER_HOUR', String(config.abuse.reportsPerHour)],
+      ['BLOCK_CHANGES_PER_HOUR', String(config.abuse.blockChangesPerHour)],
+      ['CHAT_RETENTION_DAYS', config.chatRetentionDays === undefined ? 'off' : String(config.chatRetentionDays)],
+      ['AUDIT_RETENTION_DAYS', String(config.auditRetentionDays)],
+      ['SMTP_URL (mail)', config.mail.smtpUrl === undefined ? 'off' : 'on'],
+    ],
     now: Date.now,
   };
 }

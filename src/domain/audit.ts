@@ -30,6 +30,8 @@ export type AuditAction =
   | 'report.close'
   | 'message.delete'
   | 'delivery.retry'
+  /** A shared setting changed (details.key: which). */
+  | 'settings.change'
   /** A staff member read a conversation's messages (the reason says why). */
   | 'conversation.read'
   | 'staff.add'
@@ -43,7 +45,7 @@ export interface AuditRecord {
   at: number;
   actor: Actor;
   action: AuditAction;
-  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'staff' | 'conversation';
+  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'staff' | 'conversation' | 'settings';
   targetId: number | null;
   reason: string | null;
   /** Ids and counts only (an import's counts, a token's lifetime). */

@@ -60,6 +60,7 @@ import { consoleReportRoutes } from './routes/console/reports.js';
 import { consoleUserRoutes } from './routes/console/users.js';
 import { consoleAuditRoutes } from './routes/console/audit.js';
 import { consoleConversationRoutes } from './routes/console/conversations.js';
+import { consoleSettingsRoutes } from './routes/console/settings.js';
 
 export interface AppOptions {
   config: Config;
@@ -189,6 +190,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
             consoleReportRoutes,
             consoleUserRoutes,
             consoleConversationRoutes,
+            consoleSettingsRoutes,
             consoleAuditRoutes,
             consoleSignOutRoutes,
           ],

@@ -374,6 +374,36 @@ describe('the staff console', () => {
     assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'conversation.read', role: 'viewer' }]);
   });
 
+  it('lets an owner change the bad words with a reason, audited; a moderator is refused 403, audited', async () => {
+    const o = members.get('owner')!.visitor;
+    const page = await o.get('/console/settings');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<dt>MESSAGES_PER_MINUTE<\/dt><dd>0<\/dd>/);
+    const bad = await o.post('/console/settings/bad-words', { words: 'scam', action: 'shout', reason: 'spam wave' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /action must be reject or mask/);
+    const saved = await o.post('/console/settings/bad-words', { words: ' scam, , scam,fraud ', action: 'mask', reason: 'spam wave' });
+    assert.deepEqual([saved.statusCode, saved.headers.location], [303, '/console/settings?done=settings.change']);
+    const all = await t.souk.store.settings.all();
+    assert.deepEqual([all.bad_words, all.bad_words_action], ['scam,fraud', 'mask']);
+    const rows = await t.souk.store.audit.list({ limit: 2, actor: 'owner@example.com' });
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.details, r.reason]),
+      [
+        ['settings.change', { key: 'bad_words_action', value: 'mask' }, 'spam wave'],
+        ['settings.change', { key: 'bad_words', words: 2 }, 'spam wave'],
+      ],
+    );
+    const m = members.get('moderator')!.visitor;
+    const shown = await m.get('/console/settings');
+    assert.match(shown.body, /<dd id="bad-words">scam,fraud<\/dd>/);
+    const refused = await m.post('/console/settings/bad-words', { words: '', action: 'reject', reason: 'no' });
+    assert.equal(refused.statusCode, 403);
+    const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
+    assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'settings.change', role: 'moderator' }]);
+    assert.equal((await t.souk.store.settings.all()).bad_words, 'scam,fraud');
+  });
+
   it("ends a removed member's session; signs out", async () => {
     const o = members.get('owner')!.visitor;
     assert.equal((await o.get('/console')).statusCode, 200);

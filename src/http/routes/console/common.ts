@@ -6,6 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor } from '../../../domain/audit.js';
 import type { OperatorDeps } from '../../../domain/operator/context.js';
 import type { User } from '../../../domain/model.js';
+import type { SettingsRepository } from '../../../domain/ports.js';
 import { may, type ConsolePermission, type StaffMember, type StaffRepository } from '../../../domain/staff/staff.js';
 
 export interface ConsoleDeps {
@@ -17,6 +18,10 @@ export interface ConsoleDeps {
   /** The key that seals the session cookie: generated per installation (console_session_key). */
   sessionKey: Buffer;
   idleTimeoutMs: number;
+  /** The shared settings (the bad words). */
+  settings: SettingsRepository;
+  /** The environment's settings that bear on moderation, name and value, shown read-only. */
+  environment: Array<[name: string, value: string]>;
   now(): number;
 }
 
@@ -48,7 +53,7 @@ export async function permitted(
   request: FastifyRequest,
   reply: FastifyReply,
   permission: ConsolePermission,
-  asked: { action: string; targetKind: 'user' | 'report' | 'message' | 'staff' | 'conversation'; targetId: number | null },
+  asked: { action: string; targetKind: 'user' | 'report' | 'message' | 'staff' | 'conversation' | 'settings'; targetId: number | null },
 ): Promise<boolean> {
   const member = signedIn(request);
   if (may(member.role, permission)) return true;
