@@ -42,10 +42,17 @@ const assets = () => {
   return {
     'htmx.min.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(require.resolve('htmx.org/dist/htmx.min.js')) },
     'console.css': { type: 'text/css; charset=utf-8', body: readFileSync(`${HOME}console.css`) },
+    'console.js': { type: 'text/javascript; charset=utf-8', body: readFileSync(`${HOME}console.js`) },
   } as Record<string, { type: string; body: Buffer }>;
 };
 
 export const SESSION_KEY = 'member';
+
+/** A time as the pages show it: UTC, which console.js rewrites in the reader's own zone. */
+const timeElement = (ms: number) => {
+  const iso = new Date(ms).toISOString();
+  return `<time datetime="${iso}">${iso.slice(0, 16).replace('T', ' ')} UTC</time>`;
+};
 
 declare module '@fastify/secure-session' {
   interface SessionData {
@@ -89,7 +96,7 @@ export async function consoleScope(app: FastifyInstance, options: { deps: Consol
     const request = this.request;
     // An error answered before the session was read has no form to protect.
     const csrfToken = request.session ? this.generateCsrf() : '';
-    const body = eta.render(`./${name}`, { ...data, csrfToken, member: request.staff, path: request.url });
+    const body = eta.render(`./${name}`, { ...data, csrfToken, member: request.staff, path: request.url, time: timeElement });
     return this.code(status).header('cache-control', 'no-store').type('text/html; charset=utf-8').send(body);
   });
 
