@@ -24,6 +24,7 @@ import {
 } from './domain/config.js';
 import { CONSOLE_SESSION_KEY, LiveSettings, newSecret } from './auth/settings.js';
 import type { OperatorDeps } from './domain/operator/context.js';
+import type { PasswordHasher } from './domain/sign-in.js';
 import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
@@ -106,7 +107,12 @@ function serverApi(config: Config, store: Store, settings: LiveSettings, deps: R
 }
 
 /** The console's key (generated per installation, as the token keys are) and needs. */
-async function staffConsole(config: Config, store: Store, operator: OperatorDeps): Promise<RouteDeps['console']> {
+async function staffConsole(
+  config: Config,
+  store: Store,
+  operator: OperatorDeps,
+  passwords: PasswordHasher,
+): Promise<RouteDeps['console']> {
   await store.settings.setIfAbsent(CONSOLE_SESSION_KEY, newSecret());
   const key = (await store.settings.all())[CONSOLE_SESSION_KEY];
   if (!key) throw new Error('the console session key could not be stored');
@@ -114,6 +120,17 @@ async function staffConsole(config: Config, store: Store, operator: OperatorDeps
     staff: store.staff,
     operator,
     findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
+    // A WordPress site's administrators sign in with the site's password (docs/console.md).
+    ...(store.dialect === 'mysql' && {
+      siteAdmins: {
+        async find(name: string) {
+          const found = await store.accounts.findForSignIn(name);
+          if (!found || !found.user.isAdmin || found.user.disabled || found.user.email === '') return undefined;
+          return { email: found.user.email.toLowerCase(), login: found.user.login, passwordHash: found.passwordHash };
+        },
+        verify: async (password: string, hash: string) => (await passwords.verify(password, hash)).ok,
+      },
+    }),
     sessionKey: Buffer.from(key, 'base64url'),
     idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
     settings: store.settings,
@@ -588,7 +605,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
     deps.server = serverApi(config, store, settings, deps, serverKeys);
-    if (config.consoleEnabled) deps.console = await staffConsole(config, store, deps.server!.operator);
+    if (config.consoleEnabled) deps.console = await staffConsole(config, store, deps.server!.operator, deps.accounts.passwords);
     const pusher = await pusherEvents(
       config,
       store,

@@ -3,7 +3,7 @@
  * The set-up token is made by the caller (auth/staff.ts), which hands its digest here.
  */
 import type { Actor, AuditLog } from '../audit.js';
-import { SETUP_TTL_MS, STAFF_EMAIL, staffEmail, type StaffRepository, type StaffRole } from './staff.js';
+import { SETUP_TTL_MS, SITE_PASSWORD, STAFF_EMAIL, staffEmail, type StaffMember, type StaffRepository, type StaffRole } from './staff.js';
 
 export interface StaffDeps {
   staff: StaffRepository;
@@ -66,4 +66,33 @@ export async function removeStaff(deps: StaffDeps, actor: Actor, emailGiven: str
     details: null,
   });
   return { ok: true, email, expiresAt: 0 };
+}
+
+/**
+ * A WordPress site's administrator enrols Souk's TOTP at their first sign-in: they become an owner
+ * whose password is the site's (SITE_PASSWORD). The row is written as a set-up is, through a set-up
+ * token no link carries; the enrolment is audited as the member's own.
+ */
+export async function enrolSiteAdmin(deps: StaffDeps, emailGiven: string, totpSecret: string): Promise<StaffMember | undefined> {
+  const email = staffEmail(emailGiven);
+  const at = deps.now();
+  const digest = `site:${email}:${at}`;
+  const existing = await deps.staff.findByEmail(email);
+  if (existing && existing.passwordHash !== SITE_PASSWORD) return undefined;
+  const placed = existing
+    ? await deps.staff.reset(email, digest, at + SETUP_TTL_MS, at)
+    : await deps.staff.add({ email, role: 'owner', setupDigest: digest, setupExpiresAt: at + SETUP_TTL_MS, at });
+  if (!placed) return undefined;
+  const member = await deps.staff.findByEmail(email);
+  if (!member || !(await deps.staff.completeSetup(member.id, digest, SITE_PASSWORD, totpSecret, at))) return undefined;
+  await deps.audit.record({
+    at,
+    actor: { kind: 'staff', name: email },
+    action: 'staff.add',
+    targetKind: 'staff',
+    targetId: member.id,
+    reason: null,
+    details: { role: 'owner', site_admin: true },
+  });
+  return deps.staff.findById(member.id);
 }

@@ -38,6 +38,25 @@ export interface StaffMember {
 
 export const isSetUp = (m: StaffMember) => m.passwordHash !== null && m.totpSecret !== null;
 
+/**
+ * A WordPress site's administrator signs in with the site's password (checked against the site's
+ * own hash at each sign-in) and Souk's TOTP: their row holds this in place of a password hash, which
+ * no password matches as a Souk password.
+ */
+export const SITE_PASSWORD = 'wordpress-site';
+
+export const isSiteAdmin = (m: StaffMember) => m.passwordHash === SITE_PASSWORD;
+
+/** A site administrator as the console finds them: an administrator of the site, not disabled. */
+export interface SiteAdmin {
+  email: string;
+  login: string;
+  passwordHash: string;
+}
+
+/** How long a site administrator has, after their password was taken, to enrol TOTP. */
+export const ENROL_TTL_MS = 10 * 60_000;
+
 /** What the console lets a role do. */
 export type ConsolePermission =
   /** The pages, read-only. */

@@ -60,6 +60,8 @@ declare module '@fastify/secure-session' {
     member: StaffSession;
     /** The TOTP secret the set-up page showed, until the member confirms it with a code. */
     pendingTotp: string;
+    /** A site administrator whose password was taken, until they enrol TOTP: their e-mail, and when. */
+    pendingSiteAdmin: { email: string; at: number };
     /** The CSRF secret. */
     _csrf: string;
   }

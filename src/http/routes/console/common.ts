@@ -7,7 +7,7 @@ import type { Actor } from '../../../domain/audit.js';
 import type { OperatorDeps } from '../../../domain/operator/context.js';
 import type { User } from '../../../domain/model.js';
 import type { SettingsRepository } from '../../../domain/ports.js';
-import { may, type ConsolePermission, type StaffMember, type StaffRepository } from '../../../domain/staff/staff.js';
+import { may, type ConsolePermission, type SiteAdmin, type StaffMember, type StaffRepository } from '../../../domain/staff/staff.js';
 
 export interface ConsoleDeps {
   staff: StaffRepository;
@@ -18,6 +18,11 @@ export interface ConsoleDeps {
   /** The key that seals the session cookie: generated per installation (console_session_key). */
   sessionKey: Buffer;
   idleTimeoutMs: number;
+  /**
+   * On a WordPress site: its administrators (the `administrator` role, which holds
+   * `manage_rtcl_options`), by login or e-mail, and a check of a password against the site's hash.
+   */
+  siteAdmins?: { find(loginOrEmail: string): Promise<SiteAdmin | undefined>; verify(password: string, hash: string): Promise<boolean> };
   /** The shared settings (the bad words). */
   settings: SettingsRepository;
   /** The environment's settings that bear on moderation, name and value, shown read-only. */
