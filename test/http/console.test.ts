@@ -147,7 +147,8 @@ describe('the staff console', () => {
     const shipped = readFileSync(createRequire(import.meta.url).resolve('htmx.org/dist/htmx.min.js'), 'utf8');
     assert.equal(htmx.body, shipped);
     assert.equal((await v.get('/console/assets/console.css')).statusCode, 200);
-    assert.equal((await v.get('/console/assets/nope.js')).statusCode, 404);
+    for (const name of ['nope.js', 'constructor', '__proto__', '..%2Fconsole.ts'])
+      assert.equal((await v.get(`/console/assets/${name}`)).statusCode, 404, name);
     // Not signed in: every page sends to the sign-in.
     const queue = await v.get('/console/reports');
     assert.deepEqual([queue.statusCode, queue.headers.location], [303, '/console/sign-in']);

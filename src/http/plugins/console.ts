@@ -67,7 +67,7 @@ declare module '@fastify/secure-session' {
   }
 }
 
-/** Pages for signed-in staff: the routes registered inside `signedInScope` find `request.staff` set. */
+/** A route file's plugin; those given as `signedIn` find `request.staff` set (else the sign-in answers). */
 export type ConsoleRoutes = (scope: FastifyInstance, deps: ConsoleDeps) => Promise<void>;
 
 export async function consoleScope(app: FastifyInstance, options: { deps: ConsoleDeps; open: ConsoleRoutes[]; signedIn: ConsoleRoutes[] }) {
@@ -125,7 +125,7 @@ export async function consoleScope(app: FastifyInstance, options: { deps: Consol
   app.setNotFoundHandler((_request, reply) => reply.page('error', { title: 'Not found', message: 'There is no such page.' }, 404));
 
   app.get('/assets/:name', (request: FastifyRequest<{ Params: { name: string } }>, reply) => {
-    const file = files[request.params.name];
+    const file = Object.hasOwn(files, request.params.name) ? files[request.params.name] : undefined;
     if (!file) return reply.code(404).type('text/plain').send('not found');
     return reply.type(file.type).header('cache-control', 'public, max-age=3600').send(file.body);
   });
