@@ -25,6 +25,7 @@ import {
 import { CONSOLE_SESSION_KEY, LiveSettings, newSecret } from './auth/settings.js';
 import type { OperatorDeps } from './domain/operator/context.js';
 import type { PasswordHasher } from './domain/sign-in.js';
+import { SITE_ADMIN_CAPABILITY } from './domain/staff/staff.js';
 import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
@@ -121,11 +122,12 @@ async function staffConsole(
     operator,
     findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
     // A WordPress site's administrators sign in with the site's password (docs/console.md).
-    ...(store.dialect === 'mysql' && {
+    ...(store.siteCapabilities && {
       siteAdmins: {
         async find(name: string) {
           const found = await store.accounts.findForSignIn(name);
-          if (!found || !found.user.isAdmin || found.user.disabled || found.user.email === '') return undefined;
+          if (!found || found.user.disabled || found.user.email === '') return undefined;
+          if (!(await store.siteCapabilities!.holds(found.user.id, SITE_ADMIN_CAPABILITY))) return undefined;
           return { email: found.user.email.toLowerCase(), login: found.user.login, passwordHash: found.passwordHash };
         },
         verify: async (password: string, hash: string) => (await passwords.verify(password, hash)).ok,

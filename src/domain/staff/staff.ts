@@ -47,7 +47,10 @@ export const SITE_PASSWORD = 'wordpress-site';
 
 export const isSiteAdmin = (m: StaffMember) => m.passwordHash === SITE_PASSWORD;
 
-/** A site administrator as the console finds them: an administrator of the site, not disabled. */
+/** What lets a WordPress site's user into the console: the Classified Listing plugin's settings capability. */
+export const SITE_ADMIN_CAPABILITY = 'manage_rtcl_options';
+
+/** A site administrator as the console finds them: holding SITE_ADMIN_CAPABILITY, not disabled. */
 export interface SiteAdmin {
   email: string;
   login: string;

@@ -128,6 +128,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly pusherOutbox?: PusherOutbox;
   /** A WordPress site's Pusher app (`rtcl_chat_settings`), read anew at each call; undefined when off or incomplete. */
   sitePusherApp?(): Promise<SitePusherApp | undefined>;
+  /** On a WordPress site: whether its user holds a capability, directly or by a role (the console's administrators). */
+  siteCapabilities?: { holds(userId: number, capability: string): Promise<boolean> };
   /** Which stored files messages name (domain/files/references.ts). */
   readonly fileReferences: FileReferences;
   /** The mail outbox (with eventLog). */

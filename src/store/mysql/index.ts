@@ -37,6 +37,7 @@ import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
 import { mysqlAuditLog, mysqlServerKeys } from './server-api.js';
 import { mysqlStaff } from './staff.js';
+import { mysqlSiteCapabilities } from './site-staff.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 import { mysqlSiteConfig } from './config.js';
@@ -140,6 +141,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     pushOutbox: mysqlPushOutbox(db, ctx),
     pusherOutbox: mysqlPusherOutbox(db, ctx),
     sitePusherApp: () => sitePusherApp(db, ctx),
+    siteCapabilities: mysqlSiteCapabilities(db, ctx),
     fileReferences: mysqlFileReferences(db, ctx),
     mailOutbox: mysqlMailOutbox(db, ctx),
     presence: mysqlPresence(db, ctx),
