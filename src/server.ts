@@ -135,6 +135,7 @@ async function staffConsole(
     }),
     sessionKey: Buffer.from(key, 'base64url'),
     idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
+    consoleUrl: config.consoleUrl,
     settings: store.settings,
     environment: [
       ['NEW_CONVERSATIONS_PER_HOUR', String(config.abuse.conversationsPerHour)],

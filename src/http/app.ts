@@ -61,6 +61,7 @@ import { consoleUserRoutes } from './routes/console/users.js';
 import { consoleAuditRoutes } from './routes/console/audit.js';
 import { consoleConversationRoutes } from './routes/console/conversations.js';
 import { consoleSettingsRoutes } from './routes/console/settings.js';
+import { consoleStaffRoutes } from './routes/console/staff.js';
 
 export interface AppOptions {
   config: Config;
@@ -191,6 +192,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
             consoleUserRoutes,
             consoleConversationRoutes,
             consoleSettingsRoutes,
+            consoleStaffRoutes,
             consoleAuditRoutes,
             consoleSignOutRoutes,
           ],

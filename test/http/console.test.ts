@@ -405,6 +405,45 @@ describe('the staff console', () => {
     assert.equal((await t.souk.store.settings.all()).bad_words, 'scam,fraud');
   });
 
+  it('lets an owner add, reset and remove staff with the link shown once; a moderator cannot add staff (403, audited)', async () => {
+    const o = members.get('owner')!.visitor;
+    const list = await o.get('/console/staff');
+    assert.match(list.body, /<td>viewer@example.com<\/td><td>viewer<\/td><td>active<\/td>/);
+    const added = await o.post('/console/staff', { email: 'Added@Example.com', role: 'viewer' });
+    assert.equal(added.statusCode, 200);
+    const link = /id="setup-link">https?:\/\/[^/]+(\/console\/setup\/[A-Za-z0-9_-]{43})</.exec(added.body)?.[1];
+    assert.ok(link, added.body);
+    assert.equal((await new Visitor(t).get(link)).statusCode, 200, 'the link works');
+    assert.match((await o.post('/console/staff', { email: 'added@example.com', role: 'viewer' })).body, /a member has this e-mail already/);
+    assert.equal((await o.post('/console/staff', { email: 'x@example.com', role: 'admin' })).statusCode, 400);
+    assert.equal((await o.post('/console/staff', { email: 'not an e-mail', role: 'viewer' })).statusCode, 400);
+    const id = (await t.souk.store.staff.findByEmail('added@example.com'))!.id;
+    const reset = await o.post(`/console/staff/${id}/reset`, {});
+    const second = /id="setup-link">https?:\/\/[^/]+(\/console\/setup\/[A-Za-z0-9_-]{43})</.exec(reset.body)?.[1];
+    assert.ok(second && second !== link);
+    assert.equal((await new Visitor(t).get(link)).statusCode, 404, 'the first link replaced');
+    const self = (await t.souk.store.staff.findByEmail('owner@example.com'))!.id;
+    assert.match((await o.post(`/console/staff/${self}/remove`, {})).body, /you cannot remove yourself/);
+    assert.equal((await o.post(`/console/staff/${id}/remove`, {})).statusCode, 303);
+    assert.equal(await t.souk.store.staff.findByEmail('added@example.com'), undefined);
+    const rows = await t.souk.store.audit.list({ limit: 3, actor: 'owner@example.com' });
+    assert.deepEqual(
+      rows.map((r) => [r.action, r.targetId]),
+      [
+        ['staff.remove', id],
+        ['staff.reset', id],
+        ['staff.add', id],
+      ],
+    );
+    const m = members.get('moderator')!.visitor;
+    const shown = await m.get('/console/staff');
+    assert.doesNotMatch(shown.body, /action="\/console\/staff"/);
+    assert.equal((await m.post('/console/staff', { email: 'mine@example.com', role: 'owner' })).statusCode, 403);
+    const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
+    assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'staff.add', role: 'moderator' }]);
+    assert.equal(await t.souk.store.staff.findByEmail('mine@example.com'), undefined);
+  });
+
   it("ends a removed member's session; signs out", async () => {
     const o = members.get('owner')!.visitor;
     assert.equal((await o.get('/console')).statusCode, 200);

@@ -18,6 +18,8 @@ export interface ConsoleDeps {
   /** The key that seals the session cookie: generated per installation (console_session_key). */
   sessionKey: Buffer;
   idleTimeoutMs: number;
+  /** CONSOLE_URL: where the set-up links point. */
+  consoleUrl: string;
   /**
    * On a WordPress site: its administrators (the `administrator` role, which holds
    * `manage_rtcl_options`), by login or e-mail, and a check of a password against the site's hash.
