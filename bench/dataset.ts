@@ -11,6 +11,7 @@
  * Returns an index of what was written (owners, favourites, conversations) that the load
  * generator uses to pick requests that do what each row claims to measure.
  */
+import { newServerKey, serverKeyDigest } from '../src/auth/server-keys.js';
 import type { Kysely } from 'kysely';
 import { sql } from 'kysely';
 import type { Database } from '../src/store/common/schema.js';
@@ -57,6 +58,8 @@ export interface Dataset {
   apiKey: string;
   jwtSecret: string;
   tokenMacKey: string;
+  /** A server key (`sk_...`) stored for the server API's rows. */
+  serverKey: string;
   buildSeconds: number;
 }
 
@@ -453,6 +456,8 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
     await store.migrate();
     const all = await ensureSettings(store.settings);
     const auth = toAuthSettings(all, overrides ?? { apiKey: undefined, jwtSecret: undefined, tokenMacKey: undefined });
+    const serverKey = newServerKey();
+    await store.serverKeys.add('bench', serverKeyDigest(serverKey), Date.now());
 
     const U = sizes.users;
     const L = sizes.listings;
@@ -539,6 +544,7 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       apiKey: auth.apiKey,
       jwtSecret: auth.jwtSecret,
       tokenMacKey: auth.tokenMacKey,
+      serverKey,
     };
     const threads = threadRows({ threadId, threadListing, threadCaller, owner }, conversationMessages, now);
     if (store.dialect === 'mysql') {

@@ -30,6 +30,8 @@ export const LABELS: Record<RowName, string> = {
   'chat-list': 'chat list (GET my/chat, 20 of 25)',
   favourites: 'favourites list (GET my/favourites, 20 of 30)',
   login: 'sign-in (POST login, bcrypt cost 10)',
+  'server-upsert-user': 'server API: user upsert (PUT /souk/v1/users/{id})',
+  'server-upsert-listing': 'server API: listing upsert (PUT /souk/v1/listings/{id})',
   'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
   'toggle-streams': 'toggle favourite with the event streams open',
   streams: 'event streams: messages (POST my/chat/message)',

@@ -53,6 +53,7 @@ import {
   isMysqlFloorRow,
   isPgFloorRow,
   isReferenceRow,
+  isServerApiRow,
   LOGIN_BURST_CONNECTIONS,
   loginScenario,
   onBenchDatabase,
@@ -285,7 +286,10 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
           : name === 'message-photo'
             ? // The uploaded photos go to a folder of the run's own, whatever the database.
               { FILES_DIR: join(tmpdir(), `souk-bench-files-${ctx.stamp}`) }
-            : undefined;
+            : isServerApiRow(name)
+              ? // One key sends every request: its limit (SERVER_API_RATE_LIMIT) would measure the limit, not the server.
+                { SERVER_API_RATE_LIMIT: '0' }
+              : undefined;
         const env = ctx.mailEnv || ctx.pusherEnv || rowEnv ? { ...ctx.mailEnv, ...ctx.pusherEnv, ...rowEnv } : undefined;
         servers.push(
           await startSouk(`souk#${i + 1}`, {
@@ -676,6 +680,10 @@ async function main(): Promise<void> {
   if (rows.some(isFloorReadRow) && opts.databaseUrl) {
     log("skipping the read floor rows: the read floor reads Souk's SQLite file, and this run is not on SQLite");
     rows = rows.filter((r) => !isFloorReadRow(r));
+  }
+  if (rows.some(isServerApiRow) && /^mysql:/.test(opts.databaseUrl ?? '')) {
+    log("skipping the server API's rows: on a WordPress site the users and listings are the site's, and the upserts answer 409");
+    rows = rows.filter((r) => !isServerApiRow(r));
   }
   if (rows.includes('pgbench') && (!/^postgres(ql)?:/.test(opts.databaseUrl ?? '') || opts.instructions)) {
     if (opts.only) log('skipping the pgbench row: it measures PostgreSQL, and this run is not on PostgreSQL (or counts instructions)');

@@ -18,6 +18,9 @@
  *                   floor-mysql-* to bench/floor-mysql.mjs, on the bench's own WordPress database (mysql:// only);
  *                   floor-pg-* to bench/floor-postgres.mjs, on the bench's own PostgreSQL schema (postgres:// only);
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
+ *   server-upsert-user     PUT /souk/v1/users/{id} with a server key: ids above the data set's, cycled, so a
+ *                          first pass creates and later ones change a name (each with its audit row);
+ *   server-upsert-listing  PUT /souk/v1/listings/{id} likewise, owned by the data set's users;
  *   toggle-under-logins  the toggle's requests, while LOGIN_BURST_CONNECTIONS more connections sign in;
  *   toggle-streams  the toggle's requests, while --streams idle event streams are open;
  *   streams         --streams event streams, and messages at --message-rate to their users (bench/streams.ts).
@@ -65,6 +68,8 @@ export type RowName =
   | 'chat-list'
   | 'favourites'
   | 'login'
+  | 'server-upsert-user'
+  | 'server-upsert-listing'
   | 'toggle-under-logins'
   | 'toggle-streams'
   | 'streams';
@@ -93,9 +98,13 @@ export const ROWS: RowName[] = [
   'chat-list',
   'favourites',
   'login',
+  'server-upsert-user',
+  'server-upsert-listing',
   'toggle-under-logins',
   'streams',
 ];
+/** The server API's rows: a server key, not a user's token; they write Souk's own catalog, so not on a WordPress site. */
+export const isServerApiRow = (name: RowName) => name.startsWith('server-');
 /** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
 export const holdsStreams = (name: RowName) => name === 'streams' || name === 'toggle-streams';
 export const isFloorRow = (name: RowName) => name.startsWith('floor-');
@@ -147,7 +156,9 @@ export type Context = Record<string, number>;
 export interface Scenario {
   name: RowName;
   /** POST when absent. */
-  method?: 'GET';
+  method?: 'GET' | 'PUT';
+  /** The Authorization header of every request, when not the caller's token (a server key). */
+  authorization?: string;
   /** The load generator's connections for this row, when not --connections. */
   connections?: number;
   /** A row whose requests take seconds each is measured at least this long (even with --quick). */
@@ -648,6 +659,40 @@ export function loginScenario(data: Dataset): Scenario {
   };
 }
 
+export const SERVER_API_BASE = process.env.SERVER_API_PREFIX ?? '/souk/v1';
+/** Ids the server API rows upsert, above the data set's, cycled. */
+const UPSERT_ID_BASE = 50_000_000;
+const UPSERT_IDS = 10_000;
+
+/** PUT {SERVER_API_PREFIX}/users/{id} or /listings/{id}: a mix of creations (the first pass) and changes. */
+export function serverUpsertScenario(data: Dataset, name: 'server-upsert-user' | 'server-upsert-listing'): Scenario {
+  const users = name === 'server-upsert-user';
+  let i = 0;
+  let upserts = 0;
+  return {
+    name,
+    method: 'PUT',
+    authorization: `Bearer ${data.serverKey}`,
+    path: `${SERVER_API_BASE}/${users ? 'users' : 'listings'}/${UPSERT_ID_BASE}`,
+    next(ctx) {
+      const n = i++;
+      const id = UPSERT_ID_BASE + (n % UPSERT_IDS);
+      ctx.id = id;
+      const body = users
+        ? `{"login":"member${id}","name":"Member ${n}","email":"member${id}@example.com","first_name":"Member"}`
+        : `{"owner_id":${userId(n % data.sizes.users)},"title":"Road bike ${n}","price":"${100 + (n % 900)}","status":"publish"}`;
+      return { body, path: `${SERVER_API_BASE}/${users ? 'users' : 'listings'}/${id}`, user: 0 };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      if (body !== `{"id":${ctx.id}}`) return 'not {"id"} of the path';
+      upserts++;
+      return null;
+    },
+    counters: () => ({ upserts }),
+  };
+}
+
 export function scenario(name: RowName, data: Dataset): Scenario {
   switch (name) {
     case 'bare':
@@ -685,6 +730,9 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return readScenario(data, name);
     case 'login':
       return loginScenario(data);
+    case 'server-upsert-user':
+    case 'server-upsert-listing':
+      return serverUpsertScenario(data, name);
     case 'toggle-under-logins':
     case 'toggle-streams':
       return toggleScenario(data, name);

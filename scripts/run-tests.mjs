@@ -49,11 +49,20 @@ const CLASSES = {
     'test/events/mail-tls.test.ts',
     'test/events/pusher-signature.test.ts',
     'test/events/stream-hub.test.ts',
+    'test/http/auth-throttle.test.ts',
+    'test/http/connection-limits.test.ts',
     'test/http/file-access.test.ts',
+    'test/http/forged-tokens.test.ts',
+    'test/http/limits.test.ts',
+    'test/http/rate-limit.test.ts',
     'test/http/schema-compilers.test.ts',
+    'test/http/sign-in-queue.test.ts',
+    'test/http/sign-in-work.test.ts',
+    'test/http/token-attacks.test.ts',
     'test/ops/config.test.ts',
     'test/ops/cors.test.ts',
     'test/ops/logging.test.ts',
+    'test/ops/openapi-requests.test.ts',
     'test/ops/openapi.test.ts',
     'test/ops/secret-files.test.ts',
     'test/present/',
@@ -64,7 +73,6 @@ const CLASSES = {
   every: [
     'test/auth/',
     'test/browser/',
-    'test/cli/',
     'test/domain/',
     'test/events/',
     'test/faults/crash.test.ts',
@@ -74,14 +82,9 @@ const CLASSES = {
     'test/ops/',
     'test/store/',
   ],
-  sqlite: [
-    'test/store/sqlite/',
-    'test/faults/disk-full.test.ts',
-    'test/bench/',
-    'test/cli/cli.test.ts',
-    'test/cli/reports.test.ts',
-    'test/cli/staff.test.ts',
-  ],
+  // The CLI's commands run the use cases the server API runs (one implementation, two doors), and
+  // those are tested on every database through HTTP: the commands themselves, on SQLite.
+  sqlite: ['test/store/sqlite/', 'test/faults/disk-full.test.ts', 'test/bench/', 'test/cli/'],
   postgres: [
     'test/store/postgres/',
     'test/bench/pgbench.test.ts',
@@ -116,10 +119,10 @@ const ALONE = [
 ];
 
 /**
- * Files that measure the whole process (its heap, its warnings) run in a process of their own:
+ * Files that measure the whole process (its heap, its warnings, its SQLite statements) run in a process of their own:
  * another file's servers, open until their group's process ends, would count in their measure.
  */
-const OWN_PROCESS = ['test/auth/forged-token-memory.test.ts', 'test/http/sign-in-throttle.test.ts'];
+const OWN_PROCESS = ['test/auth/forged-token-memory.test.ts', 'test/http/sign-in-throttle.test.ts', 'test/http/typing.test.ts'];
 
 const PASSES = [
   { db: 'sqlite', label: 'SQLite', classes: ['once', 'every', 'sqlite'] },

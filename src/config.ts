@@ -598,6 +598,15 @@ const SETTINGS = {
   textMaxLength: integer('TEXT_MAX_LENGTH', 5000, 1, 1_000_000, {
     meaning: 'Longest message `text` in characters; longer gets 400 `BADREQUEST`. 1 to 1000000.',
   }),
+  messageEditWindowS: integer('MESSAGE_EDIT_WINDOW_S', 900, 0, 7 * 86_400, {
+    shownDefault: '`900` (15 min)',
+    meaning:
+      'How long after sending it a sender may correct a message (`PATCH my/chat/message`, docs/chat-plus.md); later gets 403. 0 turns corrections off. 0 to 604800.',
+  }),
+  messageEditAfterRead: flag('MESSAGE_EDIT_AFTER_READ', false, {
+    meaning:
+      'Whether a sender may still correct a message the other participant has read (within `MESSAGE_EDIT_WINDOW_S`); `false`: once read, 403.',
+  }),
   chatRetentionDays: setting(
     'CHAT_RETENTION_DAYS',
     undefined,
@@ -1056,11 +1065,18 @@ const SETTINGS = {
         return types;
       },
       {
-        shownDefault: "the plugin's: JPEG, PNG, WebP, PDF, Word, Excel",
-        meaning: "MIME types accepted in uploads, separated by commas, read from the file's bytes. Images among them are re-encoded.",
+        shownDefault:
+          "the plugin's: JPEG, PNG, WebP, PDF, Word, Excel; and audio: M4A (`audio/mp4`), AAC, MP3 (`audio/mpeg`), Ogg, WebM (`audio/webm`)",
+        meaning:
+          "MIME types accepted in uploads, separated by commas, read from the file's bytes. Images among them are re-encoded; audio is stored as sent, its duration read (`FILES_AUDIO_MAX_S`).",
         print: (types) => types.join(','),
       },
     ),
+    audioMaxS: integer('FILES_AUDIO_MAX_S', 300, 1, 86_400, {
+      shownDefault: '`300` (5 min)',
+      meaning:
+        'Longest audio file accepted (a voice message), in seconds, as its container says; longer refuses the message with 413 and the reason. 1 to 86400.',
+    }),
     imageMaxPx: integer('FILES_IMAGE_MAX_PX', 2048, 64, 16_384, {
       meaning: "An uploaded image's longest side after re-encoding; larger images are scaled down. 64 to 16384.",
     }),

@@ -32,6 +32,8 @@ export function operatorDeps(store: Store, door: OperatorDoor): OperatorDeps {
     ...(devices ? { deviceTokens: (id: number) => devices.tokensOf(id) } : {}),
     ...(store.webhooks ? { webhooks: store.webhooks } : {}),
     ...(store.mailOutbox ? { mailOutbox: store.mailOutbox } : {}),
+    ...(store.pushOutbox ? { pushOutbox: store.pushOutbox } : {}),
+    ...(store.pusherOutbox ? { pusherOutbox: store.pusherOutbox } : {}),
     async closeSessions(userId, revoke) {
       if (revoke) await revokeEveryToken(store.revocations, userId, door.tokenMaxTtlS);
       await store.settings.set(CATALOG_VERSION, randomUUID());

@@ -186,6 +186,7 @@ function routeDeps(
       filesAddresses: [config.files.url, ...(config.files.s3PublicUrl ? [config.files.s3PublicUrl] : [])],
       wordScreen,
     },
+    messageEdits: { windowMs: config.messageEditWindowS * 1000, afterRead: config.messageEditAfterRead },
     offers: {
       ttlMs: config.offers.ttlS * 1000,
       maxRatio: config.offers.maxRatio,
@@ -396,6 +397,7 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
     limits: {
       maxCount: files.maxCount,
       maxBytes: files.maxBytes,
+      audioMaxS: files.audioMaxS,
       types: files.types,
       image: {
         maxPx: files.imageMaxPx,

@@ -18,6 +18,7 @@ import { usersSetPasswordCommand } from './commands/users.js';
 import { webhooksCommands } from './commands/webhooks.js';
 import { pusherCommands } from './commands/pusher.js';
 import { reportsCommands } from './commands/reports.js';
+import { deliveriesCommands } from './commands/deliveries.js';
 import { mailCommands } from './commands/mail.js';
 import { serverKeysCommands } from './commands/server-keys.js';
 import { staffCommands } from './commands/staff.js';
@@ -43,6 +44,7 @@ export const COMMANDS: readonly Command[] = [
   ...webhooksCommands,
   ...pusherCommands,
   ...reportsCommands,
+  ...deliveriesCommands,
   ...mailCommands,
   ...serverKeysCommands,
   ...staffCommands,

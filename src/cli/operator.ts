@@ -35,7 +35,7 @@ export const cliChange = (reason: string | undefined): Change => ({ actor: CLI_A
 export const REASON_OPTION = { reason: { value: 'TEXT', help: 'why, for the audit log (souk audit list)' } };
 
 /** A refused operation, in the CLI's words. */
-export function refusal(error: OperatorError, id: number): CliError {
+export function refusal(error: OperatorError, id: number | string): CliError {
   switch (error.error) {
     case 'no_such_user':
       return new CliError(`no user with id ${id}`);
@@ -51,6 +51,10 @@ export function refusal(error: OperatorError, id: number): CliError {
       return new CliError(`no listing with id ${id}`);
     case 'no_such_delivery':
       return new CliError(`no delivery with id ${id}`);
+    case 'not_failed':
+      return new CliError(`delivery ${id} is ${error.status}, not failed: only a failed delivery is sent again`);
+    case 'superseded':
+      return new CliError(`mail ${id} stays failed: a mail about the same conversation is pending and carries its messages`);
     case 'site_catalog':
       return new CliError('on a WordPress database the site manages users and listings: import and remove them through WordPress');
     case 'invalid':

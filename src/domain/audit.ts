@@ -45,7 +45,8 @@ export interface AuditRecord {
   at: number;
   actor: Actor;
   action: AuditAction;
-  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'staff' | 'conversation' | 'settings';
+  targetKind:
+    'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'push' | 'pusher' | 'staff' | 'conversation' | 'settings';
   targetId: number | null;
   reason: string | null;
   /** Ids and counts only (an import's counts, a token's lifetime). */

@@ -1,4 +1,5 @@
 /** The catalog import (users and listings upserted by id) and listing removal. */
+import type { AuditRecord } from './audit.js';
 import type { ListingRecord, UserRecord } from './model.js';
 import type { CatalogUnitOfWork } from './ports.js';
 
@@ -19,8 +20,8 @@ function firstDuplicate(items: { id: number }[], kind: string): { path: string; 
   return null;
 }
 
-/** All or nothing: a document with any invalid entry imports nothing. */
-export async function importCatalog(uow: CatalogUnitOfWork, catalog: Catalog): Promise<ImportResult> {
+/** All or nothing: a document with any invalid entry imports nothing; `audit` is written with it, in its transaction. */
+export async function importCatalog(uow: CatalogUnitOfWork, catalog: Catalog, audit?: AuditRecord): Promise<ImportResult> {
   const duplicate = firstDuplicate(catalog.users, 'users') ?? firstDuplicate(catalog.listings, 'listings');
   if (duplicate) return { ok: false, ...duplicate };
 
@@ -38,12 +39,22 @@ export async function importCatalog(uow: CatalogUnitOfWork, catalog: Catalog): P
     }
     for (const user of catalog.users) await repo.upsertUser(user);
     for (const listing of catalog.listings) await repo.upsertListing(listing);
+    if (audit) await repo.recordAudit(audit);
     return { ok: true, users: catalog.users.length, listings: catalog.listings.length } as const;
   });
 }
 
-export async function deleteListings(uow: CatalogUnitOfWork, ids: number[]): Promise<{ deleted: number[]; missing: number[] }> {
-  const deleted = await uow.catalogTransaction((repo) => repo.deleteListings(ids));
+/** `audit`: each removed listing's row, written in the removal's transaction. */
+export async function deleteListings(
+  uow: CatalogUnitOfWork,
+  ids: number[],
+  audit?: (listingId: number) => AuditRecord,
+): Promise<{ deleted: number[]; missing: number[] }> {
+  const deleted = await uow.catalogTransaction(async (repo) => {
+    const removed = await repo.deleteListings(ids);
+    if (audit) for (const id of removed) await repo.recordAudit(audit(id));
+    return removed;
+  });
   const gone = new Set(deleted);
   return { deleted, missing: ids.filter((id) => !gone.has(id)) };
 }

@@ -20,6 +20,8 @@ export type DomainEvent =
    * reader. Or a moderator removed it (`removed`): for both participants, the message emptied.
    */
   | { type: 'message.update'; message: Message; readBy?: number; removed?: true }
+  /** The sender took their message back (my/chat/message DELETE): for both participants, the message emptied. */
+  | { type: 'message.removed'; message: Message }
   /** The other participant left the conversation (Souk's own: the plugin sends nothing). */
   | { type: 'conversation.left'; conversationId: number; userId: number }
   /** The user added a listing to their favourites, or removed it (webhooks only). */
@@ -32,7 +34,13 @@ export type DomainEvent =
 export type EventType = DomainEvent['type'];
 
 /** The events whose payload may carry another user's words or profile (usersCarriedBy). */
-export const CARRYING_EVENTS: readonly EventType[] = ['conversation.new', 'message.new', 'message.update', 'report.created'];
+export const CARRYING_EVENTS: readonly EventType[] = [
+  'conversation.new',
+  'message.new',
+  'message.update',
+  'message.removed',
+  'report.created',
+];
 
 /**
  * The users whose words or profile an event carries, not those it names by id alone: a message's
@@ -44,6 +52,7 @@ export function usersCarriedBy(event: DomainEvent): number[] {
   switch (event.type) {
     case 'message.new':
     case 'message.update':
+    case 'message.removed':
       return [event.message.sourceId];
     case 'conversation.new':
       return [event.started.conversation.senderId, event.started.conversation.recipientId];
@@ -67,6 +76,7 @@ export const STREAMED_EVENTS: readonly EventType[] = [
   'message.new',
   'conversation.unread',
   'message.update',
+  'message.removed',
   'conversation.left',
 ];
 

@@ -4,6 +4,7 @@
  * presence (who is online), their choice of mail, and the rule of whom Souk may mail.
  * src/events/mail.ts sends what the outbox holds; src/store implements the ports.
  */
+import type { AuditRecord } from './audit.js';
 import type { Conversation, User } from './model.js';
 import type { Repositories } from './ports.js';
 import { blockedEitherWay } from './privacy/common.js';
@@ -41,10 +42,13 @@ export interface MailOutbox {
   finish(id: number, status: 'sent' | 'skipped', note: string | null, upTo: number, now: number, nextDueAt: number): Promise<void>;
   /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
   attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
-  /** The mails, newest first, of a status when given. */
-  list(filter: { status?: MailStatus; limit: number }): Promise<MailDelivery[]>;
-  /** Sends the given failed mails again (all failed ones when `ids` is empty); how many. */
-  retry(ids: number[], now: number): Promise<number>;
+  /** The mails, newest first, of a status when given, with an id below `beforeId` when given (the next page). */
+  list(filter: { status?: MailStatus; beforeId?: number; limit: number }): Promise<MailDelivery[]>;
+  /**
+   * Sends the given failed mails again (all failed ones when `ids` is empty); how many. With
+   * `audit`, its row is written in the same transaction when any was sent again.
+   */
+  retry(ids: number[], now: number, audit?: AuditRecord): Promise<number>;
   /** Forgets the finished mails created before `before`; how many. */
   prune(before: number): Promise<number>;
 }

@@ -74,6 +74,8 @@ export const UploadedAttachment = Type.Object(
     thumbnail: Type.Optional(Str),
     width: Type.Optional(Int),
     height: Type.Optional(Int),
+    /** Audio: its length in seconds, to the tenth. */
+    duration: Type.Optional(Type.Number()),
   },
   { additionalProperties: false },
 );

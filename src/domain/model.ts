@@ -187,6 +187,8 @@ export interface Message {
   createdAt: number;
   /** A message of type `offer`: the offer; absent on every other. */
   offer?: Offer;
+  /** When its sender last corrected its text (my/chat/message PATCH); absent when never. */
+  editedAt?: number;
 }
 
 export interface NewMessage extends FirstMessage {

@@ -4,6 +4,7 @@
  * neither participant is closed (disabled or erased). The erasure and the export are in
  * user-data.ts, the retention of inactive conversations in retention.ts.
  */
+import type { AuditRecord } from './audit.js';
 import type { Message } from './model.js';
 import type { Repositories, UnitOfWork } from './ports.js';
 
@@ -55,14 +56,17 @@ export interface ModerationRepository {
    */
   closedWithOwnerOf?(listingId: number, userId: number): Promise<number[]>;
   setDisabled(userId: number, disabled: boolean, at: number): Promise<void>;
+  /** The change's audit row, in this transaction: it commits with the change or not at all. */
+  recordAudit(entry: AuditRecord): Promise<void>;
   /**
    * Removes a message as the plugin's admin does: the row stays in its place, its text and
-   * attachments go, its type becomes the plugin's `system`. The message after, or undefined.
+   * attachments go, its type becomes the plugin's `system`, and its edit history (MessageEditRepository)
+   * goes with its text. The message after, or undefined.
    */
   removeMessage(messageId: number): Promise<Message | undefined>;
   /**
    * Erases the user's data that Souk holds (user-data.ts, eraseUser): their messages' text and
-   * attachments (the rows stay, for the other side), favourites, push devices, event log and
+   * attachments (the rows stay, for the other side) and their edit history, favourites, push devices, event log and
    * outbox rows, and the profile where it is Souk's; marks them erased and disabled.
    */
   erase(userId: number, at: number): Promise<ErasureCounts>;
@@ -101,13 +105,15 @@ export function closedSide(closed: readonly number[], writerId: number): 'writer
 
 /**
  * Disables or enables a user. Disabled, they cannot sign in and are neither sender nor recipient;
- * an erased user stays disabled. Returns whether anything changed.
+ * an erased user stays disabled. Returns whether anything changed; `audit` is written with the
+ * change, in its transaction, when there was one.
  */
 export async function setUserDisabled(
   uow: UnitOfWork,
   userId: number,
   disabled: boolean,
   now = Date.now(),
+  audit?: AuditRecord,
 ): Promise<ModerationResult<boolean>> {
   return uow.transaction(async (repos): Promise<ModerationResult<boolean>> => {
     const m = moderation(repos);
@@ -116,6 +122,7 @@ export async function setUserDisabled(
     if (state.erased) return disabled ? { ok: true, value: false } : { ok: false, error: 'erased' };
     if (state.disabled === disabled) return { ok: true, value: false };
     await m.setDisabled(userId, disabled, now);
+    if (audit) await m.recordAudit(audit);
     return { ok: true, value: true };
   });
 }
@@ -124,10 +131,16 @@ export async function setUserDisabled(
  * Removes a message as the plugin's admin does, and tells both participants' open clients
  * (`message.update` with the emptied message), in the same transaction.
  */
-export async function removeMessage(uow: UnitOfWork, messageId: number, now = Date.now()): Promise<ModerationResult<Message>> {
+export async function removeMessage(
+  uow: UnitOfWork,
+  messageId: number,
+  now = Date.now(),
+  audit?: AuditRecord,
+): Promise<ModerationResult<Message>> {
   return uow.transaction(async (repos): Promise<ModerationResult<Message>> => {
     const message = await moderation(repos).removeMessage(messageId);
     if (!message) return { ok: false, error: 'no_such_message' };
+    if (audit) await moderation(repos).recordAudit(audit);
     const conversation = await repos.conversations.findById(message.conId);
     if (conversation && repos.events) {
       // Ascending user ids, as every transaction writing two users' logs (domain/chat/message.ts).

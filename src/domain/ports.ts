@@ -1,4 +1,5 @@
 /** What the use cases need from storage. src/store implements it, once per database. */
+import type { AuditRecord } from './audit.js';
 import type { MarketplaceSettings } from './config.js';
 import type { DomainEvent, EventType, LoggedEvent } from './events.js';
 import type {
@@ -163,8 +164,8 @@ export interface ReportAdmin {
   list(filter: { open: boolean; closed?: boolean; beforeId?: number; limit: number }): Promise<Report[]>;
   /** One report, or undefined. */
   find(id: number): Promise<Report | undefined>;
-  /** Closes an open report; what it found. */
-  close(id: number, at: number): Promise<'closed' | 'already_closed' | 'not_found'>;
+  /** Closes an open report; what it found. With `audit`, its row is written in the same transaction when it closed. */
+  close(id: number, at: number, audit?: AuditRecord): Promise<'closed' | 'already_closed' | 'not_found'>;
   /** The reports a user made, oldest first (their export). */
   madeBy(reporterId: number): Promise<Report[]>;
   /** Deletes the reports a user made (their erasure); how many. */
@@ -225,6 +226,34 @@ export interface OfferRepository {
   settle(offer: Message, status: OfferStatus): Promise<boolean>;
 }
 
+/** One correction of a message's text by its sender (my/chat/message PATCH), as the edit history keeps it. */
+export interface MessageEdit {
+  messageId: number;
+  conId: number;
+  /** The sender, who made the edit. */
+  sourceId: number;
+  previousText: string;
+  text: string;
+  editedAt: number;
+}
+
+/**
+ * A sender's corrections of their messages (domain/chat/message.ts, editMessage): the message's
+ * text replaced, its time of edit in its `meta` where the table has one, and the previous text kept
+ * in a table of Souk's own. A removal of the message (moderation's removeMessage) or an erasure of
+ * its sender forgets its history.
+ */
+export interface MessageEditRepository {
+  /**
+   * Replaces the message's text and keeps its previous text; the message after. With `unreadOnly`,
+   * only while it is still unread (a conditional update: a mark-read that commits first wins):
+   * undefined when it was read meanwhile.
+   */
+  edit(message: Message, text: string, at: number, unreadOnly: boolean): Promise<Message | undefined>;
+  /** The edits of the user's messages, oldest first (the export). */
+  ofUser(userId: number): Promise<MessageEdit[]>;
+}
+
 export interface Repositories {
   users: UserRepository;
   listings: ListingRepository;
@@ -239,6 +268,8 @@ export interface Repositories {
   moderation?: ModerationRepository;
   /** Offers (domain/chat/offer.ts); absent where a store keeps none. */
   offers?: OfferRepository;
+  /** A sender's corrections of their messages, with their history. */
+  edits?: MessageEditRepository;
 }
 
 /** The users' event logs, read by the streams (src/events/). */
@@ -285,10 +316,13 @@ export interface WebhookOutbox {
   delivered(id: number, now: number): Promise<void>;
   /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
   attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
-  /** The deliveries, newest first: those of a status, or created at or after `since`. */
-  list(filter: { status?: WebhookStatus; since?: number; limit: number }): Promise<WebhookDelivery[]>;
-  /** Sends the given failed deliveries again (all failed ones when `ids` is empty); how many. */
-  retry(ids: number[], now: number): Promise<number>;
+  /** The deliveries, newest first: those of a status, or created at or after `since`, or with an id below `beforeId` (the next page). */
+  list(filter: { status?: WebhookStatus; since?: number; beforeId?: number; limit: number }): Promise<WebhookDelivery[]>;
+  /**
+   * Sends the given failed deliveries again (all failed ones when `ids` is empty); how many. With
+   * `audit`, its row is written in the same transaction when any was sent again.
+   */
+  retry(ids: number[], now: number, audit?: AuditRecord): Promise<number>;
   /** Sends again every delivery created at or after `since`, whatever its status; how many. */
   replay(since: number, now: number): Promise<number>;
   /** Deletes the delivered rows created before `before` (WEBHOOK_RETENTION_S); how many. */
@@ -377,6 +411,8 @@ export interface CatalogRepository {
   /** Writes the user's profile, and their password hash when the record has one (else keeps the stored one). */
   upsertUser(user: UserRecord): Promise<void>;
   upsertListing(listing: ListingRecord): Promise<void>;
+  /** The change's audit row, in this transaction: it commits with the change or not at all. */
+  recordAudit(entry: AuditRecord): Promise<void>;
   existingUserIds(ids: number[]): Promise<Set<number>>;
   /** Removes listings; they leave every favourite list, their conversations stay. Returns the ids removed. */
   deleteListings(ids: number[]): Promise<number[]>;

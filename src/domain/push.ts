@@ -4,6 +4,7 @@
  * outbox the message transaction writes, and the registration use case. src/events/push.ts sends
  * what the outbox holds to Expo's push service and to FCM; src/store implements the ports.
  */
+import type { AuditRecord } from './audit.js';
 
 /** A device's push token, as the plugin's `push-notification/register` stores it for the caller. */
 export interface PushDevice {
@@ -68,7 +69,13 @@ export interface PushOutbox {
    * reached so far (PushDelivery.reached), this attempt's too.
    */
   attemptFailed(id: number, attempts: number, retryAt: number | null, error: string, reached: string[]): Promise<void>;
-  list(limit: number): Promise<PushDelivery[]>;
+  /** The deliveries, newest first, of a status when given, with an id below `beforeId` when given (the next page). */
+  list(limit: number, filter?: { status?: PushStatus; beforeId?: number }): Promise<PushDelivery[]>;
+  /**
+   * Sends the given failed deliveries again, due now (the devices reached before stay left out); how
+   * many. With `audit`, its row is written in the same transaction when any was sent again.
+   */
+  retry(ids: number[], now: number, audit?: AuditRecord): Promise<number>;
   /** Forgets the finished deliveries created before `before`; how many. */
   prune(before: number): Promise<number>;
 }

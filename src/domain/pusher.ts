@@ -4,6 +4,7 @@
  * writes them to; and who may subscribe to a private channel. src/events/pusher.ts sends the
  * outbox, src/present/pusher.ts gives the events' data in the plugin's shapes.
  */
+import type { AuditRecord } from './audit.js';
 import type { DomainEvent } from './events.js';
 
 /** The plugin's event names (Pro 4.0.2), and the two its web chat binds but never gets. */
@@ -46,7 +47,7 @@ export interface PusherEventFor {
 /**
  * The Pusher events a DomainEvent recorded for `userId` becomes, with the plugin's defects fixed
  * (pusher.md): `message.new` once, to the reader only; `conversation.new` to both participants;
- * a moderator's removal is `message.removed`; a participant leaving removes the conversation from
+ * a moderator's removal and a sender's are `message.removed`; a participant leaving removes the conversation from
  * the leaver's own lists (`conversation.removed`), the other one still sees it.
  */
 export function pusherEventsOf(userId: number, event: DomainEvent): PusherEventFor[] {
@@ -60,6 +61,8 @@ export function pusherEventsOf(userId: number, event: DomainEvent): PusherEventF
       return [{ userId, name: event.type }];
     case 'message.update':
       return [{ userId, name: event.removed ? 'message.removed' : 'message.update' }];
+    case 'message.removed':
+      return [{ userId, name: 'message.removed' }];
     case 'conversation.left':
       return [{ userId: event.userId, name: 'conversation.removed' }];
     default:
@@ -102,7 +105,13 @@ export interface PusherOutbox {
   sent(ids: readonly number[], at: number, note: string | null): Promise<void>;
   /** A failed attempt: retried at `retryAt`, or kept as failed when null. */
   attemptFailed(id: number, attempts: number, retryAt: number | null, error: string): Promise<void>;
-  list(o: { status?: PusherStatus; limit: number }): Promise<PusherDelivery[]>;
+  /** The deliveries, newest first, of a status when given, with an id below `beforeId` when given (the next page). */
+  list(o: { status?: PusherStatus; beforeId?: number; limit: number }): Promise<PusherDelivery[]>;
+  /**
+   * Sends the given failed deliveries again, due now; how many. With `audit`, its row is written in
+   * the same transaction when any was sent again.
+   */
+  retry(ids: number[], now: number, audit?: AuditRecord): Promise<number>;
   /** Forgets the finished deliveries created before `before`; how many. */
   prune(before: number): Promise<number>;
   /**

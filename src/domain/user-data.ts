@@ -2,9 +2,10 @@
  * A user's data (docs/safety.md, GDPR articles 15, 17 and 20): the export, one JSON
  * document of everything Souk keeps of and for the user, and the erasure.
  */
+import type { AuditRecord } from './audit.js';
 import type { ErasureCounts, ModerationResult } from './moderation.js';
 import type { Conversation, Message, User } from './model.js';
-import type { ReportAdmin, Repositories, UnitOfWork } from './ports.js';
+import type { MessageEdit, ReportAdmin, Repositories, UnitOfWork } from './ports.js';
 import type { Report } from './reports.js';
 
 /**
@@ -101,7 +102,8 @@ function profile(u: User) {
   };
 }
 
-const exportedMessage = (m: Message) => ({
+/** A message as the export shows it; one its sender corrected with when, and (the user's own) each text it had before. */
+const exportedMessage = (m: Message, edits: ReadonlyMap<number, MessageEdit[]>) => ({
   id: m.id,
   sender_id: m.sourceId,
   text: m.text,
@@ -109,6 +111,10 @@ const exportedMessage = (m: Message) => ({
   attachments: m.attachments ?? [],
   is_read: m.isRead,
   created_at: iso(m.createdAt),
+  ...(m.editedAt !== undefined && { edited_at: iso(m.editedAt) }),
+  ...(edits.has(m.id) && {
+    edits: edits.get(m.id)!.map((e) => ({ previous_text: e.previousText, text: e.text, edited_at: iso(e.editedAt) })),
+  }),
 });
 
 async function allMessages(repos: Repositories, conId: number): Promise<Message[]> {
@@ -122,6 +128,8 @@ async function allMessages(repos: Repositories, conId: number): Promise<Message[
 
 /** Every conversation the user sees (not left), each with every message in it, oldest first. */
 async function conversations(repos: Repositories, userId: number) {
+  const edits = new Map<number, MessageEdit[]>();
+  for (const e of (await repos.edits?.ofUser(userId)) ?? []) edits.set(e.messageId, [...(edits.get(e.messageId) ?? []), e]);
   const seen: Conversation[] = [];
   for (let offset = 0; ; offset += PAGE) {
     const rows = await repos.conversations.listFor(userId, offset, PAGE, false);
@@ -141,7 +149,7 @@ async function conversations(repos: Repositories, userId: number) {
       other_user: { id: otherId, name: other ? other.name || other.login : null },
       created_at: iso(c.createdAt),
       updated_at: iso(c.updatedAt),
-      messages: (await allMessages(repos, c.id)).map(exportedMessage),
+      messages: (await allMessages(repos, c.id)).map((m) => exportedMessage(m, edits)),
     });
   }
   return out;
@@ -189,11 +197,14 @@ export async function eraseUser(
   safety: SafetyRecords,
   userId: number,
   now = Date.now(),
+  audit?: AuditRecord,
 ): Promise<ModerationResult<Erasure>> {
   const erased = await uow.transaction(async (repos): Promise<ModerationResult<ErasureCounts>> => {
     if (!repos.moderation) throw new Error('this store has no moderation repository');
     if (!(await repos.moderation.lockUser(userId))) return { ok: false, error: 'no_such_user' };
-    return { ok: true, value: await repos.moderation.erase(userId, now) };
+    const counts = await repos.moderation.erase(userId, now);
+    if (audit) await repos.moderation.recordAudit(audit);
+    return { ok: true, value: counts };
   });
   if (!erased.ok) return erased;
   const blocks = await safety.forgetBlocksOf(userId);

@@ -1,7 +1,7 @@
 /**
  * The events' payloads on the wire, in the shapes the routes already use (src/present/):
  * `conversation.new` `{conversation}` (the conversation start's reply, with `newMessage`),
- * `message.new` and `message.update` `{message}` (the message object of POST my/chat/message),
+ * `message.new`, `message.update` and `message.removed` `{message}` (the message object of POST my/chat/message),
  * `conversation.unread` `{user_id, count, conversation_id}`, `conversation.left`
  * `{conversation_id, user_id}`, `favourite.added` / `favourite.removed` `{user_id, listing_id}`,
  * `report.created` `{report}` (present/report.ts), `offer.accepted` `{offer, conversation, listing}`
@@ -21,6 +21,7 @@ export function payloadJson(event: DomainEvent, p: Presentation): string {
       return `{"conversation":${conversationReplyJson(event.started, p)}}`;
     case 'message.new':
     case 'message.update':
+    case 'message.removed':
       return JSON.stringify({ message: chatMessage(event.message, p) });
     case 'conversation.unread':
       return JSON.stringify({ user_id: event.userId, count: event.count, conversation_id: event.conversationId });

@@ -154,6 +154,7 @@ export async function pusherData(d: PusherDelivery, p: Presentation, unreadTotal
       return { conversation: pusherConversation(event.started, d.userId, p) };
     case 'message.new':
     case 'message.update':
+    case 'message.removed':
       return { message: pusherMessage(event.message, p) };
     case 'conversation.unread':
       return { user_id: event.userId, count: await unreadTotal(event.userId), conversation_id: event.conversationId };

@@ -52,6 +52,8 @@ import { serverImportRoutes } from './routes/server/import.js';
 import { serverReportRoutes } from './routes/server/reports.js';
 import { serverCloseReportRoutes } from './routes/server/reports/close.js';
 import { serverMessageRoutes } from './routes/server/messages.js';
+import { serverDeliveryRoutes } from './routes/server/deliveries.js';
+import { serverRetryDeliveryRoutes } from './routes/server/deliveries/retry.js';
 import { consoleScope } from './plugins/console.js';
 import { consoleSignInRoutes, consoleSignOutRoutes } from './routes/console/sign-in.js';
 import { consoleSetupRoutes } from './routes/console/setup.js';
@@ -174,6 +176,8 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
         await api.register(serverReportRoutes, deps);
         await api.register(serverCloseReportRoutes, deps);
         await api.register(serverMessageRoutes, deps);
+        await api.register(serverDeliveryRoutes, deps);
+        await api.register(serverRetryDeliveryRoutes, deps);
       },
       { prefix: config.serverApiPrefix },
     );

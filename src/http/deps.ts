@@ -10,6 +10,7 @@ import type { EventStreams, LiveEvent } from '../domain/events.js';
 import type { TypingGate } from '../domain/chat/typing.js';
 import type { ChatPresenceDeps } from '../domain/chat/presence.js';
 import type { OfferRules } from '../domain/chat/offer.js';
+import type { EditRules } from '../domain/chat/message.js';
 import type { WordScreen } from '../domain/safety/words.js';
 import type { EventTicketRepository, FavouriteListRepository, StoreHealth, UnitOfWork } from '../domain/ports.js';
 import type { MailPreferenceRepository, MailStats } from '../domain/mail.js';
@@ -30,6 +31,8 @@ export interface RouteDeps {
   /** Users' profiles, cached until the catalog changes (auth/user-cache.ts); also the auth's lookup. */
   findUser: UserLookup;
   limits: ChatLimits;
+  /** How long, and whether after it was read, a sender may correct a message (PATCH my/chat/message); absent: the settings' defaults. */
+  messageEdits?: EditRules;
   /** Offers' expiry, bounds and daily count (my/chat/offer, domain/chat/offer.ts). */
   offers: OfferRules;
   /** The `bad_words` setting in force, for the text of a start and a message. */

@@ -5,6 +5,7 @@
 import type { AuthFailure } from '../auth/failures.js';
 import type { StartConversationError } from '../domain/chat/common.js';
 import type { OfferError } from '../domain/chat/offer.js';
+import type { OwnMessageError } from '../domain/chat/message.js';
 
 export interface ShapeA {
   code: string;
@@ -265,6 +266,42 @@ export const notFound = (what: string, id: number | string) => shapeB(404, 'NOT_
 export const conflict = (message: string) => shapeB(409, 'CONFLICT', message);
 export const SITE_CATALOG_MESSAGE =
   "On a WordPress site the users and listings are the site's own: create and change them in WordPress, which Souk reads at once. The other server API routes work.";
+/** my/chat/message DELETE and PATCH: a sender takes back or corrects their message (docs/chat-plus.md). */
+export const OWN_MESSAGE_MESSAGES = {
+  notYours: 'You are not permitted to change this message: only its sender may.',
+  otherConversation: 'You are not permitted to change this message: it is not a message of this conversation.',
+  notEditable: 'You are not permitted to edit this message.',
+  alreadyRead: 'You are not permitted to edit a message the other participant has read.',
+  editWindow: (windowMs: number) =>
+    windowMs === 0
+      ? 'You are not permitted to edit messages.'
+      : `You are not permitted to edit a message more than ${Math.round(windowMs / 60_000)} minutes after sending it.`,
+} as const;
+
+export function ownMessageError(
+  error: OwnMessageError | StartConversationError,
+  c: { limits: { textMaxLength: number; maxFiles: number }; windowMs: number },
+): ApiError {
+  switch (error) {
+    case 'forbidden':
+      return conversationForbidden();
+    case 'message_not_found':
+      return badRequest(MESSAGES.messageNotInConversation);
+    case 'other_conversation':
+      return shapeA(403, 'FORBIDDEN', OWN_MESSAGE_MESSAGES.otherConversation);
+    case 'not_yours':
+      return shapeA(403, 'FORBIDDEN', OWN_MESSAGE_MESSAGES.notYours);
+    case 'not_editable':
+      return shapeA(403, 'FORBIDDEN', OWN_MESSAGE_MESSAGES.notEditable);
+    case 'edit_window':
+      return shapeA(403, 'FORBIDDEN', OWN_MESSAGE_MESSAGES.editWindow(c.windowMs));
+    case 'already_read':
+      return shapeA(403, 'FORBIDDEN', OWN_MESSAGE_MESSAGES.alreadyRead);
+    default:
+      return chatError(error, c.limits);
+  }
+}
+
 /** my/chat/offer and my/chat/offer/respond (docs/offers.md). */
 export const OFFER_MESSAGES = {
   target: 'con_id or listing_id is required and must be a positive integer.',

@@ -386,9 +386,12 @@ async function storeForm<P>(request: FastifyRequest, form: Form<P>, deps: FileDe
   if (form.stopped) throw badRequest('The request ended before its files were stored.');
   const stored = await storeUploads(deps.storage, form.received, deps.limits);
   if (!stored.ok) {
-    const { file, reason, tooLarge: large, busy } = stored.error;
+    const { file, reason, tooLarge: large, busy, tooLong, unsupported } = stored.error;
     if (busy) throw imagesBusy();
-    throw large ? tooLarge(file, deps.limits.maxBytes) : badRequest(`File "${file}" refused: ${reason}.`);
+    if (large) throw tooLarge(file, deps.limits.maxBytes);
+    if (tooLong) throw shapeB(413, 'PAYLOAD_TOO_LARGE', `File "${file}" refused: ${reason}.`);
+    if (unsupported) throw shapeB(415, 'UNSUPPORTED_MEDIA_TYPE', `File "${file}" refused: ${reason}.`);
+    throw badRequest(`File "${file}" refused: ${reason}.`);
   }
   request.uploads = stored.value.attachments;
 }

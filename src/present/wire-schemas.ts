@@ -26,6 +26,7 @@ export const MessageAttachmentWire = Type.Object(
     thumbnail: Type.Optional(Str),
     width: Type.Optional(Int),
     height: Type.Optional(Int),
+    duration: Type.Optional(Type.Number({ description: 'An audio file: its length in seconds, to the tenth.' })),
   },
   { additionalProperties: false },
 );

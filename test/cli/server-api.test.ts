@@ -2,7 +2,7 @@
  * The server API's keys and the audit log as the operator runs them: `souk server-keys
  * create|list|revoke` beside a real `souk serve` (a revoked key refused within SETTINGS_REFRESH_MS),
  * and `souk audit list` with the rows the CLI's moderation writes (`--reason`) and a key's changes,
- * on one database (SQLite, or PostgreSQL with TEST_DATABASE_URL).
+ * and `souk deliveries list|retry`, on one database (SQLite, or PostgreSQL with TEST_DATABASE_URL).
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -89,5 +89,40 @@ describe('souk server-keys, souk audit list', () => {
     const bad = await souk(db, ['audit', 'list', '--limit', '0'], { env });
     assert.equal(bad.code, 1);
     assert.equal(bad.stderr, 'souk: --limit must be an integer from 1 to 100000, got "0"\n');
+
+    // souk deliveries list|retry: the server API's deliveries, on the server's shell.
+    const store = openStore(database.url, { poolSize: 1, statementTimeoutMs: 5000, connectTimeoutMs: 5000 });
+    t.after(() => store.close());
+    const { id } = await store.db
+      .insertInto('webhook_outbox')
+      .values({
+        message_id: 'msg_1',
+        url: 'https://hook:pa55@hooks.example.com/souk',
+        type: 'message.new',
+        user_id: USERS.amina,
+        payload: '{}',
+        created_at: Date.parse('2026-11-30T18:00:00Z'),
+        window_from: 0,
+        status: 'failed',
+        attempts: 9,
+        next_attempt_at: 0,
+        last_error: 'HTTP 503',
+        delivered_at: null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    assert.equal(
+      await ok(db, ['deliveries', 'list', '--kind', 'webhook', '--status', 'failed'], { env }),
+      `id\tstatus\tattempts\tcreated\tuser\tabout\tlast error\nwebhook:${id}\tfailed\t9\t2026-11-30T18:00:00.000Z\t${USERS.amina}\tmessage.new to https://hook:****@hooks.example.com/souk\tHTTP 503\n`,
+    );
+    assert.equal(
+      await ok(db, ['deliveries', 'retry', `webhook:${id}`, '--reason', 'receiver back'], { env }),
+      `webhook:${id} will be sent again\n`,
+    );
+    const [retried] = await store.audit.list({ limit: 1 });
+    assert.deepEqual(
+      [retried!.actor.name, retried!.action, retried!.targetKind, retried!.targetId, retried!.reason],
+      ['cli', 'delivery.retry', 'webhook', Number(id), 'receiver back'],
+    );
   });
 });

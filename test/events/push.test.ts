@@ -396,5 +396,15 @@ describe('push helpers', () => {
     assert.equal(pushBody({ text: '', attachments: [invoice] }), 'invoice.pdf');
     assert.equal(pushBody({ text: '', attachments: [photo, invoice] }), 'invoice.pdf (+1)');
     assert.equal(pushBody({ text: 'look', attachments: [photo] }), 'look');
+    // A voice message (docs/files.md, "Voice messages and audio").
+    const voice = {
+      url: 'https://s.example/files/chat/c.m4a',
+      type: 'audio',
+      mimeType: 'audio/mp4',
+      name: 'voice.m4a',
+      size: 1,
+      duration: 3.2,
+    } as const;
+    assert.equal(pushBody({ text: '', attachments: [voice] }), 'Voice message');
   });
 });

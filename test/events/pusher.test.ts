@@ -202,6 +202,28 @@ describe('Pusher: what the web chat receives', () => {
       assert.ok(e.data.message.con_id === conId);
     }
 
+    // The sender corrects a message (message.update with the new text, to both), then takes it back (message.removed, to both).
+    const typo = (await t.post(MESSAGE, { con_id: conId, text: 'Tpyo' }, t.auth(USERS.amina))).json();
+    await next(owner, o, 2);
+    const own = (method: 'PATCH' | 'DELETE', url: string, body: unknown) =>
+      t.app.inject({ method, url, headers: { ...t.auth(USERS.amina), 'content-type': 'application/json' }, payload: JSON.stringify(body) });
+    assert.equal((await own('PATCH', MESSAGE, { con_id: conId, message_id: typo.message_id, text: 'Typo' })).statusCode, 200);
+    for (const [page, seen] of [
+      [buyer, b],
+      [owner, o],
+    ] as const) {
+      const [e] = await next(page, seen, 1);
+      assert.deepEqual([e!.name, e!.data.message.message_id, e!.data.message.message], ['message.update', typo.message_id, 'Typo']);
+    }
+    assert.equal((await own('DELETE', `${MESSAGE}?con_id=${conId}&message_id=${typo.message_id}`, {})).statusCode, 200);
+    for (const [page, seen] of [
+      [buyer, b],
+      [owner, o],
+    ] as const) {
+      const [e] = await next(page, seen, 1);
+      assert.deepEqual([e!.name, e!.data.message.message_id, e!.data.message.message], ['message.removed', typo.message_id, '']);
+    }
+
     // A leave: the conversation leaves the leaver's own lists; the other participant still has it.
     const left = await t.app.inject({ method: 'DELETE', url: `${CONVERSATION}?con_id=${conId}`, headers: t.auth(USERS.youssef) });
     assert.equal(left.body, '1');
@@ -212,7 +234,7 @@ describe('Pusher: what the web chat receives', () => {
     await new Promise((r) => setTimeout(r, 300));
     assert.deepEqual(
       buyer.received.map((e) => e.name),
-      ['conversation.new', 'message.new', 'conversation.unread', 'message.update', 'message.removed'],
+      ['conversation.new', 'message.new', 'conversation.unread', 'message.update', 'message.removed', 'message.update', 'message.removed'],
     );
     assert.deepEqual(
       owner.received.map((e) => e.name),
@@ -227,6 +249,10 @@ describe('Pusher: what the web chat receives', () => {
         'message.new',
         'conversation.unread',
         'message.removed',
+        'message.new',
+        'conversation.unread',
+        'message.update',
+        'message.removed',
         'conversation.removed',
       ],
     );
@@ -235,7 +261,7 @@ describe('Pusher: what the web chat receives', () => {
     // batch_events, at most 10 events each.
     assert.ok(server.requests.every((r) => r.path.endsWith('/batch_events') && r.events <= 10));
     const sent = await t.souk.store.pusherOutbox!.list({ limit: 100 });
-    assert.equal(sent.length, 16);
+    assert.equal(sent.length, 22);
     assert.ok(sent.every((d) => d.status === 'sent' && d.sentAt !== null));
     for (const page of [buyer, owner, stranger]) page.close();
   });

@@ -22,6 +22,32 @@ function withSearchPath(url: string, schema: string): string {
   return u.toString();
 }
 
+/**
+ * Schemas dropped in the background, a few at a time: a drop waits mostly on the disk (PostgreSQL
+ * unlinks each table's and index's files), so a test's end does not wait for it, and a process that
+ * closed many Souks at its end drops their schemas side by side. The pending drops hold the process
+ * open (their connections) until they are done.
+ */
+const DROPS_AT_ONCE = 4;
+const dropQueue: Array<() => Promise<void>> = [];
+let dropping = 0;
+function dropLater(drop: () => Promise<void>): void {
+  dropQueue.push(drop);
+  pumpDrops();
+}
+function pumpDrops(): void {
+  while (dropping < DROPS_AT_ONCE && dropQueue.length > 0) {
+    const drop = dropQueue.shift()!;
+    dropping++;
+    void drop()
+      .catch((err: unknown) => console.error(`dropping a test schema: ${(err as Error).message}`))
+      .finally(() => {
+        dropping--;
+        pumpDrops();
+      });
+  }
+}
+
 /** `postgresUrl`: a PostgreSQL server to make the schema on, whatever TEST_DATABASE_URL says; `null`: SQLite. */
 export async function freshDatabase(postgresUrl: string | null | undefined = TEST_POSTGRES_URL): Promise<TestDatabase> {
   if (postgresUrl) {
@@ -34,10 +60,15 @@ export async function freshDatabase(postgresUrl: string | null | undefined = TES
       url: withSearchPath(postgresUrl, schema),
       dialect: 'postgres',
       async drop() {
-        const c = new pg.Client({ connectionString: postgresUrl });
-        await c.connect();
-        await c.query(`drop schema ${schema} cascade`);
-        await c.end();
+        dropLater(async () => {
+          const c = new pg.Client({ connectionString: postgresUrl });
+          await c.connect();
+          try {
+            await c.query(`drop schema ${schema} cascade`);
+          } finally {
+            await c.end();
+          }
+        });
       },
     };
   }

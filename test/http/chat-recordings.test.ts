@@ -51,7 +51,8 @@
  * - Classic list: the recipient summary has all seven keys (2.2.1: only name and profile_picture).
  * - [094] writing into a conversation the other participant left: 403 A "The other participant has
  *   left this conversation." (Fix: both originals stored the message where bob cannot see it).
- * - [096] PATCH: 404 A rest_no_route without `data` (D1).
+ * - [096] PATCH my/chat/message: a sender's correction (chat-plus.md), the probe's body without `text`: 400 B
+ *   BADREQUEST "text is required and must be a string." (the originals had no such route: 404 rest_no_route).
  * - [100], [101]: the recorded tokens expired in 1970 (iat 1, exp 2): 401 B INVALID_TOKEN "JWT has
  *   expired." (D4 checks expiry before the user; the originals answered USER_NOT_FOUND, and 200 for
  *   alice). A live token of a user who does not exist: 403 A "You are not logged in." (D4).
@@ -301,7 +302,7 @@ const DECIDED: Record<string, Expected | ((gen: Generation) => Expected | undefi
   '089': (gen) => (gen === 'current' ? badRequest('per_page must be a positive integer.') : undefined),
   '090': badRequest('con_id is required and must be a positive integer.'),
   '094': forbidden('The other participant has left this conversation.'),
-  '096': { status: 404, body: { code: 'rest_no_route', message: 'No route was found matching the URL and request method.' } },
+  '096': badRequest('text is required and must be a string.'),
   '100': expired,
   '101': expired,
 };

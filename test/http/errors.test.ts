@@ -45,13 +45,13 @@ describe('D1: routes', () => {
   const base = '/wp-json/rtcl/v1';
   for (const [method, url] of [
     // GET my/favourites is the favourites list (favourites-list.test.ts), GET and DELETE
-    // my/chat/conversation read and leave a conversation (chat.test.ts); these are still no route.
+    // my/chat/conversation read and leave a conversation (chat.test.ts), DELETE and PATCH
+    // my/chat/message take back and correct one (chat-own-messages.test.ts); these are still no route.
     ['DELETE', PATHS.toggle],
     ['PUT', PATHS.toggle],
     ['PUT', PATHS.start],
     ['PATCH', PATHS.start],
     ['GET', `${base}/my/chat/message`],
-    ['DELETE', `${base}/my/chat/message`],
     ['POST', `${base}/my/chat`],
     ['POST', `${base}/my/favourite`],
     ['POST', `${base}/my/favourites/101`],

@@ -1,6 +1,6 @@
 /**
  * Hostile input on the server API (docs/server-api.md), property-based (fast-check) over a real
- * socket, as test/http/hostile-input.test.ts does for the app's routes: generated ids in the path,
+ * socket, as test/http/hostile-input.test.ts does for the app's routes: generated ids in the path (a delivery's too),
  * query strings, JSON bodies (any JSON, import entries with odd values, broken text) and keys. Every
  * reply is a 200 or a documented refusal in shape B (shape A for no route); never a 5xx or a hang;
  * and the server still serves after.
@@ -39,6 +39,8 @@ const ROUTES = [
   ['GET', '/reports'],
   ['POST', '/reports/{id}/close'],
   ['DELETE', '/messages/{id}'],
+  ['GET', '/deliveries'],
+  ['POST', '/deliveries/{id}/retry'],
 ] as const;
 
 /** Statuses a route may answer; 413 for a large body, 404 for an unknown id or a path no route has. */
@@ -49,6 +51,13 @@ const idArb = fc
     fc.integer({ min: 1, max: 120 }).map(String),
     fc.constantFrom('0', '-1', '1.5', '1e3', '9007199254740993', '99999999999999999999', '%20', 'abc', '', '%00'),
     fc.string({ maxLength: 30 }).map(encodeURIComponent),
+    fc
+      .tuple(
+        fc.constantFrom('webhook', 'mail', 'push', 'pusher', 'sms'),
+        fc.constantFrom(':', '%3A', '%3a'),
+        fc.constantFrom('1', '0', '-1', 'x'),
+      )
+      .map((p) => p.join('')),
     // A dot segment (`..`, `%2e`) is resolved by the client into another path, which no route of the API has.
   )
   .filter((id) => !/^(\.|%2e){1,2}$/i.test(id));
@@ -91,7 +100,11 @@ const bodyArb = fc.oneof(
   fc.string({ maxLength: 200 }),
 );
 
-const queryArb = fc.dictionary(fc.constantFrom('reason', 'status', 'limit', 'cursor', 'x'), fc.string({ maxLength: 30 }), { maxKeys: 3 });
+const queryArb = fc.dictionary(
+  fc.constantFrom('reason', 'kind', 'status', 'limit', 'cursor', 'x'),
+  fc.oneof(fc.string({ maxLength: 30 }), fc.constantFrom('webhook', 'mail', 'push', 'pusher', 'failed', 'sent')),
+  { maxKeys: 3 },
+);
 
 const authArb = fc.oneof(
   { weight: 8, arbitrary: fc.constant(`Bearer ${key}`) },

@@ -6,7 +6,9 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import { sql } from 'kysely';
 import { newServerKey, serverKeyDigest } from '../../src/auth/server-keys.js';
+import { SUPERSEDED_MESSAGE } from '../../src/http/routes/server/common.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { until } from '../helpers/until.js';
@@ -334,7 +336,7 @@ describe('the server API', () => {
     shapeB(413, 'PAYLOAD_TOO_LARGE', 'The request body is larger than the limit of 1024 bytes.')(put.json);
   });
 
-  it('writes every change to the audit log: who, what, which id, why; an erasure names the id only', async () => {
+  it('writes every change to the audit log in its own transaction: who, what, which id, why; an erasure names the id only', async () => {
     const s = await server();
     await s.call('PUT', '/users/80?reason=signed%20up', { login: 'lina', email: 'lina@example.com', name: 'Lina Secret' });
     await s.call('POST', '/users/80/disable', { reason: 'spam' });
@@ -363,6 +365,169 @@ describe('the server API', () => {
     );
     const older = await s.t.souk.store.audit.list({ limit: 100, beforeId: byKey[1]!.id });
     assert.equal(older.length, 3);
+
+    // A change and its row commit together: with no audit table to write to, the change does not land either.
+    const db = s.t.souk.store.db;
+    await sql`alter table audit_log rename to audit_log_away`.execute(db);
+    try {
+      assert.equal((await s.call('PUT', '/users/81', { login: 'omar' })).status, 500);
+      assert.equal((await s.call('POST', `/users/${USERS.amina}/disable`)).status, 500);
+    } finally {
+      await sql`alter table audit_log_away rename to audit_log`.execute(db);
+    }
+    assert.equal(await s.t.souk.store.repos.users.findById(81), undefined);
+    assert.equal((await s.t.souk.store.repos.users.findById(USERS.amina))!.disabled, false);
+    assert.equal((await s.call('PUT', '/users/81', { login: 'omar' })).status, 200);
+    assert.deepEqual(
+      (await s.t.souk.store.audit.list({ limit: 1 })).map((r) => [r.action, r.targetId]),
+      [['user.upsert', 81]],
+    );
+  });
+
+  it("lists the outboxes' deliveries by kind and status a page at a time, and sends a failed one again (audited); 400, 404, 409", async () => {
+    const s = await server();
+    const db = s.t.souk.store.db;
+    const at = Date.parse('2026-11-30T18:00:00Z');
+    const bare = { user_id: USERS.amina, created_at: at, attempts: 9, next_attempt_at: at, last_error: 'HTTP 503' };
+    const common = { ...bare, payload: '{}' };
+    const webhook = (status: string, n: number) =>
+      db
+        .insertInto('webhook_outbox')
+        .values({
+          ...common,
+          message_id: `msg_${n}`,
+          url: 'https://hook:pa55@hooks.example.com/souk',
+          type: 'message.new',
+          window_from: at,
+          status,
+          delivered_at: null,
+        })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const [w1, w2, w3] = [await webhook('failed', 1), await webhook('delivered', 2), await webhook('failed', 3)].map((r) => Number(r.id));
+    const mail = Number(
+      (
+        await db
+          .insertInto('mail_outbox')
+          .values({ ...bare, con_id: 5, pending_key: null, first_message_id: 7, last_message_id: 9, status: 'failed', sent_at: null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const push = Number(
+      (
+        await db
+          .insertInto('push_outbox')
+          .values({ ...common, message_id: 7, status: 'sent' })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const pusher = Number(
+      (
+        await db
+          .insertInto('pusher_outbox')
+          .values({ ...common, name: 'message', status: 'failed', sent_at: null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+
+    const all = await s.call('GET', '/deliveries?kind=webhook');
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      all.json.data.map((d: any) => [d.id, d.status]),
+      [
+        [`webhook:${w3}`, 'failed'],
+        [`webhook:${w2}`, 'delivered'],
+        [`webhook:${w1}`, 'failed'],
+      ],
+    );
+    assert.deepEqual(all.json.data[0], {
+      id: `webhook:${w3}`,
+      kind: 'webhook',
+      status: 'failed',
+      user_id: USERS.amina,
+      attempts: 9,
+      created_at: '2026-11-30T18:00:00.000Z',
+      next_attempt_at: '2026-11-30T18:00:00.000Z',
+      sent_at: null,
+      last_error: 'HTTP 503',
+      details: { type: 'message.new', url: 'https://hook:****@hooks.example.com/souk', webhook_id: 'msg_3' },
+    });
+    assert.equal(all.json.next_cursor, null);
+    const failed = await s.call('GET', '/deliveries?kind=webhook&status=failed&limit=1');
+    assert.deepEqual(
+      failed.json.data.map((d: any) => d.id),
+      [`webhook:${w3}`],
+    );
+    const next = await s.call('GET', `/deliveries?kind=webhook&status=failed&limit=1&cursor=${failed.json.next_cursor}`);
+    assert.deepEqual(
+      next.json.data.map((d: any) => d.id),
+      [`webhook:${w1}`],
+    );
+    const last = await s.call('GET', `/deliveries?kind=webhook&status=failed&limit=1&cursor=${next.json.next_cursor}`);
+    assert.deepEqual(last.json, { data: [], next_cursor: null });
+    assert.deepEqual((await s.call('GET', '/deliveries?kind=mail&status=failed')).json.data[0].details, {
+      con_id: 5,
+      first_message_id: 7,
+      last_message_id: 9,
+    });
+    assert.deepEqual(
+      (await s.call('GET', '/deliveries?kind=push')).json.data.map((d: any) => [d.id, d.details]),
+      [[`push:${push}`, { message_id: 7 }]],
+    );
+    assert.deepEqual((await s.call('GET', '/deliveries?kind=pusher&status=sent')).json.data, []);
+    for (const [query, message] of [
+      ['', 'kind must be webhook, mail, push or pusher.'],
+      ['kind=sms', 'kind must be webhook, mail, push or pusher.'],
+      ['kind=pusher&status=skipped', 'status must be one of pending, sent, failed for pusher deliveries.'],
+      ['kind=mail&cursor=nope', 'cursor must be the next_cursor of an earlier page.'],
+    ]) {
+      const res = await s.call('GET', `/deliveries?${query}`);
+      assert.equal(res.status, 400, query);
+      shapeB(400, 'BADREQUEST', message)(res.json);
+    }
+
+    const retried = await s.call('POST', `/deliveries/webhook:${w1}/retry`, { reason: 'receiver fixed' });
+    assert.equal(retried.status, 200);
+    assert.deepEqual([retried.json.id, retried.json.status, retried.json.attempts], [`webhook:${w1}`, 'pending', 0]);
+    const again = await s.call('POST', `/deliveries/webhook:${w1}/retry`);
+    assert.equal(again.status, 409);
+    shapeB(409, 'CONFLICT', `Delivery webhook:${w1} is pending, not failed: only a failed delivery is sent again.`)(again.json);
+    assert.equal((await s.call('POST', `/deliveries/webhook:${w2}/retry`)).status, 409);
+    assert.equal((await s.call('POST', `/deliveries/push:${push}/retry`)).status, 409);
+    assert.equal((await s.call('POST', `/deliveries/mail:${mail}/retry`)).json.status, 'pending');
+    assert.equal((await s.call('POST', `/deliveries/pusher:${pusher}/retry?reason=app%20keys%20fixed`)).json.status, 'pending');
+    // A failed mail whose conversation has a pending one: that one carries the same unread messages.
+    const mailRow = (status: string, key: string | null) =>
+      db
+        .insertInto('mail_outbox')
+        .values({ ...bare, con_id: 6, pending_key: key, first_message_id: 7, last_message_id: 9, status, sent_at: null })
+        .returning('id')
+        .executeTakeFirstOrThrow();
+    const stale = Number((await mailRow('failed', null)).id);
+    await mailRow('pending', `${USERS.amina}:6`);
+    const superseded = await s.call('POST', `/deliveries/mail:${stale}/retry`);
+    assert.equal(superseded.status, 409);
+    shapeB(409, 'CONFLICT', SUPERSEDED_MESSAGE)(superseded.json);
+    const missing = await s.call('POST', '/deliveries/webhook:999999/retry');
+    assert.equal(missing.status, 404);
+    shapeB(404, 'NOT_FOUND', 'No delivery with id webhook:999999.')(missing.json);
+    for (const id of ['12', 'sms:1', 'webhook:0']) {
+      const res = await s.call('POST', `/deliveries/${id}/retry`);
+      assert.equal(res.status, 400, id);
+      shapeB(400, 'BADREQUEST')(res.json);
+    }
+    const rows = (await s.t.souk.store.audit.list({ limit: 10 })).reverse();
+    assert.deepEqual(
+      rows.map((r) => [r.actor.name, r.action, r.targetKind, r.targetId, r.reason]),
+      [
+        ['backend', 'delivery.retry', 'webhook', w1, 'receiver fixed'],
+        ['backend', 'delivery.retry', 'mail', mail, null],
+        ['backend', 'delivery.retry', 'pusher', pusher, 'app keys fixed'],
+      ],
+    );
   });
 
   it('stops taking a revoked key on every instance within SETTINGS_REFRESH_MS', async () => {

@@ -5,11 +5,11 @@
  * statement for a typing request once its caller and conversation were seen (counted).
  * On SQLite, and on PostgreSQL with TEST_DATABASE_URL.
  */
-import { describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import pg from 'pg';
-import { startTestSouk, type TestSouk } from '../helpers/souk.js';
+import { startTestSouk as startSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
 import { until } from '../helpers/until.js';
@@ -34,6 +34,18 @@ function published(t: TestSouk): LiveEvent[] {
   t.souk.live!.subscribe((e) => seen.push(e));
   return seen;
 }
+
+/**
+ * Each test's Souk is closed when the test ends: the statement count watches the SQLite engine of
+ * the whole process, so no other Souk may poll meanwhile (the file runs in a process of its own).
+ */
+const open: TestSouk[] = [];
+const startTestSouk = async (env?: Record<string, string>) => {
+  const t = await startSouk(env);
+  open.push(t);
+  return t;
+};
+afterEach(() => Promise.all(open.splice(0).map((t) => t.close())));
 
 const typing = (t: TestSouk, userId: number, conId: number) => t.post(TYPING, { con_id: conId }, t.auth(userId));
 

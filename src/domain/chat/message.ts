@@ -1,5 +1,6 @@
-/** my/chat/message (docs/routes.md): answer in a conversation, mark messages read. */
-import type { Attachment, Message, UploadedAttachment } from '../model.js';
+/** my/chat/message (docs/routes.md): answer in a conversation, mark messages read, take back or correct one's own message (docs/chat-plus.md). */
+import type { Attachment, Message, MessageAttachment, UploadedAttachment } from '../model.js';
+import type { DomainEvent } from '../events.js';
 import type { Repositories, UnitOfWork } from '../ports.js';
 import {
   checkMessageInput,
@@ -141,4 +142,116 @@ export async function markRead(
     }
     return { ok: true, changed };
   }, readerId);
+}
+
+/** How long after sending it, and whether once the other side read it, a sender may correct a message. */
+export interface EditRules {
+  windowMs: number;
+  afterRead: boolean;
+}
+
+/** The settings' defaults (MESSAGE_EDIT_WINDOW_S, MESSAGE_EDIT_AFTER_READ). */
+export const DEFAULT_EDIT_RULES: EditRules = { windowMs: 900_000, afterRead: false };
+
+/**
+ * Why a sender may not take back or correct a message: `forbidden` the conversation is not theirs,
+ * `message_not_found` no such message, `other_conversation` it is another conversation's,
+ * `not_yours` the other participant wrote it, `not_editable` an offer or a removed message (its
+ * text is not the sender's words), `edit_window` too late, `already_read` the other side read it.
+ */
+export type OwnMessageError =
+  'forbidden' | 'message_not_found' | 'other_conversation' | 'not_yours' | 'not_editable' | 'edit_window' | 'already_read';
+
+export type EditMessageError = OwnMessageError | StartConversationError;
+
+/** `changed`: false when the request changed nothing (a repeat: the message is as asked already). */
+export type OwnMessageResult = { ok: true; value: Message; changed: boolean } | { ok: false; error: OwnMessageError };
+export type EditMessageResult = { ok: true; value: Message; changed: boolean } | { ok: false; error: EditMessageError };
+
+/** A message the plugin's admin, its sender or an erasure emptied: no text, no attachments. */
+const emptied = (m: Message) => m.text === '' && (m.attachments === null || m.attachments.length === 0) && !m.offer;
+
+/** The caller's own message of the conversation, read in the transaction, or why not. */
+async function ownMessage(
+  repos: Repositories,
+  userId: number,
+  conId: number,
+  messageId: number,
+): Promise<{ ok: true; message: Message; other: number } | { ok: false; error: OwnMessageError }> {
+  const [open, message] = await Promise.all([openFor(repos, conId, userId), repos.messages.findById(messageId)]);
+  if (!open) return { ok: false, error: 'forbidden' };
+  if (!message) return { ok: false, error: 'message_not_found' };
+  if (message.conId !== conId) return { ok: false, error: 'other_conversation' };
+  if (message.sourceId !== userId) return { ok: false, error: 'not_yours' };
+  return { ok: true, message, other: otherParticipant(open.conversation, userId) };
+}
+
+/** Records the event for both participants, in ascending user id (as every transaction writing two users' logs). */
+async function recordForBoth(repos: Repositories, a: number, b: number, event: DomainEvent, now: number): Promise<void> {
+  if (!repos.events) return;
+  for (const userId of [...new Set([a, b])].sort((x, y) => x - y)) await repos.events.record(userId, event, now);
+}
+
+/**
+ * The sender takes their message back (my/chat/message DELETE): its text, attachments and edit
+ * history go as a moderator's removal takes them (domain/moderation.ts), the row stays in its place
+ * for the apps to draw, and both participants get `message.removed`. The caller deletes the stored
+ * files of `files` once it committed. Taking it back again changes nothing and answers alike. A
+ * report made before keeps its own copy (reports.ts).
+ */
+export async function deleteOwnMessage(
+  uow: UnitOfWork,
+  userId: number,
+  conId: number,
+  messageId: number,
+  now: number = Date.now(),
+): Promise<OwnMessageResult & { files?: MessageAttachment[] }> {
+  return uow.transaction(async (repos) => {
+    const own = await ownMessage(repos, userId, conId, messageId);
+    if (!own.ok) return own;
+    if (emptied(own.message)) return { ok: true, value: own.message, changed: false };
+    if (!repos.moderation) throw new Error('this store has no moderation repository');
+    const removed = await repos.moderation.removeMessage(messageId);
+    if (!removed) return { ok: false, error: 'message_not_found' };
+    await recordForBoth(repos, userId, own.other, { type: 'message.removed', message: removed }, now);
+    return { ok: true, value: removed, changed: true, files: own.message.attachments ?? [] };
+  }, userId);
+}
+
+/**
+ * The sender corrects their message's text (my/chat/message PATCH) within `rules.windowMs` of
+ * sending it and, unless `rules.afterRead`, while the other side has not read it. The text is
+ * checked as a send checks it (the route screens its words first), and the rules of an answer
+ * hold: nothing to or from a closed user, nothing across a block. The previous text is kept (the
+ * edit history); both participants get `message.update` with the message as it is now.
+ */
+export async function editMessage(
+  uow: UnitOfWork,
+  userId: number,
+  input: { conId: number; messageId: number; text: string },
+  limits: ChatLimits,
+  rules: EditRules,
+  now: number = Date.now(),
+): Promise<EditMessageResult> {
+  const invalid = checkMessageInput({ text: input.text, files: [] }, limits);
+  if (invalid) return { ok: false, error: invalid };
+  return uow.transaction(async (repos): Promise<EditMessageResult> => {
+    const own = await ownMessage(repos, userId, input.conId, input.messageId);
+    if (!own.ok) return own;
+    const { message, other } = own;
+    if (message.type === 'offer' || emptied(message)) return { ok: false, error: 'not_editable' };
+    if (rules.windowMs === 0 || now - message.createdAt > rules.windowMs) return { ok: false, error: 'edit_window' };
+    if (message.isRead && !rules.afterRead) return { ok: false, error: 'already_read' };
+    const [closed, blocked] = await Promise.all([closedParticipant(repos, userId, other), blockedEitherWay(repos, userId, other)]);
+    if (closed) return { ok: false, error: 'user_closed' };
+    if (blocked) return { ok: false, error: 'blocked' };
+    if (message.text === input.text) return { ok: true, value: message, changed: false };
+    if (!repos.edits) throw new Error('this store keeps no edit history');
+    const edited = await repos.edits.edit(message, input.text, now, !rules.afterRead);
+    if (!edited) return { ok: false, error: 'already_read' };
+    // The store's text rules made it the text it was (a WordPress site strips markup): nothing changed.
+    if (edited === message) return { ok: true, value: message, changed: false };
+    await recordForBoth(repos, userId, other, { type: 'message.update', message: edited }, now);
+    return { ok: true, value: edited, changed: true };
+  }, userId);
 }

@@ -14,7 +14,7 @@ export const CHAT_PREFIX = 'chat/';
 export const UPLOADS_FOLDER = '.uploads';
 
 const EXTENSIONS = new Set(Object.values(FILE_EXTENSIONS));
-const STORED = /^chat\/([0-9a-f]{2})\/(([0-9a-f]{2})[0-9a-f]{62})(-thumb)?\.([a-z]+)$/;
+const STORED = /^chat\/([0-9a-f]{2})\/(([0-9a-f]{2})[0-9a-f]{62})(-thumb)?\.([a-z0-9]+)$/;
 /** storage/local-folder.ts's temporary name, beside the file it becomes. */
 const TEMPORARY = /^chat\/[0-9a-f]{2}\/\.tmp-[0-9a-f]{16}$/;
 /** Anything in Souk's own uploads folder, however deep; no hidden segment (no `..`). */

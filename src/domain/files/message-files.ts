@@ -25,13 +25,15 @@ export function typeWithFiles(input: WithFiles): MessageType {
 export const hasFiles = (input: WithFiles) => input.files.length > 0 || (input.uploads?.length ?? 0) > 0;
 
 /**
- * A message without text, in a word (a push's body): "Photo" for an uploaded image, the file's
- * name for an uploaded document; undefined when it has no uploaded file.
+ * A message without text, in a word (a push's body): "Photo" for an uploaded image, "Voice
+ * message" for one audio file, the file's name for an uploaded document; undefined when it has no
+ * uploaded file.
  */
 export function uploadsInWords(attachments: MessageAttachment[] | null): string | undefined {
   const uploads = (attachments ?? []).filter((file): file is UploadedAttachment => 'mimeType' in file);
   if (uploads.length === 0) return undefined;
   if (uploads.every((file) => file.type === 'image')) return uploads.length === 1 ? 'Photo' : `${uploads.length} photos`;
+  if (uploads.length === 1 && uploads[0]!.type === 'audio') return 'Voice message';
   const first = uploads.find((file) => file.type !== 'image')!;
   return uploads.length === 1 ? first.name : `${first.name} (+${uploads.length - 1})`;
 }

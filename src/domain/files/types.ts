@@ -1,7 +1,9 @@
+import { AUDIO_EXTENSIONS } from './audio.js';
+
 /**
  * The plugin's attachment types (Fns::getChatAttachmentConfig): JPEG, PNG, WebP, PDF, Word and
- * Excel, each with the extension its stored file is named by (a key's extension gives the type
- * it is served with).
+ * Excel, and Souk's audio (audio.ts), each with the extension its stored file is named by (a
+ * key's extension gives the type it is served with).
  */
 export const FILE_EXTENSIONS: Readonly<Record<string, string>> = {
   'image/jpeg': 'jpg',
@@ -12,9 +14,10 @@ export const FILE_EXTENSIONS: Readonly<Record<string, string>> = {
   'application/vnd.openxmlformats-officedocument.wordprocessingml.document': 'docx',
   'application/vnd.ms-excel': 'xls',
   'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': 'xlsx',
+  ...AUDIO_EXTENSIONS,
 };
 
-/** The types uploads accept unless the operator says otherwise (FILES_TYPES). */
+/** The types uploads accept unless the operator says otherwise (FILES_TYPES): the plugin's, and audio. */
 export const PLUGIN_FILE_TYPES: readonly string[] = Object.keys(FILE_EXTENSIONS);
 
 const TYPE_OF_EXTENSION = new Map(Object.entries(FILE_EXTENSIONS).map(([type, ext]) => [ext, type]));

@@ -14,6 +14,7 @@ import { extname } from 'node:path';
 import type { UploadedAttachment } from '../model.js';
 import type { FileStorage } from './storage.js';
 import { FILE_EXTENSIONS } from './types.js';
+import { audioTypeOf, checkAudio, claimsAudio } from './audio.js';
 import { ImagesBusy, loadImageCodec, reencodeImage, type ImageFormat, type ImageLimits } from './images.js';
 
 /** A file as received, in a temporary file. */
@@ -29,6 +30,8 @@ export interface ReceivedFile {
 export interface UploadLimits {
   maxCount: number;
   maxBytes: number;
+  /** Longest audio file accepted, in seconds (FILES_AUDIO_MAX_S). */
+  audioMaxS: number;
   /** Accepted MIME types. */
   types: readonly string[];
   image: ImageLimits;
@@ -40,8 +43,12 @@ export interface StoredUploads {
   keys: string[];
 }
 
-/** `busy`: the image queue is full (images.ts, ImagesBusy): the server's state, not the file's fault. */
-export type UploadRefusal = { file: string; reason: string; tooLarge: boolean; busy?: boolean };
+/**
+ * `busy`: the image queue is full (images.ts, ImagesBusy): the server's state, not the file's fault.
+ * `tooLong`: audio longer than accepted (413, as too large). `unsupported`: a file the client said
+ * is audio whose bytes are not audio Souk accepts (415).
+ */
+export type UploadRefusal = { file: string; reason: string; tooLarge: boolean; busy?: boolean; tooLong?: boolean; unsupported?: boolean };
 
 export type StoreUploadsResult = { ok: true; value: StoredUploads } | { ok: false; error: UploadRefusal };
 
@@ -78,8 +85,12 @@ const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex
 
 export const keyFor = (digest: string, ext: string, suffix = '') => `chat/${digest.slice(0, 2)}/${digest}${suffix}.${ext}`;
 
-/** The MIME type the bytes show, as accepted, or why not. */
-async function typeOf(file: ReceivedFile, types: readonly string[]): Promise<{ mimeType: string } | { reason: string }> {
+/** The MIME type the bytes show, as accepted (with an audio file's duration), or why not. */
+async function typeOf(
+  file: ReceivedFile,
+  limits: UploadLimits,
+): Promise<{ mimeType: string; duration?: number } | { reason: string; tooLong?: boolean; unsupported?: boolean }> {
+  const types = limits.types;
   // Loaded with the first upload, not with every process that could receive one.
   const { fileTypeFromFile } = await import('file-type');
   const found = await fileTypeFromFile(file.path);
@@ -87,8 +98,17 @@ async function typeOf(file: ReceivedFile, types: readonly string[]): Promise<{ m
   if (mimeType === 'application/x-cfb') {
     mimeType = OLD_OFFICE[extname(file.name).toLowerCase()] ?? Object.values(OLD_OFFICE).find((t) => t === file.declaredType.toLowerCase());
   }
-  if (mimeType === undefined) return { reason: 'its content is not of an accepted type' };
-  if (!types.includes(mimeType)) return { reason: `its content is ${mimeType}, not an accepted type` };
+  const audioType = audioTypeOf(mimeType);
+  if (audioType !== undefined && types.includes(audioType)) {
+    const audio = await checkAudio(file.path, audioType, limits.audioMaxS);
+    if (audio?.ok) return { mimeType: audio.mimeType, duration: audio.duration };
+    if (audio) return { reason: audio.reason, tooLong: audio.tooLong, unsupported: !audio.tooLong };
+  }
+  // A file sent as audio whose bytes are not (a fake, or a format Souk does not take): 415.
+  const unsupported = claimsAudio(file.name, file.declaredType);
+  if (mimeType === undefined)
+    return { reason: unsupported ? 'its content is not audio Souk accepts' : 'its content is not of an accepted type', unsupported };
+  if (!types.includes(mimeType)) return { reason: `its content is ${mimeType}, not an accepted type`, unsupported };
   return { mimeType };
 }
 
@@ -102,16 +122,25 @@ const BUSY = Symbol('images busy');
 async function prepare(
   storage: FileStorage,
   file: ReceivedFile,
-  mimeType: string,
+  type: { mimeType: string; duration?: number },
   limits: UploadLimits,
 ): Promise<Prepared | string | typeof BUSY> {
+  const { mimeType, duration } = type;
   const name = cleanFileName(file.name);
   const ext = FILE_EXTENSIONS[mimeType] ?? 'bin';
   const format = IMAGE_FORMATS[mimeType];
   if (format === undefined) {
     const key = keyFor(await sha256Of(file.path), ext);
     return {
-      attachment: { url: storage.url(key), type: kindOf(mimeType), mimeType, name, size: file.size },
+      // Audio is stored as sent (no transcoding), with its duration in seconds.
+      attachment: {
+        url: storage.url(key),
+        type: kindOf(mimeType),
+        mimeType,
+        name,
+        size: file.size,
+        ...(duration !== undefined && { duration }),
+      },
       puts: [{ key, body: () => createReadStream(file.path), contentType: mimeType }],
     };
   }
@@ -155,9 +184,15 @@ export async function storeUploads(storage: FileStorage, files: ReceivedFile[], 
     const name = cleanFileName(file.name);
     if (file.size > limits.maxBytes)
       return { ok: false, error: { file: name, reason: `it is larger than ${limits.maxBytes} bytes`, tooLarge: true } };
-    const type = await typeOf(file, limits.types);
-    if ('reason' in type) return { ok: false, error: { file: name, reason: type.reason, tooLarge: false } };
-    const done = await prepare(storage, file, type.mimeType, limits);
+    const type = await typeOf(file, limits);
+    if ('reason' in type) {
+      const { reason, tooLong, unsupported } = type;
+      return {
+        ok: false,
+        error: { file: name, reason, tooLarge: false, ...(tooLong && { tooLong }), ...(unsupported && { unsupported }) },
+      };
+    }
+    const done = await prepare(storage, file, type, limits);
     if (done === BUSY) return { ok: false, error: { file: name, reason: 'too many images wait', tooLarge: false, busy: true } };
     if (typeof done === 'string') return { ok: false, error: { file: name, reason: done, tooLarge: false } };
     prepared.push(done);

@@ -7,6 +7,8 @@
 import type { Actor, AuditLog, AuditRecord } from '../audit.js';
 import type { MailOutbox } from '../mail.js';
 import type { MessageAttachment, User } from '../model.js';
+import type { PushOutbox } from '../push.js';
+import type { PusherOutbox } from '../pusher.js';
 import type { CatalogUnitOfWork, ReportAdmin, Repositories, UnitOfWork, WebhookOutbox } from '../ports.js';
 import type { SafetyRecords } from '../user-data.js';
 
@@ -21,6 +23,8 @@ export interface OperatorDeps {
   deviceTokens?: (userId: number) => Promise<string[]>;
   webhooks?: WebhookOutbox;
   mailOutbox?: MailOutbox;
+  pushOutbox?: PushOutbox;
+  pusherOutbox?: PusherOutbox;
   /**
    * After a disable or an erasure (`revoke`): every token of the user is refused, and every server
    * drops the users it cached, both within SETTINGS_REFRESH_MS; after an enable, only the latter.
@@ -43,13 +47,13 @@ export interface Change {
   reason?: string | null | undefined;
 }
 
-/** Writes the change's audit row; the change itself is done. */
-export async function audited(
+/** The change's audit row, as `audited` writes it; for a port that writes it in the change's own transaction. */
+export function auditRecord(
   deps: OperatorDeps,
   change: Change,
   entry: Pick<AuditRecord, 'action' | 'targetKind' | 'targetId'> & { details?: AuditRecord['details'] },
-): Promise<void> {
-  await deps.audit.record({
+): AuditRecord {
+  return {
     at: deps.now(),
     actor: change.actor,
     reason: change.reason ?? null,
@@ -57,13 +61,29 @@ export async function audited(
     action: entry.action,
     targetKind: entry.targetKind,
     targetId: entry.targetId,
-  });
+  };
+}
+
+/**
+ * Writes the audit row of what changes nothing in the database (an export, a token handed out).
+ * A change passes its row (`auditRecord`) to the port that makes it, which writes both in one
+ * transaction: a failed change leaves no row, and no change is left without its row.
+ */
+export async function audited(
+  deps: OperatorDeps,
+  change: Change,
+  entry: Pick<AuditRecord, 'action' | 'targetKind' | 'targetId'> & { details?: AuditRecord['details'] },
+): Promise<void> {
+  await deps.audit.record(auditRecord(deps, change, entry));
 }
 
 /** A refused operation: what was missing or in the way. */
 export type OperatorError =
   | { error: 'no_such_user' | 'no_such_listing' | 'no_such_message' | 'no_such_report' | 'no_such_delivery' }
   | { error: 'erased' | 'disabled' | 'site_catalog' }
+  /** A delivery that is not failed (`status`), or a failed mail whose conversation has a pending one that carries its messages. */
+  | { error: 'not_failed'; status: string }
+  | { error: 'superseded' }
   | { error: 'invalid'; path: string; problem: string };
 
 export type OperatorResult<T> = ({ ok: true } & T) | ({ ok: false } & OperatorError);

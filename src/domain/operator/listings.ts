@@ -4,14 +4,14 @@
  */
 import { deleteListings as remove, importCatalog, type Catalog } from '../catalog.js';
 import type { ListingRecord } from '../model.js';
-import { audited, type Change, type OperatorDeps, type OperatorResult } from './context.js';
+import { auditRecord, type Change, type OperatorDeps, type OperatorResult } from './context.js';
 
 /** Creates or replaces the listing; its owner must exist. */
 export async function upsertListing(deps: OperatorDeps, change: Change, listing: ListingRecord): Promise<OperatorResult<object>> {
   if (deps.siteOwnsCatalog) return { ok: false, error: 'site_catalog' };
-  const result = await importCatalog(deps.uow, { users: [], listings: [listing] });
+  const audit = auditRecord(deps, change, { action: 'listing.upsert', targetKind: 'listing', targetId: listing.id });
+  const result = await importCatalog(deps.uow, { users: [], listings: [listing] }, audit);
   if (!result.ok) return { ok: false, error: 'invalid', path: result.path, problem: result.problem };
-  await audited(deps, change, { action: 'listing.upsert', targetKind: 'listing', targetId: listing.id });
   return { ok: true };
 }
 
@@ -22,11 +22,11 @@ export async function importDocument(
   catalog: Catalog,
 ): Promise<OperatorResult<{ users: number; listings: number }>> {
   if (deps.siteOwnsCatalog) return { ok: false, error: 'site_catalog' };
-  const result = await importCatalog(deps.uow, catalog);
+  const details = { users: catalog.users.length, listings: catalog.listings.length };
+  const audit = auditRecord(deps, change, { action: 'catalog.import', targetKind: 'catalog', targetId: null, details });
+  const result = await importCatalog(deps.uow, catalog, audit);
   if (!result.ok) return { ok: false, error: 'invalid', path: result.path, problem: result.problem };
-  const counts = { users: result.users, listings: result.listings };
-  await audited(deps, change, { action: 'catalog.import', targetKind: 'catalog', targetId: null, details: counts });
-  return { ok: true, ...counts };
+  return { ok: true, users: result.users, listings: result.listings };
 }
 
 /**
@@ -39,7 +39,8 @@ export async function deleteListings(
   ids: number[],
 ): Promise<OperatorResult<{ deleted: number[]; missing: number[] }>> {
   if (deps.siteOwnsCatalog) return { ok: false, error: 'site_catalog' };
-  const result = await remove(deps.uow, ids);
-  for (const id of result.deleted) await audited(deps, change, { action: 'listing.delete', targetKind: 'listing', targetId: id });
+  const result = await remove(deps.uow, ids, (id) =>
+    auditRecord(deps, change, { action: 'listing.delete', targetKind: 'listing', targetId: id }),
+  );
   return { ok: true, ...result };
 }

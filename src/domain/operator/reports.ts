@@ -1,6 +1,6 @@
 /** The reports as the operator works through them: `souk reports` and the server API's `reports` routes. */
 import type { Report } from '../reports.js';
-import { audited, type Change, type OperatorDeps, type OperatorResult } from './context.js';
+import { auditRecord, type Change, type OperatorDeps, type OperatorResult } from './context.js';
 
 export type ReportStatus = 'open' | 'closed';
 
@@ -16,8 +16,8 @@ export function listReports(deps: OperatorDeps, filter: { status?: ReportStatus;
 
 /** Closes the report; `changed` false when it was closed already. */
 export async function closeReport(deps: OperatorDeps, change: Change, id: number): Promise<OperatorResult<{ changed: boolean }>> {
-  const outcome = await deps.reports.close(id, deps.now());
+  const audit = auditRecord(deps, change, { action: 'report.close', targetKind: 'report', targetId: id });
+  const outcome = await deps.reports.close(id, deps.now(), audit);
   if (outcome === 'not_found') return { ok: false, error: 'no_such_report' };
-  if (outcome === 'closed') await audited(deps, change, { action: 'report.close', targetKind: 'report', targetId: id });
   return { ok: true, changed: outcome === 'closed' };
 }

@@ -7,14 +7,14 @@ import { importCatalog } from '../catalog.js';
 import type { UserRecord } from '../model.js';
 import { setUserDisabled } from '../moderation.js';
 import { eraseUser as erase, exportUserData, type Erasure, type UserExport } from '../user-data.js';
-import { audited, type Change, type OperatorDeps, type OperatorResult } from './context.js';
+import { audited, auditRecord, type Change, type OperatorDeps, type OperatorResult } from './context.js';
 
 /** Creates or replaces the user (their password hash stays when the record has none). */
 export async function upsertUser(deps: OperatorDeps, change: Change, user: UserRecord): Promise<OperatorResult<object>> {
   if (deps.siteOwnsCatalog) return { ok: false, error: 'site_catalog' };
-  const result = await importCatalog(deps.uow, { users: [user], listings: [] });
+  const audit = auditRecord(deps, change, { action: 'user.upsert', targetKind: 'user', targetId: user.id });
+  const result = await importCatalog(deps.uow, { users: [user], listings: [] }, audit);
   if (!result.ok) return { ok: false, error: 'invalid', path: result.path, problem: result.problem };
-  await audited(deps, change, { action: 'user.upsert', targetKind: 'user', targetId: user.id });
   return { ok: true };
 }
 
@@ -28,11 +28,10 @@ export async function setDisabled(
   userId: number,
   disabled: boolean,
 ): Promise<OperatorResult<{ changed: boolean }>> {
-  const result = await setUserDisabled(deps.uow, userId, disabled, deps.now());
+  const audit = auditRecord(deps, change, { action: disabled ? 'user.disable' : 'user.enable', targetKind: 'user', targetId: userId });
+  const result = await setUserDisabled(deps.uow, userId, disabled, deps.now(), audit);
   if (!result.ok) return { ok: false, error: result.error === 'erased' ? 'erased' : 'no_such_user' };
   await deps.closeSessions(userId, disabled);
-  if (result.value)
-    await audited(deps, change, { action: disabled ? 'user.disable' : 'user.enable', targetKind: 'user', targetId: userId });
   return { ok: true, changed: result.value };
 }
 
@@ -44,11 +43,11 @@ export async function setDisabled(
 export async function eraseUser(deps: OperatorDeps, change: Change, userId: number): Promise<OperatorResult<{ erasure: Erasure }>> {
   const before = await exportUserData({ repos: deps.repos, safety: deps.safety }, userId, deps.now());
   const uploads = before?.conversations.flatMap((c) => c.messages.filter((m) => m.sender_id === userId).flatMap((m) => m.attachments));
-  const result = await erase(deps.uow, deps.safety, userId, deps.now());
+  const audit = auditRecord(deps, change, { action: 'user.erase', targetKind: 'user', targetId: userId });
+  const result = await erase(deps.uow, deps.safety, userId, deps.now(), audit);
   if (!result.ok) return { ok: false, error: 'no_such_user' };
   await deps.deleteFiles(uploads ?? []);
   await deps.closeSessions(userId, true);
-  await audited(deps, change, { action: 'user.erase', targetKind: 'user', targetId: userId });
   return { ok: true, erasure: result.value };
 }
 

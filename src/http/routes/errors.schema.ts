@@ -22,6 +22,8 @@ import {
   notPermittedToReport,
   otherParticipantLeft,
   cannotMessageUser,
+  ownMessageError,
+  shapeB,
   payloadTooLarge,
   pushTokenTaken,
   pusherChannelForbidden,
@@ -199,9 +201,18 @@ export function startConversationErrors(limits: { bodyLimit: number; textMaxLeng
       [authError('rest_api_disabled'), authError('not_logged_in'), chatError('own_listing', limits), cannotMessageUser()],
     ),
     ...abuseLimitErrors(['conversations', 'messages']),
+    ...audioRefused(),
     ...commonErrors(limits.bodyLimit),
   };
 }
+
+/** An upload form's file sent as audio whose bytes are not audio Souk takes (docs/files.md, "Voice messages and audio"). */
+export const audioRefused = () => ({
+  415: errorResponse(
+    'A file sent as audio (its declared type or name) is not audio Souk accepts (shape B, naming the file and the reason).',
+    [shapeB(415, 'UNSUPPORTED_MEDIA_TYPE', 'File "voice.m4a" refused: its content is not audio Souk accepts.')],
+  ),
+});
 
 const tooManySignIns = () => tooManyRequests('signIn', 60);
 
@@ -346,10 +357,47 @@ export function sendMessageErrors(limits: { bodyLimit: number; textMaxLength: nu
     // A block between the two, or the other participant (or the caller) disabled or erased (docs/safety.md).
     [otherParticipantLeft(), cannotMessageUser()],
   );
-  return { ...errors, ...abuseLimitErrors(['messages']) };
+  return { ...errors, ...abuseLimitErrors(['messages']), ...audioRefused() };
 }
 
 export const markReadErrors = (limits: { bodyLimit: number }) => chatRouteErrors(limits, ['con_id', 'message_id'], BODY_ERRORS);
+
+/** The refusals a sender's own message may meet (DELETE and PATCH my/chat/message). */
+const ownMessageRefusals = (limits: { textMaxLength: number; maxFiles: number }) =>
+  (['other_conversation', 'not_yours'] as const).map((e) => ownMessageError(e, { limits, windowMs: 900_000 }));
+
+export const deleteMessageErrors = (limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) =>
+  chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [badRequest(MESSAGES.messageNotInConversation), ...BODY_ERRORS],
+    ownMessageRefusals(limits),
+  );
+
+export function editMessageErrors(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  const c = { limits, windowMs: 900_000 };
+  return chatRouteErrors(
+    limits,
+    ['con_id', 'message_id'],
+    [
+      badRequest(MESSAGES.messageNotInConversation),
+      badRequest(MESSAGES.textNotString),
+      badRequest(MESSAGES.textRequired),
+      badRequest(textTooLongMessage(limits.textMaxLength)),
+      badRequest(MESSAGES.textHasNul),
+      badRequest(MESSAGES.textHasLoneSurrogate),
+      badWordsError(),
+      ...BODY_ERRORS,
+    ],
+    [
+      ...ownMessageRefusals(limits),
+      ownMessageError('not_editable', c),
+      ownMessageError('edit_window', c),
+      ownMessageError('already_read', c),
+      cannotMessageUser(),
+    ],
+  );
+}
 
 const ABUSE_LIMIT_SETTINGS = {
   conversations: 'NEW_CONVERSATIONS_PER_HOUR',

@@ -57,7 +57,7 @@ export function fileRoutes(storage: FileStorage, addresses?: FileAddressSigning)
   return async (app) => {
     app.get<{ Params: { '*': string }; Querystring: Query }>('/files/*', { schema: { hide: true } }, async (request, reply) => {
       const key = request.params['*'];
-      const type = typeOfExtension(/\.([a-z]+)$/.exec(key)?.[1] ?? '');
+      const type = typeOfExtension(/\.([a-z0-9]+)$/.exec(key)?.[1] ?? '');
       if (type === undefined) return notFound(reply);
       // Checked before the file is looked for: a refused address tells nothing of what is stored.
       const allowed = access(addresses, key, request.query);

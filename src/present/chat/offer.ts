@@ -5,11 +5,13 @@ import type { TimeFormatter } from '../time.js';
 import { text } from '../json-fields.js';
 import { listingSummaryJson } from '../listing.js';
 import { conversationJson } from './common.js';
-import { chatMessage, offerMeta } from './message.js';
+import { chatMessage, messageMeta } from './message.js';
 
 /** A message's meta as a message row carries it (the JSON text, as its attachments), or null. */
-export const metaRowJson = (m: Message, formatTime: TimeFormatter): string =>
-  m.offer ? text(JSON.stringify(offerMeta(m.offer, formatTime))) : 'null';
+export const metaRowJson = (m: Message, formatTime: TimeFormatter): string => {
+  const meta = messageMeta(m, formatTime);
+  return meta ? text(JSON.stringify(meta)) : 'null';
+};
 
 /** `offer.accepted`: the offer (a message object), its conversation's columns (as the current generation types them) and its listing's summary. */
 export function offerAcceptedJson(offer: Message, c: Conversation, listing: Listing | undefined, p: Presentation): string {

@@ -27,12 +27,21 @@ export const OfferMeta = Type.Object(
 );
 export type OfferMeta = Static<typeof OfferMeta>;
 
+/** A message its sender corrected (docs/chat-plus.md). */
+export const EditedMeta = Type.Object(
+  { edited_at: Type.String({ description: 'When its sender last corrected its text, in the time format of `created_at`.' }) },
+  { title: 'Edited meta' },
+);
+export type EditedMeta = Static<typeof EditedMeta>;
+
 export const ChatMessage = Type.Object({
   message_id: Int,
   con_id: Int,
   source_id: Int,
   message: Str,
-  meta: Type.Union([Type.Null(), OfferMeta], { description: "null, or an offer's (type `offer`)." }),
+  meta: Type.Union([Type.Null(), OfferMeta, EditedMeta], {
+    description: "null, an offer's (type `offer`), or `{edited_at}` once its sender corrected its text.",
+  }),
   attachments: Type.Union([Type.Null(), Type.Array(MessageAttachmentWire)]),
   type: Str,
   is_read: Int,
@@ -75,7 +84,9 @@ export const MessageRow = Type.Object(
     type: Str,
     message: Str,
     attachments: Type.Union([Str, Type.Null()], { description: 'The JSON text of the attachments array, or null.' }),
-    meta: Type.Union([Type.Null(), Str], { description: "null, or an offer's meta (type `offer`) as JSON text." }),
+    meta: Type.Union([Type.Null(), Str], {
+      description: "null, or an offer's meta (type `offer`) or an edited message's `{edited_at}`, as JSON text.",
+    }),
     is_read: Type.Union([Type.Literal('0'), Type.Literal('1')]),
     created_at: Str,
   },

@@ -3,12 +3,14 @@ import { sql, type Kysely } from 'kysely';
 import type { ListingDetailsRecord } from '../../domain/model.js';
 import type { CatalogRepository } from '../../domain/ports.js';
 import type { Database } from './schema.js';
+import { insertAudit } from './server-api.js';
 import { contactJson, imagesJson, storeJson, stringsJson, termsJson } from './media-json.js';
 
 const CHUNK = 500;
 
 export function catalogRepository(db: Kysely<Database>): CatalogRepository {
   return {
+    recordAudit: (entry) => insertAudit(db, entry),
     async upsertUser(u) {
       const row = {
         login: u.login,

@@ -15,6 +15,7 @@ import type {
   WebhookOutbox,
   WebhookStatus,
 } from '../../domain/ports.js';
+import { withAudit } from './server-api.js';
 import { claimDue } from './outbox.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { queueMail } from './mail.js';
@@ -336,20 +337,22 @@ export function webhookOutbox(db: Kysely<Database>, skipLocked: boolean): Webhoo
         .where('id', '=', id)
         .execute();
     },
-    async list({ status, since, limit }) {
+    async list({ status, since, beforeId, limit }) {
       let q = db.selectFrom('webhook_outbox').select(WEBHOOK_COLUMNS).orderBy('id', 'desc').limit(limit);
       if (status) q = q.where('status', '=', status);
       if (since !== undefined) q = q.where('created_at', '>=', since);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
       return (await q.execute()).map(toWebhookDelivery);
     },
-    async retry(ids, now) {
-      let q = db
-        .updateTable('webhook_outbox')
-        .set({ status: 'pending', attempts: 0, next_attempt_at: now, window_from: now })
-        .where('status', '=', 'failed');
-      if (ids.length > 0) q = q.where('id', 'in', ids);
-      return Number((await q.executeTakeFirst()).numUpdatedRows);
-    },
+    retry: (ids, now, audit) =>
+      withAudit(db, audit, async (db) => {
+        let q = db
+          .updateTable('webhook_outbox')
+          .set({ status: 'pending', attempts: 0, next_attempt_at: now, window_from: now })
+          .where('status', '=', 'failed');
+        if (ids.length > 0) q = q.where('id', 'in', ids);
+        return Number((await q.executeTakeFirst()).numUpdatedRows);
+      }),
     async replay(since, now) {
       const result = await db
         .updateTable('webhook_outbox')

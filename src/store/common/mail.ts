@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MailDelivery, MailOutbox, MailPreferenceRepository, MailStatus, PresenceRepository } from '../../domain/mail.js';
 import { claimDue } from './outbox.js';
+import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -138,35 +139,13 @@ export function mailOutbox(db: Kysely<Database>, skipLocked: boolean): MailOutbo
         .where('id', '=', id)
         .execute();
     },
-    async list({ status, limit }) {
+    async list({ status, beforeId, limit }) {
       let q = db.selectFrom('mail_outbox').select(MAIL_COLUMNS).orderBy('id', 'desc').limit(limit);
       if (status) q = q.where('status', '=', status);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
       return (await q.execute()).map(toMailDelivery);
     },
-    async retry(ids, now) {
-      let q = db.selectFrom('mail_outbox').select(['id', 'user_id', 'con_id']).where('status', '=', 'failed');
-      if (ids.length > 0) q = q.where('id', 'in', ids);
-      let n = 0;
-      for (const row of await q.execute()) {
-        // A conversation with a mail pending already: that one carries the messages (they are still unread).
-        const result = await db
-          .updateTable('mail_outbox')
-          .set({ status: 'pending', attempts: 0, next_attempt_at: now, pending_key: pendingKey(Number(row.user_id), Number(row.con_id)) })
-          .where('id', '=', row.id)
-          .where(({ not, exists, selectFrom }) =>
-            not(
-              exists(
-                selectFrom('mail_outbox as p')
-                  .select(sql`1`.as('one'))
-                  .where('p.pending_key', '=', pendingKey(Number(row.user_id), Number(row.con_id))),
-              ),
-            ),
-          )
-          .executeTakeFirst();
-        n += Number(result.numUpdatedRows);
-      }
-      return n;
-    },
+    retry: (ids, now, audit) => withAudit(db, audit, (db) => retryMail(db, ids, now)),
     async prune(before) {
       const result = await db
         .deleteFrom('mail_outbox')
@@ -176,6 +155,31 @@ export function mailOutbox(db: Kysely<Database>, skipLocked: boolean): MailOutbo
       return Number(result.numDeletedRows);
     },
   };
+}
+
+async function retryMail(db: Kysely<Database>, ids: number[], now: number) {
+  let q = db.selectFrom('mail_outbox').select(['id', 'user_id', 'con_id']).where('status', '=', 'failed');
+  if (ids.length > 0) q = q.where('id', 'in', ids);
+  let n = 0;
+  for (const row of await q.execute()) {
+    // A conversation with a mail pending already: that one carries the messages (they are still unread).
+    const result = await db
+      .updateTable('mail_outbox')
+      .set({ status: 'pending', attempts: 0, next_attempt_at: now, pending_key: pendingKey(Number(row.user_id), Number(row.con_id)) })
+      .where('id', '=', row.id)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('mail_outbox as p')
+              .select(sql`1`.as('one'))
+              .where('p.pending_key', '=', pendingKey(Number(row.user_id), Number(row.con_id))),
+          ),
+        ),
+      )
+      .executeTakeFirst();
+    n += Number(result.numUpdatedRows);
+  }
+  return n;
 }
 
 export function presenceRepository(db: Kysely<Database>): PresenceRepository {

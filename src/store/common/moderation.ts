@@ -10,6 +10,7 @@ import { CARRYING_EVENTS, payloadCarries } from '../../domain/events.js';
 import type { ModerationRepository } from '../../domain/moderation.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { toMessage } from './rows.js';
+import { auditValues } from './server-api.js';
 import { MESSAGE_COLUMNS, type Database } from './schema.js';
 
 /** The plugin's mark of a message its admin removed. */
@@ -157,9 +158,13 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       if (disabled) await mark(userId, 'disabled_at', at);
       else await exec(db.deleteFrom('user_moderation').where('user_id', '=', userId).where('erased_at', 'is', null));
     },
+    async recordAudit(entry) {
+      await exec(db.insertInto('audit_log').values(auditValues(entry)));
+    },
     async removeMessage(messageId) {
       await exec(db.updateTable('messages').set(REMOVED_MESSAGE).where('id', '=', messageId));
       await exec(db.deleteFrom('message_files').where('message_id', '=', messageId));
+      await exec(db.deleteFrom('message_edits').where('message_id', '=', messageId));
       const row = (await exec(db.selectFrom('messages').select(MESSAGE_COLUMNS).where('id', '=', messageId))).rows[0];
       return row && toMessage(row);
     },
@@ -174,6 +179,7 @@ export function moderationRepository(run: QueryRunner, rowLocks: boolean): Moder
       await exec(
         db.deleteFrom('message_files').where('message_id', 'in', db.selectFrom('messages').select('id').where('source_id', '=', userId)),
       );
+      await exec(db.deleteFrom('message_edits').where('source_id', '=', userId));
       const favourites = await affected(db.deleteFrom('favourites').where('user_id', '=', userId));
       const devices = await affected(db.deleteFrom('push_devices').where('user_id', '=', userId));
       let events = await affected(db.deleteFrom('events').where('user_id', '=', userId));

@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PushDelivery, PushDeviceRepository, PushOutbox, PushStatus } from '../../domain/push.js';
 import { claimDue } from './outbox.js';
+import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -165,9 +166,18 @@ export function pushOutbox(db: Kysely<Database>, skipLocked: boolean): PushOutbo
         .where('id', '=', id)
         .execute();
     },
-    async list(limit) {
-      return (await db.selectFrom('push_outbox').select(PUSH_COLUMNS).orderBy('id', 'desc').limit(limit).execute()).map(toPushDelivery);
+    async list(limit, filter = {}) {
+      let q = db.selectFrom('push_outbox').select(PUSH_COLUMNS).orderBy('id', 'desc').limit(limit);
+      if (filter.status) q = q.where('status', '=', filter.status);
+      if (filter.beforeId !== undefined) q = q.where('id', '<', filter.beforeId);
+      return (await q.execute()).map(toPushDelivery);
     },
+    retry: (ids, now, audit) =>
+      withAudit(db, audit, async (db) => {
+        let q = db.updateTable('push_outbox').set({ status: 'pending', attempts: 0, next_attempt_at: now }).where('status', '=', 'failed');
+        if (ids.length > 0) q = q.where('id', 'in', ids);
+        return Number((await q.executeTakeFirst()).numUpdatedRows);
+      }),
     async prune(before) {
       const result = await db
         .deleteFrom('push_outbox')

@@ -5,6 +5,7 @@
 import type { Kysely, Selectable } from 'kysely';
 import type { PusherDelivery, PusherEventName, PusherOutbox, PusherStatus } from '../../domain/pusher.js';
 import { claimDue } from './outbox.js';
+import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
@@ -78,11 +79,21 @@ export function pusherOutbox(db: Kysely<Database>, skipLocked: boolean): PusherO
         .where('id', '=', id)
         .execute();
     },
-    async list({ status, limit }) {
+    async list({ status, beforeId, limit }) {
       let q = db.selectFrom('pusher_outbox').select(PUSHER_COLUMNS).orderBy('id', 'desc').limit(limit);
       if (status) q = q.where('status', '=', status);
+      if (beforeId !== undefined) q = q.where('id', '<', beforeId);
       return (await q.execute()).map(toPusherDelivery);
     },
+    retry: (ids, now, audit) =>
+      withAudit(db, audit, async (db) => {
+        let q = db
+          .updateTable('pusher_outbox')
+          .set({ status: 'pending', attempts: 0, next_attempt_at: now })
+          .where('status', '=', 'failed');
+        if (ids.length > 0) q = q.where('id', 'in', ids);
+        return Number((await q.executeTakeFirst()).numUpdatedRows);
+      }),
     async prune(before) {
       const result = await db
         .deleteFrom('pusher_outbox')

@@ -10,6 +10,7 @@ import type { ReportAdmin, ReportRepository } from '../../domain/ports.js';
 import type { NewReport, Report, ReportKind } from '../../domain/reports.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
+import { withAudit } from './server-api.js';
 
 /** A report row as any database gives it back; numbers may come as text (bigint columns). */
 export interface ReportRow {
@@ -232,14 +233,17 @@ export function reportAdmin(db: Kysely<Database>): ReportAdmin {
       const row = await db.selectFrom('reports').select(REPORT_COLUMNS).where('id', '=', id).executeTakeFirst();
       return row && toReport(row);
     },
-    async close(id, at) {
-      const result = await db
-        .updateTable('reports')
-        .set({ closed_at: at })
-        .where('id', '=', id)
-        .where('closed_at', 'is', null)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) > 0) return 'closed';
+    async close(id, at, audit) {
+      const closed = await withAudit(db, audit, async (db) => {
+        const result = await db
+          .updateTable('reports')
+          .set({ closed_at: at })
+          .where('id', '=', id)
+          .where('closed_at', 'is', null)
+          .executeTakeFirst();
+        return Number(result.numUpdatedRows);
+      });
+      if (closed > 0) return 'closed';
       const row = await db.selectFrom('reports').select('id').where('id', '=', id).executeTakeFirst();
       return row ? 'already_closed' : 'not_found';
     },

@@ -17,6 +17,7 @@ import type { FirstMessage, Listing, Message, NewMessage, Side } from '../../dom
 import type { EventRecorder, ListingRepository, OpenedConversation, Repositories } from '../../domain/ports.js';
 import type { ListingCache } from './listing-cache.js';
 import { moderationRepository } from './moderation.js';
+import { messageEditRepository } from './message-edits.js';
 import { offerRepository } from './offers.js';
 import { CONVERSATION_COLUMNS, LISTING_COLUMNS, MESSAGE_COLUMNS, USER_COLUMNS, type Database, type MessagesTable } from './schema.js';
 import { prepare, type PreparedQuery, type QueryRunner } from './prepared.js';
@@ -380,6 +381,7 @@ export function repositories(
     ...(events ? { events } : {}),
     moderation: moderationRepository(run, own.rowLocks ?? false),
     offers: offerRepository(run, own.rowLocks ?? false),
+    edits: messageEditRepository(run),
     blocks: blockRepository(run, blocks),
     users: {
       async findById(id) {

@@ -88,12 +88,13 @@ const [ID, CON_ID, SOURCE_ID, TEXT, TYPE, ATTACHMENTS, META, IS_READ, TEMP_ID, C
 ];
 
 /**
- * A message's `meta` as stored: `{"offer": {...}}` for an offer (domain/chat/offer.ts), else null
- * (the plugin writes null). The keys are the wire's, so the plugin's table holds what the apps see.
+ * A message's `meta` as stored: `{"offer": {...}}` for an offer (domain/chat/offer.ts),
+ * `{"edited_at": ms}` for a message its sender corrected (an offer is never corrected), else null
+ * (the plugin writes null). The offer's keys are the wire's, so the plugin's table holds what the apps see.
  */
-export function metaText(m: { offer?: Offer | undefined }): string | null {
+export function metaText(m: { offer?: Offer | undefined; editedAt?: number | undefined }): string | null {
   const o = m.offer;
-  if (!o) return null;
+  if (!o) return m.editedAt === undefined ? null : JSON.stringify({ edited_at: m.editedAt });
   return JSON.stringify({ offer: { amount: o.amount, currency: o.currency, status: o.status, by: o.by, expires_at: o.expiresAt } });
 }
 
@@ -104,21 +105,28 @@ const statuses = new Set<string>(OFFER_STATUSES);
  * column); undefined for anything else, so a meta written by another program reads as none.
  */
 export function offerOfMeta(meta: unknown): Offer | undefined {
-  if (meta === null || meta === undefined) return undefined;
-  let value: unknown = meta;
-  if (typeof meta === 'string') {
-    try {
-      value = JSON.parse(meta);
-    } catch {
-      return undefined;
-    }
-  }
-  const o = (value as { offer?: Record<string, unknown> } | null)?.offer;
+  const o = (parsedMeta(meta) as { offer?: Record<string, unknown> } | null)?.offer;
   if (!o || typeof o !== 'object') return undefined;
   const { amount, currency, status, by, expires_at } = o;
   if (typeof amount !== 'string' || typeof currency !== 'string' || typeof status !== 'string' || !statuses.has(status)) return undefined;
   if (typeof by !== 'number' || typeof expires_at !== 'number') return undefined;
   return { amount, currency, status: status as Offer['status'], by, expiresAt: expires_at };
+}
+
+/** A stored `meta` parsed (JSON text, or already parsed where the driver parses a JSON column); undefined when it is not JSON. */
+function parsedMeta(meta: unknown): unknown {
+  if (typeof meta !== 'string') return meta ?? undefined;
+  try {
+    return JSON.parse(meta);
+  } catch {
+    return undefined;
+  }
+}
+
+/** When a stored `meta` says its message was corrected (metaText), epoch ms. */
+function editedAtOfMeta(meta: unknown): number | undefined {
+  const at = (parsedMeta(meta) as { edited_at?: unknown } | null | undefined)?.edited_at;
+  return typeof at === 'number' && Number.isFinite(at) ? at : undefined;
 }
 
 /**
@@ -129,11 +137,15 @@ export function offerOfMeta(meta: unknown): Offer | undefined {
 const messageType = (stored: unknown, offer: Offer | undefined): MessageType =>
   stored === 'attachment' ? 'attachment' : offer && stored !== 'system' ? 'offer' : 'text';
 
-/** A message's type and offer from its stored type and meta. */
-export function typeAndOffer(stored: unknown, meta: unknown): { type: MessageType; offer?: Offer } {
-  const offer = meta === null ? undefined : offerOfMeta(meta);
+/** A message's type and offer, or the time its sender corrected it, from its stored type and meta. */
+export function typeAndOffer(stored: unknown, meta: unknown): { type: MessageType; offer?: Offer; editedAt?: number } {
+  if (meta === null || meta === undefined) return { type: messageType(stored, undefined) };
+  const offer = offerOfMeta(meta);
   const type = messageType(stored, offer);
-  return type === 'offer' ? { type, offer: offer! } : { type };
+  if (type === 'offer') return { type, offer: offer! };
+  // A removed message (`system`) was emptied: its correction is no more.
+  const editedAt = stored === 'system' ? undefined : editedAtOfMeta(meta);
+  return editedAt === undefined ? { type } : { type, editedAt };
 }
 
 /** A message from its row read as an array of MESSAGE_FIELDS' values (a page of messages is read so). */

@@ -279,6 +279,17 @@ export interface ReportMessageCopiesTable {
 }
 
 /** Which reports name which kept message (migration 024). */
+/** A sender's correction of a message (migration 029). */
+export interface MessageEditsTable {
+  id: Generated<number>;
+  message_id: number;
+  con_id: number;
+  source_id: number;
+  previous_text: string;
+  text: string;
+  edited_at: number;
+}
+
 export interface ReportMessagesTable {
   report_id: number;
   message_id: number;
@@ -376,6 +387,7 @@ export interface Database {
   reports: ReportsTable;
   report_message_copies: ReportMessageCopiesTable;
   report_messages: ReportMessagesTable;
+  message_edits: MessageEditsTable;
   mail_outbox: MailOutboxTable;
   server_keys: ServerKeysTable;
   audit_log: AuditLogTable;

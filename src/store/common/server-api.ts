@@ -44,6 +44,24 @@ export const auditValues = (r: AuditRecord) => ({
   details: r.details === null ? null : JSON.stringify(r.details),
 });
 
+/** Writes the audit row on `db`: a connection, or the change's own transaction. */
+export async function insertAudit(db: Kysely<Database>, entry: AuditRecord): Promise<void> {
+  await db.insertInto('audit_log').values(auditValues(entry)).execute();
+}
+
+/**
+ * Runs a change that says how many rows it changed; given `audit`, in one transaction with the
+ * audit row, written when anything changed: the two commit together or not at all.
+ */
+export async function withAudit(db: Kysely<Database>, audit: AuditRecord | undefined, change: (db: Kysely<Database>) => Promise<number>) {
+  if (!audit) return change(db);
+  return db.transaction().execute(async (trx) => {
+    const n = await change(trx);
+    if (n > 0) await insertAudit(trx, audit);
+    return n;
+  });
+}
+
 export function serverKeyRepository(db: Kysely<Database>): ServerKeyRepository {
   return {
     async add(name, digest, at) {
@@ -75,9 +93,7 @@ export function serverKeyRepository(db: Kysely<Database>): ServerKeyRepository {
 
 export function auditLog(db: Kysely<Database>): AuditLog {
   return {
-    async record(entry) {
-      await db.insertInto('audit_log').values(auditValues(entry)).execute();
-    },
+    record: (entry) => insertAudit(db, entry),
     async list({ since, actor, action, beforeId, limit }) {
       let query = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
       if (since !== undefined) query = query.where('at', '>=', since);

@@ -66,6 +66,8 @@ export interface Tables {
   soukMessageFiles: string;
   /** Souk's Pusher outbox (migrations/014-souk-pusher.ts). */
   soukPusherOutbox: string;
+  /** The senders' corrections of their messages (migrations/018-souk-message-edits.ts). */
+  soukMessageEdits: string;
 }
 
 export function tables(prefix: string): Tables {
@@ -100,6 +102,7 @@ export function tables(prefix: string): Tables {
     soukStaff: `${prefix}souk_staff`,
     soukMessageFiles: `${prefix}souk_message_files`,
     soukPusherOutbox: `${prefix}souk_pusher_outbox`,
+    soukMessageEdits: `${prefix}souk_message_edits`,
   };
 }
 

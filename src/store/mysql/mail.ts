@@ -9,7 +9,8 @@ import type { MailOutbox, MailPreferenceRepository, MailSenderIdentity, Presence
 import { MAIL_COLUMNS, pendingKey, toMailDelivery, type MailRow } from '../common/mail.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
 import type { SiteClock } from './site.js';
-import { attemptFailed, claimDue, newestFirst } from './outbox.js';
+import { attemptFailed, claimDue, filters, newestFirst } from './outbox.js';
+import { withAudit } from './server-api.js';
 
 /**
  * The plugin's user meta: until when the user is online. The plugin writes it on each page of the
@@ -87,26 +88,27 @@ export function mysqlMailOutbox(db: Db, ctx: MysqlContext): MailOutbox {
       // A mail kept as failed leaves the conversation free for the next one (souk mail retry brings it back).
       if (retryAt === null) await sql`update ${T(table)} set pending_key = null where id = ${id}`.execute(db);
     },
-    list: async ({ status, limit }) =>
-      (await newestFirst<MailRow>(db, table, MAIL_COLUMNS, status ? [sql`status = ${status}`] : [], limit)).map(toMailDelivery),
-    async retry(ids, now) {
-      const failed = await rows(
-        db,
-        sql<{ id: number | string; user_id: number | string; con_id: number | string }>`select id, user_id, con_id from ${T(table)}
-          where status = 'failed' ${ids.length > 0 ? sql`and id in (${sql.join(ids)})` : sql``}`,
-      );
-      let n = 0;
-      for (const row of failed) {
-        // A conversation with a mail pending already: that one carries the messages (they are still unread).
-        const key = pendingKey(Number(row.user_id), Number(row.con_id));
-        const result = await sql`update ${T(table)} set status = 'pending', attempts = 0, next_attempt_at = ${now}, pending_key = ${key}
-          where id = ${Number(row.id)} and not exists (select 1 from (select id from ${T(table)} where pending_key = ${key}) as p)`.execute(
+    list: async ({ status, beforeId, limit }) =>
+      (await newestFirst<MailRow>(db, table, MAIL_COLUMNS, filters(status, beforeId), limit)).map(toMailDelivery),
+    retry: (ids, now, audit) =>
+      withAudit(db, ctx, audit, async (db) => {
+        const failed = await rows(
           db,
+          sql<{ id: number | string; user_id: number | string; con_id: number | string }>`select id, user_id, con_id from ${T(table)}
+          where status = 'failed' ${ids.length > 0 ? sql`and id in (${sql.join(ids)})` : sql``}`,
         );
-        n += Number(result.numAffectedRows ?? 0);
-      }
-      return n;
-    },
+        let n = 0;
+        for (const row of failed) {
+          // A conversation with a mail pending already: that one carries the messages (they are still unread).
+          const key = pendingKey(Number(row.user_id), Number(row.con_id));
+          const result = await sql`update ${T(table)} set status = 'pending', attempts = 0, next_attempt_at = ${now}, pending_key = ${key}
+          where id = ${Number(row.id)} and not exists (select 1 from (select id from ${T(table)} where pending_key = ${key}) as p)`.execute(
+            db,
+          );
+          n += Number(result.numAffectedRows ?? 0);
+        }
+        return n;
+      }),
     async prune(before) {
       const result = await sql`delete from ${T(table)} where status <> 'pending' and created_at < ${before}`.execute(db);
       return Number(result.numAffectedRows ?? 0);

@@ -14,6 +14,7 @@ import type { ModerationRepository } from '../../domain/moderation.js';
 import { SOUK_DISABLED_META, SOUK_ERASED_META } from './catalog.js';
 import { rows, T, together, type Db, type MysqlContext } from './context.js';
 import { FAVOURITES_META_KEY, toMessage, type MessageRow } from './repositories.js';
+import { auditInsert } from './server-api.js';
 
 /** The plugin's block lists (user meta, PHP-serialised): the erasure removes them with the rest. */
 const BLOCK_LIST_META = ['_rtcl_blocked_user_ids', '_rtcl_blocked_listing_ids'];
@@ -98,6 +99,9 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       if (disabled) await mark(userId, SOUK_DISABLED_META, at);
       else await run(sql`delete from ${T(t.usermeta)} where user_id = ${userId} and meta_key = ${SOUK_DISABLED_META}`);
     },
+    async recordAudit(entry) {
+      await run(auditInsert(ctx, entry));
+    },
     async removeMessage(messageId) {
       const { messageDetails } = await ctx.chat();
       await run(
@@ -106,6 +110,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
           : sql`update ${T(t.messages)} set message = '' where message_id = ${messageId}`,
       );
       await run(sql`delete from ${T(t.soukMessageFiles)} where message_id = ${messageId}`);
+      await run(sql`delete from ${T(t.soukMessageEdits)} where message_id = ${messageId}`);
       const columns = messageDetails
         ? sql`message_id, con_id, source_id, type, message, attachments, meta, is_read, created_at`
         : sql`message_id, con_id, source_id, null as type, message, null as attachments, null as meta, is_read, created_at`;
@@ -124,6 +129,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
       );
       await run(sql`delete from ${T(t.soukMessageTempIds)} where source_id = ${userId}`);
       await run(sql`delete from ${T(t.soukMessageFiles)} where source_id = ${userId}`);
+      await run(sql`delete from ${T(t.soukMessageEdits)} where source_id = ${userId}`);
       const favourites = affected(
         await run(sql`delete from ${T(t.usermeta)} where user_id = ${userId} and meta_key = ${FAVOURITES_META_KEY}`),
       );
@@ -166,6 +172,7 @@ export function mysqlModeration(db: Db, ctx: MysqlContext, enter: () => Promise<
         await run(sql`delete from ${T(t.messages)} where ${gone}`);
         await run(sql`delete from ${T(t.soukMessageTempIds)} where ${gone}`);
         await run(sql`delete from ${T(t.soukMessageFiles)} where ${gone}`);
+        await run(sql`delete from ${T(t.soukMessageEdits)} where ${gone}`);
         return deleted;
       } finally {
         await rows(db, sql`select release_lock(${RETENTION_LOCK})`);

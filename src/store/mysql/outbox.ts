@@ -4,7 +4,9 @@
  * `next_attempt_at` and `last_error` with the same meanings.
  */
 import { sql, type RawBuilder } from 'kysely';
-import { rows, T, type Db } from './context.js';
+import type { AuditRecord } from '../../domain/audit.js';
+import { rows, T, type Db, type MysqlContext } from './context.js';
+import { withAudit } from './server-api.js';
 
 /** The longest error text kept, as on the other databases. */
 const ERROR_MAX = 500;
@@ -59,4 +61,20 @@ export function newestFirst<R>(db: Db, table: string, columns: readonly string[]
     db,
     sql<R>`select ${sql.join(columns.map((c) => sql.ref(c)))} from ${T(table)} where ${conditions} order by id desc limit ${limit}`,
   );
+}
+
+/** The list's conditions: of a status, below an id (the next page). */
+export const filters = (status: string | undefined, beforeId: number | undefined): RawBuilder<unknown>[] => [
+  ...(status ? [sql`status = ${status}`] : []),
+  ...(beforeId === undefined ? [] : [sql`id < ${beforeId}`]),
+];
+
+/** Sends the failed rows among `ids` (all failed ones when empty) again, due now; how many. The audit row with them. */
+export function retryFailed(db: Db, ctx: MysqlContext, table: string, ids: number[], now: number, audit: AuditRecord | undefined) {
+  return withAudit(db, ctx, audit, async (db) => {
+    const only = ids.length > 0 ? sql`and id in (${sql.join(ids)})` : sql``;
+    const result = await sql`update ${T(table)} set status = 'pending', attempts = 0, next_attempt_at = ${now}
+      where status = 'failed' ${only}`.execute(db);
+    return Number(result.numAffectedRows ?? 0);
+  });
 }

@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { PushDeviceRepository, PushOutbox } from '../../domain/push.js';
 import { PUSH_COLUMNS, toPushDelivery, type PushRow } from '../common/push.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
-import { attemptFailed, claimDue, newestFirst } from './outbox.js';
+import { attemptFailed, claimDue, filters, newestFirst, retryFailed } from './outbox.js';
 
 /**
  * One outbox row for the new message's recipient, only when they have a device (nobody else's
@@ -79,7 +79,9 @@ export function mysqlPushOutbox(db: Db, ctx: MysqlContext): PushOutbox {
     },
     attemptFailed: (id, attempts, retryAt, error, reached) =>
       attemptFailed(db, table, id, attempts, retryAt, error, sql`, reached = ${JSON.stringify(reached)}`),
-    list: async (limit) => (await newestFirst<PushRow>(db, table, PUSH_COLUMNS, [], limit)).map(toPushDelivery),
+    list: async (limit, filter = {}) =>
+      (await newestFirst<PushRow>(db, table, PUSH_COLUMNS, filters(filter.status, filter.beforeId), limit)).map(toPushDelivery),
+    retry: (ids, now, audit) => retryFailed(db, ctx, table, ids, now, audit),
     async prune(before) {
       const result = await sql`delete from ${T(table)} where status <> 'pending' and created_at < ${before}`.execute(db);
       return Number(result.numAffectedRows ?? 0);

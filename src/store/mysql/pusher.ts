@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { PusherEventName, PusherOutbox, SitePusherApp } from '../../domain/pusher.js';
 import { PUSHER_COLUMNS, toPusherDelivery, type PusherRow } from '../common/pusher.js';
 import { rows, statement, T, type Db, type MysqlContext } from './context.js';
-import { attemptFailed, claimDue, newestFirst } from './outbox.js';
+import { attemptFailed, claimDue, filters, newestFirst, retryFailed } from './outbox.js';
 import { phpObject } from './site.js';
 
 const queue = statement(
@@ -32,8 +32,9 @@ export function mysqlPusherOutbox(db: Db, ctx: MysqlContext): PusherOutbox {
         where id in (${sql.join([...ids])})`.execute(db);
     },
     attemptFailed: (id, attempts, retryAt, error) => attemptFailed(db, table, id, attempts, retryAt, error),
-    list: async ({ status, limit }) =>
-      (await newestFirst<PusherRow>(db, table, PUSHER_COLUMNS, status ? [sql`status = ${status}`] : [], limit)).map(toPusherDelivery),
+    list: async ({ status, beforeId, limit }) =>
+      (await newestFirst<PusherRow>(db, table, PUSHER_COLUMNS, filters(status, beforeId), limit)).map(toPusherDelivery),
+    retry: (ids, now, audit) => retryFailed(db, ctx, table, ids, now, audit),
     async prune(before) {
       const result = await sql`delete from ${T(table)} where status <> 'pending' and created_at < ${before}`.execute(db);
       return Number(result.numAffectedRows ?? 0);

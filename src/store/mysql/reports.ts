@@ -9,6 +9,7 @@ import type { Message } from '../../domain/model.js';
 import type { Report } from '../../domain/reports.js';
 import { copiesOf, inBatches, namedMessages, REPORT_COLUMNS, reportValues, toReport, type ReportRow } from '../common/reports.js';
 import { rows, T, type Db, type MysqlContext } from './context.js';
+import { withAudit } from './server-api.js';
 
 export const ABUSE_REPORT_META = '_abuse_report_by_visitor';
 
@@ -120,9 +121,11 @@ export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
       const [row] = await rows(db, sql<ReportRow>`select ${columns} from ${table} where id = ${id}`);
       return row && toReport(row);
     },
-    async close(id, at) {
-      const result = await sql`update ${table} set closed_at = ${at} where id = ${id} and closed_at is null`.execute(db);
-      if (Number(result.numAffectedRows ?? 0) > 0) return 'closed';
+    async close(id, at, audit) {
+      const closed = await withAudit(db, ctx, audit, async (db) =>
+        Number((await sql`update ${table} set closed_at = ${at} where id = ${id} and closed_at is null`.execute(db)).numAffectedRows ?? 0),
+      );
+      if (closed > 0) return 'closed';
       return (await rows(db, sql`select id from ${table} where id = ${id}`)).length > 0 ? 'already_closed' : 'not_found';
     },
     async madeBy(reporterId) {

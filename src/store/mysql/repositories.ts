@@ -34,6 +34,7 @@ import type { SiteClock } from './site.js';
 import { mysqlReports } from './reports.js';
 import { messageFilesInsert } from './file-references.js';
 import { mysqlOffers } from './offers.js';
+import { mysqlMessageEdits } from './message-edits.js';
 import { siteAttachments, siteText } from './site-text.js';
 import { metaText, typeAndOffer } from '../common/rows.js';
 import {
@@ -487,6 +488,7 @@ export function mysqlRepositories(db: Db, ctx: MysqlContext, scope?: WriteScope)
   return {
     reports: mysqlReports(db, ctx, enter),
     offers: mysqlOffers(db, ctx, enter, { columns: messageColumns, toMessage }),
+    edits: mysqlMessageEdits(db, ctx, enter),
     blocks: mysqlBlockRepository(db, ctx, scope, prefetch),
     users: { findById: (id) => user(id) },
     listings: {

@@ -1,6 +1,6 @@
 /** The server API's keys and the audit log on a WordPress database: Souk's own `{prefix}souk_server_keys` and `{prefix}souk_audit_log`. */
 import { sql } from 'kysely';
-import type { AuditLog } from '../../domain/audit.js';
+import type { AuditLog, AuditRecord } from '../../domain/audit.js';
 import type { ServerKeyRepository } from '../../domain/server-keys.js';
 import { auditValues, toAuditEntry, type AuditRow } from '../common/server-api.js';
 import { rows, T, type Db, type MysqlContext } from './context.js';
@@ -35,16 +35,35 @@ export function mysqlServerKeys(db: Db, ctx: MysqlContext): ServerKeyRepository 
   };
 }
 
+/** Writes the audit row on `db`: a connection, or the change's own transaction. */
+export async function insertAudit(db: Db, ctx: MysqlContext, entry: AuditRecord): Promise<void> {
+  await auditInsert(ctx, entry).execute(db);
+}
+
+/** The audit row's INSERT. */
+export function auditInsert(ctx: MysqlContext, entry: AuditRecord) {
+  const v = auditValues(entry);
+  return sql`insert into ${T(ctx.t.soukAuditLog)} (at, actor_kind, actor, action, target_kind, target_id, reason, details)
+    values (${v.at}, ${v.actor_kind}, ${v.actor}, ${v.action}, ${v.target_kind}, ${v.target_id}, ${v.reason}, ${v.details})`;
+}
+
+/**
+ * Runs a change that says how many rows it changed; given `audit`, in one transaction with the
+ * audit row, written when anything changed: the two commit together or not at all.
+ */
+export async function withAudit(db: Db, ctx: MysqlContext, audit: AuditRecord | undefined, change: (db: Db) => Promise<number>) {
+  if (!audit) return change(db);
+  return db.transaction().execute(async (trx) => {
+    const n = await change(trx);
+    if (n > 0) await insertAudit(trx, ctx, audit);
+    return n;
+  });
+}
+
 export function mysqlAuditLog(db: Db, ctx: MysqlContext): AuditLog {
   const table = T(ctx.t.soukAuditLog);
   return {
-    async record(entry) {
-      const v = auditValues(entry);
-      await sql`insert into ${table} (at, actor_kind, actor, action, target_kind, target_id, reason, details)
-        values (${v.at}, ${v.actor_kind}, ${v.actor}, ${v.action}, ${v.target_kind}, ${v.target_id}, ${v.reason}, ${v.details})`.execute(
-        db,
-      );
-    },
+    record: (entry) => insertAudit(db, ctx, entry),
     async list({ since, actor, action, beforeId, limit }) {
       const conditions = [
         ...(since === undefined ? [] : [sql`at >= ${since}`]),

@@ -8,6 +8,7 @@ import type { WebhookOutbox } from '../../domain/ports.js';
 import { toWebhookDelivery, WEBHOOK_COLUMNS, type WebhookRow } from '../common/events.js';
 import { statement, T, type Db, type MysqlContext } from './context.js';
 import { attemptFailed, claimDue, newestFirst } from './outbox.js';
+import { withAudit } from './server-api.js';
 
 const insert = statement(
   (ctx, _variant, messageId: string, url: string, type: string, userId: number, payload: string, at: number) =>
@@ -41,17 +42,19 @@ export function mysqlWebhookOutbox(db: Db, ctx: MysqlContext): WebhookOutbox {
       await sql`update ${T(table)} set status = 'delivered', delivered_at = ${now}, last_error = null where id = ${id}`.execute(db);
     },
     attemptFailed: (id, attempts, retryAt, error) => attemptFailed(db, table, id, attempts, retryAt, error),
-    async list({ status, since, limit }) {
+    async list({ status, since, beforeId, limit }) {
       const where = [];
       if (status) where.push(sql`status = ${status}`);
       if (since !== undefined) where.push(sql`created_at >= ${since}`);
+      if (beforeId !== undefined) where.push(sql`id < ${beforeId}`);
       return (await newestFirst<WebhookRow>(db, table, WEBHOOK_COLUMNS, where, limit)).map(toWebhookDelivery);
     },
-    async retry(ids, now) {
-      const only = ids.length > 0 ? sql`and id in (${sql.join(ids)})` : sql``;
-      const result = await sql`update ${T(table)} set ${again(now)} where status = 'failed' ${only}`.execute(db);
-      return Number(result.numAffectedRows ?? 0);
-    },
+    retry: (ids, now, audit) =>
+      withAudit(db, ctx, audit, async (db) => {
+        const only = ids.length > 0 ? sql`and id in (${sql.join(ids)})` : sql``;
+        const result = await sql`update ${T(table)} set ${again(now)} where status = 'failed' ${only}`.execute(db);
+        return Number(result.numAffectedRows ?? 0);
+      }),
     async replay(since, now) {
       const result = await sql`update ${T(table)} set ${again(now)} where created_at >= ${since}`.execute(db);
       return Number(result.numAffectedRows ?? 0);

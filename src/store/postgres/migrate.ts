@@ -7,7 +7,8 @@ import { sql, type DatabaseIntrospector, type Kysely, type SchemaMetadata, type 
 import { migrateToLatest, migrationsApplied, type Migrations } from '../common/migrate.js';
 import type { Database } from '../common/schema.js';
 
-// Any constant: instances of one installation agree on it, so only one migrates at a time.
+// With the schema's name, the advisory lock's key: instances of one installation (one schema) take
+// turns, while installations in other schemas of the same database migrate without waiting on them.
 const MIGRATION_LOCK_KEY = 74_673_831;
 
 /**
@@ -31,16 +32,34 @@ function currentSchemaIntrospector(db: Kysely<Database>): DatabaseIntrospector {
   };
 }
 
-/** db as the migrator sees it: the same handle, its introspection limited to the current schema. */
-function forMigrator(db: Kysely<Database>): Kysely<Database> {
-  const introspection = currentSchemaIntrospector(db);
-  return new Proxy(db, {
-    get(target, property) {
-      if (property === 'introspection') return introspection;
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+/** `target`'s members, bound to it, with `replaced` in place of its own. */
+function overriding<T extends object>(target: T, replaced: Record<string | symbol, unknown>): T {
+  return new Proxy(target, {
+    get(t, property) {
+      if (Object.hasOwn(replaced, property)) return replaced[property];
+      const value: unknown = Reflect.get(t, property, t);
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(t) : value;
     },
   });
+}
+
+/**
+ * db as the migrator sees it: the same handle, its introspection limited to the current schema.
+ * With `schemaLocked` (the caller holds the schema's own advisory lock), Kysely takes no lock of
+ * its own: its lock is one for the whole database, whatever the schema, so installations in other
+ * schemas would wait on each other's migrations, and past the statement timeout fail to start.
+ */
+function forMigrator(db: Kysely<Database>, schemaLocked = false): Kysely<Database> {
+  const introspection = currentSchemaIntrospector(db);
+  const replaced: Record<string, unknown> = { introspection };
+  if (schemaLocked) {
+    const executor = db.getExecutor();
+    const noLock = async () => {};
+    const adapter = overriding(executor.adapter, { acquireMigrationLock: noLock, releaseMigrationLock: noLock });
+    const unlocked = overriding(executor, { adapter });
+    replaced.getExecutor = () => unlocked;
+  }
+  return overriding(db, replaced);
 }
 
 /** By name, in the current schema: Kysely otherwise looks in any schema and would find another installation's. */
@@ -50,11 +69,11 @@ async function currentSchema(db: Kysely<Database>): Promise<string | undefined> 
 
 export async function migratePostgres(db: Kysely<Database>, migrations: Migrations): Promise<string[]> {
   return db.connection().execute(async (conn) => {
-    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY}, hashtext(current_schema()))`.execute(conn);
     try {
-      return await migrateToLatest(forMigrator(conn), migrations, { schema: await currentSchema(conn) });
+      return await migrateToLatest(forMigrator(conn, true), migrations, { schema: await currentSchema(conn) });
     } finally {
-      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY}, hashtext(current_schema()))`.execute(conn);
     }
   });
 }

@@ -1,7 +1,7 @@
 /**
  * The server API on a WordPress site's tables (MariaDB), through a real listening server: the
  * routes that would write the site's users and listings answer 409 and change nothing; tokens,
- * disable and enable, export, erasure, reports and message removal work, and are audited.
+ * disable and enable, export, erasure, reports, message removal and the deliveries' retry work, and are audited.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -97,6 +97,31 @@ describe("the server API on a WordPress site's tables", { skip }, () => {
     assert.equal(erased.json.profile_erased, false, "the wp_users row is WordPress's");
     assert.equal((await server('DELETE', `/users/${CAROL}`)).status, 200);
 
+    // The outboxes' deliveries: listed a page at a time, a failed one sent again.
+    const webhook = (status: string) =>
+      site.query(
+        `insert into wp_souk_webhook_outbox (message_id, url, type, user_id, payload, created_at, window_from, status, attempts, next_attempt_at, last_error)
+          values ('msg_1', 'https://hooks.example.com/souk', 'message.new', ${ALICE}, '{}', 1, 1, '${status}', 9, 1, 'HTTP 503')`,
+      );
+    await webhook('failed');
+    await webhook('delivered');
+    await site.query(
+      `insert into wp_souk_mail_outbox (user_id, con_id, first_message_id, last_message_id, created_at, status, attempts, next_attempt_at)
+        values (${BOB}, 1, 1, 1, 1, 'failed', 5, 1)`,
+    );
+    const page = await server('GET', '/deliveries?kind=webhook&limit=1');
+    assert.equal(page.json.data[0].status, 'delivered');
+    const rest = await server('GET', `/deliveries?kind=webhook&limit=1&cursor=${page.json.next_cursor}`);
+    const failedId = rest.json.data[0].id as string;
+    assert.equal(rest.json.data[0].status, 'failed');
+    assert.equal((await server('GET', '/deliveries?kind=webhook&status=failed')).json.data.length, 1);
+    assert.equal((await server('POST', `/deliveries/${failedId}/retry`)).json.status, 'pending');
+    assert.equal((await server('POST', `/deliveries/${failedId}/retry`)).status, 409);
+    assert.equal((await server('POST', `/deliveries/${page.json.data[0].id}/retry`)).status, 409);
+    assert.equal((await server('POST', '/deliveries/push:999999/retry')).status, 404);
+    const [mail] = (await server('GET', '/deliveries?kind=mail&status=failed')).json.data;
+    assert.equal((await server('POST', `/deliveries/${mail.id}/retry`)).json.status, 'pending');
+
     const actions = (await t.souk.store.audit.list({ limit: 100 })).map((r) => `${r.actor.name} ${r.action} ${r.targetId}`).reverse();
     assert.deepEqual(actions, [
       `backend user.token ${ALICE}`,
@@ -108,6 +133,8 @@ describe("the server API on a WordPress site's tables", { skip }, () => {
       `backend user.export ${CAROL}`,
       `backend user.erase ${CAROL}`,
       `backend user.erase ${CAROL}`,
+      `backend delivery.retry ${failedId.split(':')[1]}`,
+      `backend delivery.retry ${mail.id.split(':')[1]}`,
     ]);
   });
 });

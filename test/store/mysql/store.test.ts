@@ -190,6 +190,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       'wp_souk_event_tickets',
       'wp_souk_events',
       'wp_souk_mail_outbox',
+      'wp_souk_message_edits',
       'wp_souk_message_files',
       'wp_souk_message_temp_ids',
       'wp_souk_migrations',

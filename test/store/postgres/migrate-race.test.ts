@@ -1,6 +1,7 @@
 /**
  * Migrations on a PostgreSQL database shared with others: Kysely's migrator lists the tables of every
- * schema, so another user dropping a schema at that moment must not fail Souk's start-up.
+ * schema, so another user dropping a schema at that moment must not fail Souk's start-up; and
+ * instances that start together on one schema take turns (an advisory lock keyed by the schema).
  */
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -49,3 +50,18 @@ it('migrates while other schemas of the database are created and dropped', { ski
     }
   }
 });
+
+it(
+  'migrates one schema once when instances start together, each waiting for the other',
+  { skip: !TEST_POSTGRES_URL && 'PostgreSQL only' },
+  async (t) => {
+    const database = await freshDatabase();
+    t.after(() => database.drop());
+    const stores = [openStore(database.url, OPTIONS), openStore(database.url, OPTIONS), openStore(database.url, OPTIONS)];
+    t.after(() => Promise.all(stores.map((s) => s.close())));
+    const applied = await Promise.all(stores.map((s) => s.migrate()));
+    // One of them applied every migration; the others found nothing left to do.
+    assert.deepEqual(applied.map((names) => names.length > 0).sort(), [false, false, true]);
+    assert.deepEqual(await stores[1]!.migrate(), []);
+  },
+);

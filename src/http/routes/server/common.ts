@@ -45,6 +45,11 @@ export function changeOf(request: FastifyRequest, inBody = true): Change {
   return { actor: { kind: 'server_key', name: request.serverKey! }, reason: reason || null };
 }
 
+export const notFailedMessage = (id: number | string, status: string) =>
+  `Delivery ${id} is ${status}, not failed: only a failed delivery is sent again.`;
+export const SUPERSEDED_MESSAGE =
+  'This mail stays failed: a mail about the same conversation is pending, and it carries the same unread messages.';
+
 const WHAT: Record<string, string> = {
   no_such_user: 'user',
   no_such_listing: 'listing',
@@ -64,6 +69,10 @@ export function operatorError(error: OperatorError, id: number | string, fieldOf
       return conflict(`User ${id} is disabled: a token for them would be refused. Enable them first.`);
     case 'invalid':
       return badRequest(`${fieldOf(error.path)}: ${error.problem}`);
+    case 'not_failed':
+      return conflict(notFailedMessage(id, error.status));
+    case 'superseded':
+      return conflict(SUPERSEDED_MESSAGE);
     default:
       return notFound(WHAT[error.error]!, id);
   }

@@ -26,6 +26,7 @@ import { soukReportMessageCopiesMigration } from './013-souk-report-message-copi
 import { soukPusherMigration } from './014-souk-pusher.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
 import { soukPushReachedMigration } from './016-souk-push-reached.js';
+import { soukMessageEditsMigration } from './018-souk-message-edits.js';
 import { soukStaffMigration } from './019-souk-staff.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
@@ -44,6 +45,7 @@ export function mysqlMigrations(t: Tables): Migrations {
     '014-souk-pusher': soukPusherMigration(t),
     '015-souk-server-api': soukServerApiMigration(t),
     '016-souk-push-reached': soukPushReachedMigration(t),
+    '018-souk-message-edits': soukMessageEditsMigration(t),
     '019-souk-staff': soukStaffMigration(t),
   };
 }

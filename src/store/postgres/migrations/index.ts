@@ -32,6 +32,7 @@ import { userModerationMigration } from '../../common/migrations/019-user-modera
 import { mailMigration } from '../../common/migrations/021-mail.js';
 import { pusherMigration } from '../../common/migrations/025-pusher.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
+import { messageEditsMigration } from '../../common/migrations/029-message-edits.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
@@ -67,5 +68,6 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '025-pusher': pusherMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '026-server-api': serverApiMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '027-push-reached-show-presence': pushReachedShowPresenceMigration,
+  '029-message-edits': messageEditsMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '030-staff': staffMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

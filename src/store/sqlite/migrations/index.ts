@@ -31,6 +31,7 @@ import { userModerationMigration } from '../../common/migrations/019-user-modera
 import { mailMigration } from '../../common/migrations/021-mail.js';
 import { pusherMigration } from '../../common/migrations/025-pusher.js';
 import { userRegisteredMigration } from '../../common/migrations/022-user-registered.js';
+import { messageEditsMigration } from '../../common/migrations/029-message-edits.js';
 import { messageFilesMigration } from '../../common/migrations/023-message-files.js';
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
@@ -88,6 +89,9 @@ export const SQLITE_MIGRATIONS: Migrations = {
     serverApiMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '027-push-reached-show-presence': atomically(pushReachedShowPresenceMigration),
+  '029-message-edits': atomically(
+    messageEditsMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
   '030-staff': atomically(
     staffMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),

@@ -6,7 +6,7 @@ import { Attachment } from '../../../../present/wire-schemas.js';
 import { uploadForm } from './uploads.schema.js';
 import type { UploadLimits } from '../../../../domain/files/upload.js';
 import { CONSUMES, optionalBody, RequestHeaders, SECURITY, success } from '../../common.schema.js';
-import { markReadErrors, sendMessageErrors } from '../../errors.schema.js';
+import { deleteMessageErrors, editMessageErrors, markReadErrors, sendMessageErrors } from '../../errors.schema.js';
 
 const member = { security: SECURITY, headers: RequestHeaders, tags: ['chat'], consumes: CONSUMES };
 
@@ -60,5 +60,71 @@ export function markReadSchema(limits: { bodyLimit: number }) {
       [{ con_id: 1, message_id: 2 }],
     ),
     response: { 200: success(ChangedFlag, 'Whether a message changed.'), ...markReadErrors(limits) },
+  };
+}
+
+const example = (text: string, meta: { edited_at: string } | null) => ({
+  message_id: 2,
+  con_id: 1,
+  source_id: 7,
+  message: text,
+  meta,
+  attachments: null,
+  type: 'text',
+  is_read: 0,
+  created_at: '2026-12-02 10:31:05',
+  temp_id: '',
+});
+/** A message its sender took back, and one they corrected, as the routes answer them. */
+const REMOVED_EXAMPLE = example('', null);
+const EDITED_EXAMPLE = example('Yes, it is still available (pick-up only).', { edited_at: '2026-12-02 10:33:40' });
+
+const OWN_IDS = {
+  con_id: IdQueryField('The conversation.'),
+  message_id: IdQueryField("The caller's message in it."),
+};
+
+export function deleteMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number }) {
+  return {
+    ...member,
+    operationId: 'deleteMessage',
+    summary: "Take back one's message",
+    description:
+      'The caller takes back their own message (docs/chat-plus.md): its text and attachments are removed (the files Souk stored ' +
+      "for it deleted), the message keeps its place as the plugin's removed message (an empty text), and both participants get " +
+      '`message.removed`. Asking again answers 200 with the message as it is. A report made before keeps what it reported. ' +
+      'The parameters may come in the query string or the body.',
+    querystring: Type.Object(OWN_IDS),
+    body: optionalBody(
+      Type.Object(
+        { con_id: IdBodyField('The conversation.'), message_id: IdBodyField("The caller's message in it.") },
+        { additionalProperties: true },
+      ),
+      [{ con_id: 1, message_id: 2 }],
+    ),
+    response: { 200: success({ ...ChatMessage, examples: [REMOVED_EXAMPLE] }, 'The message, emptied.'), ...deleteMessageErrors(limits) },
+  };
+}
+
+export function editMessageSchema(limits: { bodyLimit: number; textMaxLength: number; maxFiles: number; windowS: number }) {
+  return {
+    ...member,
+    operationId: 'editMessage',
+    summary: "Correct one's message",
+    description:
+      `The caller corrects the text of their own message (docs/chat-plus.md) within MESSAGE_EDIT_WINDOW_S (now ${limits.windowS} s) ` +
+      'of sending it and, unless MESSAGE_EDIT_AFTER_READ, while the other participant has not read it. The text is screened ' +
+      "as a new message's is. The message gets `meta.edited_at`; both participants get `message.update`; the previous text " +
+      'is kept (the export shows it). Offers and removed messages cannot be corrected.',
+    querystring: Type.Object(OWN_IDS),
+    body: Type.Object(
+      {
+        con_id: IdBodyField('The conversation (or in the query string).'),
+        message_id: IdBodyField("The caller's message in it (or in the query string)."),
+        text: Type.String({ maxLength: limits.textMaxLength, description: 'The new text; not empty.' }),
+      },
+      { additionalProperties: true, examples: [{ con_id: 1, message_id: 2, text: 'Yes, it is still available (pick-up only).' }] },
+    ),
+    response: { 200: success({ ...ChatMessage, examples: [EDITED_EXAMPLE] }, 'The message, corrected.'), ...editMessageErrors(limits) },
   };
 }

@@ -1,14 +1,34 @@
-/** POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md. */
+/**
+ * POST my/chat/message (answer) and PUT my/chat/message (mark read), docs/routes.md; DELETE (take
+ * back) and PATCH (correct) one's own message, docs/chat-plus.md.
+ */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { markRead, mayAnswer, sendMessage, type SendMessageError } from '../../../../domain/chat/message.js';
+import {
+  DEFAULT_EDIT_RULES,
+  deleteOwnMessage,
+  editMessage,
+  markRead,
+  mayAnswer,
+  sendMessage,
+  type SendMessageError,
+} from '../../../../domain/chat/message.js';
+import { deleteMessageFiles } from '../../../../domain/files/sweep.js';
 import type { Attachment } from '../../../../domain/model.js';
 import { chatMessage } from '../../../../present/chat/message.js';
 import { optionalId, requestParameters, requiredId, tempId } from '../../../body.js';
-import { chatError, conversationForbidden, otherParticipantLeft, type ApiError } from '../../../errors.js';
+import {
+  badRequest,
+  chatError,
+  conversationForbidden,
+  MESSAGES,
+  otherParticipantLeft,
+  ownMessageError,
+  type ApiError,
+} from '../../../errors.js';
 import { requireCaller } from '../../../auth-hook.js';
 import { screenedText } from '../../../bad-words.js';
 import type { RouteDeps } from '../../../deps.js';
-import { markReadSchema, sendMessageSchema } from './message.schema.js';
+import { deleteMessageSchema, editMessageSchema, markReadSchema, sendMessageSchema } from './message.schema.js';
 import { acceptUploads } from '../../../uploads.js';
 
 function sendMessageError(error: SendMessageError, limits: RouteDeps['limits']): ApiError {
@@ -81,4 +101,35 @@ export const messageRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (app, d
     if (!result.ok) throw conversationForbidden();
     return result.changed ? 1 : 0;
   });
+
+  const editRules = deps.messageEdits ?? DEFAULT_EDIT_RULES;
+  const limits = { ...deps.limits, bodyLimit: deps.bodyLimit };
+
+  app.delete('/my/chat/message', { schema: deleteMessageSchema(limits), onRequest: member }, async (request) => {
+    const params = requestParameters(request.query, request.body);
+    const conId = requiredId(params, 'con_id');
+    const result = await deleteOwnMessage(deps.uow, request.caller!.id, conId, requiredId(params, 'message_id'));
+    if (!result.ok) throw ownMessageError(result.error, { limits: deps.limits, windowMs: editRules.windowMs });
+    // Once the removal committed: a file another message names too stays (sweep.ts).
+    if (deps.files && result.files && result.files.length > 0)
+      await deleteMessageFiles(deps.files.storage, deps.files.references, result.files);
+    return chatMessage(result.value, deps.presentation);
+  });
+
+  app.patch(
+    '/my/chat/message',
+    { schema: editMessageSchema({ ...limits, windowS: Math.round(editRules.windowMs / 1000) }), onRequest: member },
+    async (request) => {
+      const params = requestParameters(request.query, request.body);
+      const conId = requiredId(params, 'con_id');
+      const messageId = requiredId(params, 'message_id');
+      const given = (request.body as { text?: unknown }).text;
+      if (typeof given !== 'string') throw badRequest(MESSAGES.textNotString);
+      // Screened as a send screens its text: refused, or masked, by the `bad_words` in force.
+      const text = screenedText(deps.wordScreen(), given);
+      const result = await editMessage(deps.uow, request.caller!.id, { conId, messageId, text }, deps.limits, editRules);
+      if (!result.ok) throw ownMessageError(result.error, { limits: deps.limits, windowMs: editRules.windowMs });
+      return chatMessage(result.value, deps.presentation);
+    },
+  );
 };
