@@ -326,6 +326,7 @@ describe('the staff console', () => {
     assert.match((await m.get('/console/users?q=nobody')).body, /No user is nobody\./);
     const page = await m.get(`/console/users/${USERS.youssef}`);
     assert.match(page.body, /<span class="badge">disabled<\/span>/);
+    assert.match(page.body, /<dd id="conversations"><a href="\/console\/conversations\?user=2">1<\/a><\/dd>/);
     assert.equal((await m.post(`/console/users/${USERS.youssef}/enable`, { reason: 'appeal' })).statusCode, 303);
     assert.equal((await t.souk.store.repos.users.findById(USERS.youssef))!.disabled, false);
     await m.get(`/console/users/${USERS.sara}`);

@@ -54,6 +54,8 @@ export const shownText = (role: StaffRole, text: string): string | null => (may(
 
 export interface UserPage {
   user: User;
+  /** The conversations they take part in and have not left. */
+  conversations: number;
   reportsMade: Report[];
   blockedUserIds: number[];
   blockedListingIds: number[];
@@ -62,12 +64,13 @@ export interface UserPage {
 export async function userPage(deps: Pick<OperatorDeps, 'reports' | 'repos'>, id: number): Promise<UserPage | undefined> {
   const user = await deps.repos.users.findById(id);
   if (!user) return undefined;
-  const [reportsMade, blockedUserIds, blockedListingIds] = await Promise.all([
+  const [conversations, reportsMade, blockedUserIds, blockedListingIds] = await Promise.all([
+    deps.repos.conversations.countFor(id, false),
     deps.reports.madeBy(id),
     deps.repos.blocks.blockedUserIds(id),
     deps.repos.blocks.blockedListingIds(id),
   ]);
-  return { user, reportsMade, blockedUserIds, blockedListingIds };
+  return { user, conversations, reportsMade, blockedUserIds, blockedListingIds };
 }
 
 /** A staff member's reason for an action: required, plain text, at most REASON_MAX_LENGTH. */
