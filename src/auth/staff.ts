@@ -4,32 +4,26 @@
  * factors (RFC 6238 through otpauth: 6 digits, 30 s steps, SHA-1, as every authenticator app reads).
  * Nothing here logs; no error carries a secret.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
+import { randomBytes } from 'node:crypto';
 import { Secret, TOTP } from 'otpauth';
-import QRCode from 'qrcode';
 import { MAX_PASSWORD_BYTES } from './passwords.js';
 
-/** A set-up link's token: 32 random bytes, base64url. */
-export const newSetupToken = () => randomBytes(32).toString('base64url');
+// Loaded at first use: a server whose console nobody signs in to never needs them.
+const argon2 = () => import('@node-rs/argon2');
 
-/** What the store keeps of a set-up token. */
-export const setupDigest = (token: string) => createHash('sha256').update(token, 'utf8').digest('hex');
-
-/** A set-up token as a link carries it (43 base64url characters). */
-export const SETUP_TOKEN = /^[A-Za-z0-9_-]{43}$/;
+export { newSetupToken, setupDigest, SETUP_TOKEN } from './staff-tokens.js';
 
 const tooLong = (password: string) => Buffer.byteLength(password, 'utf8') > MAX_PASSWORD_BYTES;
 
 export async function hashStaffPassword(password: string): Promise<string> {
   if (tooLong(password)) throw new RangeError(`a password must be at most ${MAX_PASSWORD_BYTES} bytes`);
-  return hash(password);
+  return (await argon2()).hash(password);
 }
 
 export async function verifyStaffPassword(password: string, stored: string): Promise<boolean> {
   if (tooLong(password)) return false;
   try {
-    return await verify(stored, password);
+    return await (await argon2()).verify(stored, password);
   } catch {
     return false;
   }
@@ -38,7 +32,7 @@ export async function verifyStaffPassword(password: string, stored: string): Pro
 /** A hash no password matches: an unknown e-mail costs what a wrong password does. */
 let dummy: Promise<string> | undefined;
 export async function burnStaffVerification(password: string): Promise<void> {
-  dummy ??= hash(randomBytes(32).toString('base64'));
+  dummy ??= argon2().then(({ hash }) => hash(randomBytes(32).toString('base64')));
   await verifyStaffPassword(password, await dummy);
 }
 
@@ -55,6 +49,7 @@ export const totpUri = (secret: string, email: string) => totp(secret, email).to
 
 /** The QR code of the address, as an SVG data URL (the page's CSP lets images come from data:). */
 export async function totpQr(uri: string): Promise<string> {
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(uri, { type: 'svg', errorCorrectionLevel: 'M', margin: 2 });
   return `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
 }

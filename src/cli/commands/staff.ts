@@ -1,5 +1,5 @@
 /** souk staff add|list|remove|reset: the console's staff (docs/console.md). */
-import { newSetupToken, setupDigest } from '../../auth/staff.js';
+import { newSetupToken, setupDigest } from '../../auth/staff-tokens.js';
 import { CLI_ACTOR } from '../../domain/audit.js';
 import { addStaff, removeStaff, resetStaff, type StaffChange } from '../../domain/staff/members.js';
 import { isSetUp, isStaffRole, STAFF_ROLES } from '../../domain/staff/staff.js';
