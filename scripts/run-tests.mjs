@@ -43,6 +43,7 @@ const CLASSES = {
     'test/auth/forged-token-memory.test.ts',
     'test/auth/passwords.test.ts',
     'test/auth/password-threads.test.ts',
+    'test/browser/console.test.ts',
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/events/mail-tls.test.ts',

@@ -523,6 +523,30 @@ const SETTINGS = {
     meaning:
       'Days the audit log keeps a row (docs/server-api.md, "Audit log"); older rows are deleted by every server at start and then daily. 1 to 36500.',
   }),
+  consoleEnabled: flag('CONSOLE_ENABLED', true, {
+    meaning:
+      'Serve the staff console at `/console` (docs/console.md): server-rendered pages for the staff that `souk staff add` makes. `false`: `/console` answers 404.',
+  }),
+  consoleIdleTimeoutS: integer('CONSOLE_IDLE_TIMEOUT_S', 900, 60, 43_200, {
+    meaning:
+      'Seconds a console session lasts without a request; then the member signs in again. A session lasts 12 hours at most however active. 60 to 43200.',
+  }),
+  consoleUrl: setting(
+    'CONSOLE_URL',
+    undefined,
+    (_raw, env) => {
+      const h = host.parse(env);
+      const value = given(env, 'CONSOLE_URL') ?? `http://${h.includes(':') ? `[${h}]` : h}:${port.parse(env)}/console`;
+      if (!isHttpUrl(value)) throw new ConfigError(`CONSOLE_URL must be an absolute http(s) address, got "${maskUrlSecrets(value)}"`);
+      return value.replace(/\/+$/, '');
+    },
+    {
+      shownDefault: '`http://HOST:PORT/console`',
+      meaning: "The console's public address, as `souk staff add` prints its set-up links (`{CONSOLE_URL}/setup/...`). Absolute http(s).",
+      kind: 'url',
+      print: maskUrlSecrets,
+    },
+  ),
   siteUrl: setting(
     'SITE_URL',
     undefined,

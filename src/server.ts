@@ -22,7 +22,10 @@ import {
   WORDPRESS_TIME_FORMAT,
   type MarketplaceSettings,
 } from './domain/config.js';
-import { LiveSettings } from './auth/settings.js';
+import { CONSOLE_SESSION_KEY, LiveSettings, newSecret } from './auth/settings.js';
+import type { OperatorDeps } from './domain/operator/context.js';
+import type { PasswordHasher } from './domain/sign-in.js';
+import { SITE_ADMIN_CAPABILITY } from './domain/staff/staff.js';
 import { liveWordScreen } from './domain/safety/words.js';
 import { openMigratedStore, type Store } from './store/index.js';
 import type { SitePresentation } from './domain/ports.js';
@@ -101,6 +104,49 @@ function serverApi(config: Config, store: Store, settings: LiveSettings, deps: R
     }),
     importLimit: config.serverApiImportLimit,
     tokenTtlS: Math.min(config.loginTokenTtlS, config.tokenMaxTtlS),
+  };
+}
+
+/** The console's key (generated per installation, as the token keys are) and needs. */
+async function staffConsole(
+  config: Config,
+  store: Store,
+  operator: OperatorDeps,
+  passwords: PasswordHasher,
+): Promise<RouteDeps['console']> {
+  await store.settings.setIfAbsent(CONSOLE_SESSION_KEY, newSecret());
+  const key = (await store.settings.all())[CONSOLE_SESSION_KEY];
+  if (!key) throw new Error('the console session key could not be stored');
+  return {
+    staff: store.staff,
+    operator,
+    findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
+    // A WordPress site's administrators sign in with the site's password (docs/console.md).
+    ...(store.siteCapabilities && {
+      siteAdmins: {
+        async find(name: string) {
+          const found = await store.accounts.findForSignIn(name);
+          if (!found || found.user.disabled || found.user.email === '') return undefined;
+          if (!(await store.siteCapabilities!.holds(found.user.id, SITE_ADMIN_CAPABILITY))) return undefined;
+          return { email: found.user.email.toLowerCase(), login: found.user.login, passwordHash: found.passwordHash };
+        },
+        verify: async (password: string, hash: string) => (await passwords.verify(password, hash)).ok,
+      },
+    }),
+    sessionKey: Buffer.from(key, 'base64url'),
+    idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
+    consoleUrl: config.consoleUrl,
+    settings: store.settings,
+    environment: [
+      ['NEW_CONVERSATIONS_PER_HOUR', String(config.abuse.conversationsPerHour)],
+      ['MESSAGES_PER_MINUTE', String(config.abuse.messagesPerMinute)],
+      ['REPORTS_PER_HOUR', String(config.abuse.reportsPerHour)],
+      ['BLOCK_CHANGES_PER_HOUR', String(config.abuse.blockChangesPerHour)],
+      ['CHAT_RETENTION_DAYS', config.chatRetentionDays === undefined ? 'off' : String(config.chatRetentionDays)],
+      ['AUDIT_RETENTION_DAYS', String(config.auditRetentionDays)],
+      ['SMTP_URL (mail)', config.mail.smtpUrl === undefined ? 'off' : 'on'],
+    ],
+    now: Date.now,
   };
 }
 
@@ -564,6 +610,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
     deps.server = serverApi(config, store, settings, deps, serverKeys);
+    if (config.consoleEnabled) deps.console = await staffConsole(config, store, deps.server!.operator, deps.accounts.passwords);
     const pusher = await pusherEvents(
       config,
       store,

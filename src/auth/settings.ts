@@ -16,6 +16,9 @@ export const SETTING = {
   restApi: 'rest_api',
 } as const;
 
+/** The key that seals the staff console's session cookies (32 random bytes, base64url), made at the first start with the console on. */
+export const CONSOLE_SESSION_KEY = 'console_session_key';
+
 export interface SecretOverrides {
   apiKey: string | undefined;
   jwtSecret: string | undefined;

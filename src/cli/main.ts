@@ -21,6 +21,7 @@ import { reportsCommands } from './commands/reports.js';
 import { deliveriesCommands } from './commands/deliveries.js';
 import { mailCommands } from './commands/mail.js';
 import { serverKeysCommands } from './commands/server-keys.js';
+import { staffCommands } from './commands/staff.js';
 import { auditCommands } from './commands/audit.js';
 
 /** Every command, in the order `souk --help` lists them. */
@@ -46,6 +47,7 @@ export const COMMANDS: readonly Command[] = [
   ...deliveriesCommands,
   ...mailCommands,
   ...serverKeysCommands,
+  ...staffCommands,
   ...auditCommands,
 ];
 

@@ -29,14 +29,24 @@ export type AuditAction =
   | 'catalog.import'
   | 'report.close'
   | 'message.delete'
-  | 'delivery.retry';
+  | 'delivery.retry'
+  /** A shared setting changed (details.key: which). */
+  | 'settings.change'
+  /** A staff member read a conversation's messages (the reason says why). */
+  | 'conversation.read'
+  | 'staff.add'
+  | 'staff.remove'
+  | 'staff.reset'
+  /** A console request the member's role does not allow (details.action: what was asked). */
+  | 'staff.denied';
 
 /** A change as it is recorded; `targetId` null when it is about no one thing (an import). */
 export interface AuditRecord {
   at: number;
   actor: Actor;
   action: AuditAction;
-  targetKind: 'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'push' | 'pusher';
+  targetKind:
+    'user' | 'listing' | 'catalog' | 'report' | 'message' | 'webhook' | 'mail' | 'push' | 'pusher' | 'staff' | 'conversation' | 'settings';
   targetId: number | null;
   reason: string | null;
   /** Ids and counts only (an import's counts, a token's lifetime). */
@@ -52,6 +62,8 @@ export interface AuditFilter {
   since?: number;
   /** Only this actor's (the key's name, `cli`, the staff member). */
   actor?: string;
+  /** Only this action's. */
+  action?: string;
   /** Rows with a smaller id than this (the page before): newest first. */
   beforeId?: number;
   limit: number;

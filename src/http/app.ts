@@ -54,6 +54,16 @@ import { serverCloseReportRoutes } from './routes/server/reports/close.js';
 import { serverMessageRoutes } from './routes/server/messages.js';
 import { serverDeliveryRoutes } from './routes/server/deliveries.js';
 import { serverRetryDeliveryRoutes } from './routes/server/deliveries/retry.js';
+import { consoleScope } from './plugins/console.js';
+import { consoleSignInRoutes, consoleSignOutRoutes } from './routes/console/sign-in.js';
+import { consoleSetupRoutes } from './routes/console/setup.js';
+import { consoleOverviewRoutes } from './routes/console/overview.js';
+import { consoleReportRoutes } from './routes/console/reports.js';
+import { consoleUserRoutes } from './routes/console/users.js';
+import { consoleAuditRoutes } from './routes/console/audit.js';
+import { consoleConversationRoutes } from './routes/console/conversations.js';
+import { consoleSettingsRoutes } from './routes/console/settings.js';
+import { consoleStaffRoutes } from './routes/console/staff.js';
 
 export interface AppOptions {
   config: Config;
@@ -170,6 +180,28 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
         await api.register(serverRetryDeliveryRoutes, deps);
       },
       { prefix: config.serverApiPrefix },
+    );
+  }
+  const staffConsole = deps.console;
+  if (staffConsole) {
+    // The staff console (docs/console.md): pages under /console, in a scope of their own (headers, session, CSRF).
+    await app.register(
+      (scope) =>
+        consoleScope(scope, {
+          deps: staffConsole,
+          open: [consoleSignInRoutes, consoleSetupRoutes],
+          signedIn: [
+            consoleOverviewRoutes,
+            consoleReportRoutes,
+            consoleUserRoutes,
+            consoleConversationRoutes,
+            consoleSettingsRoutes,
+            consoleStaffRoutes,
+            consoleAuditRoutes,
+            consoleSignOutRoutes,
+          ],
+        }),
+      { prefix: '/console' },
     );
   }
   return app;

@@ -19,6 +19,7 @@ import type { ConversationViews, PushDeviceRepository } from '../domain/push.js'
 import type { Presentation } from '../present/presentation.js';
 import type { FileDeps } from './uploads.js';
 import type { ServerApiDeps } from './routes/server/common.js';
+import type { ConsoleDeps } from './routes/console/common.js';
 
 /** What the routes are given: the ports they use, the auth pipeline's needs, users, limits and presentation settings. */
 export interface RouteDeps {
@@ -72,6 +73,8 @@ export interface RouteDeps {
   mailStats?: () => MailStats;
   /** The server API (docs/server-api.md): its keys and the operator's use cases; absent in tests that build deps by hand. */
   server?: ServerApiDeps;
+  /** The staff console (docs/console.md); absent with CONSOLE_ENABLED=false. */
+  console?: ConsoleDeps;
   /**
    * PUSHER_CHANNELS=private: the Pusher app in effect (POST pusher/auth signs with it); absent with
    * public channels. `current()` is undefined while no app is set.

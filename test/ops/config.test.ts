@@ -69,6 +69,7 @@ describe('configuration', () => {
   it('souk config prints no password of any URL setting, in the address or in a parameter', () => {
     const urls = declaredSettings().filter((s) => s.kind === 'url');
     assert.deepEqual(urls.map((s) => s.name).sort(), [
+      'CONSOLE_URL',
       'DATABASE_URL',
       'EXPO_PUSH_URL',
       'FCM_API_URL',
@@ -85,6 +86,7 @@ describe('configuration', () => {
       DATABASE_URL: 'postgres://souk:pg-Pass@word-1@db.example:5432/souk?sslmode=verify-full&sslpassword=pg-ssl-pass-2',
       REDIS_URL: 'rediss://default:redis-pass-3@cache.example:6380/0?password=redis-param-pass-4',
       SITE_URL: 'https://admin:site-pass-5@m.example',
+      CONSOLE_URL: 'https://admin:console-pass-16@m.example/console',
       WEBHOOK_URLS: 'https://hook:hook-pass-6@hooks.example/in?token=hook-token-7,https://b.example/x',
       WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
       EXPO_PUSH_URL: 'https://push:push-pass-8@push.example/send?token=push-token-9',
@@ -126,6 +128,7 @@ describe('configuration', () => {
       'fcm-private-key-14',
       'fcm-key-id-15',
       'pusher-secret-13',
+      'console-pass-16',
     ]) {
       assert.ok(!res.stdout.includes(secret) && !res.stderr.includes(secret), secret);
     }

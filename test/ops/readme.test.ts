@@ -113,9 +113,11 @@ describe('the README', () => {
     for (const row of rows) {
       const routeFile = join(ROOT, 'src', row.routeFile);
       assert.ok(existsSync(routeFile), `src/${row.routeFile} exists`);
-      // A route under {api_base} or the server API's prefix registers its path after it.
-      const prefix = [apiBase(config), config.serverApiPrefix].find((p) => row.paths[0]!.startsWith(`${p}/`));
-      const first = prefix ? row.paths[0]!.slice(prefix.length) : row.paths[0]!;
+      // A route under {api_base}, the server API's prefix or the console's registers its path after it.
+      const prefix = [apiBase(config), config.serverApiPrefix, '/console'].find(
+        (p) => row.paths[0] === p || row.paths[0]!.startsWith(`${p}/`),
+      );
+      const first = prefix ? row.paths[0]!.slice(prefix.length) || '/' : row.paths[0]!;
       const source = readFileSync(routeFile, 'utf8');
       assert.ok(source.includes(`${first}'`) || source.includes(`${first}\``), `src/${row.routeFile} registers ${first}`);
       for (const [file, name] of row.names) {

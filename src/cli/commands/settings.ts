@@ -2,7 +2,7 @@
 import { newSecret, SETTING } from '../../auth/settings.js';
 import { ensureSettings } from '../../auth/settings.js';
 import { CATALOG_VERSION } from '../../domain/ports.js';
-import { BAD_WORDS_ACTION_SETTING, BAD_WORDS_ACTIONS, BAD_WORDS_SETTING, parseBadWords } from '../../domain/safety/words.js';
+import { BAD_WORDS_ACTION_SETTING, BAD_WORDS_ACTIONS, BAD_WORDS_SETTING, normalisedBadWords } from '../../domain/safety/words.js';
 import { usageError, type Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 
@@ -23,8 +23,7 @@ function checkedValue(key: string, value: string): string {
       throw new CliError(`bad_words_action must be ${BAD_WORDS_ACTIONS.join(' or ')}, got "${value}"`);
     return value;
   }
-  // bad_words: the list as the plugin keeps it, comma-separated; blanks and repeats dropped.
-  return [...new Set(value.split(',').map((w) => w.trim()))].filter((w) => w !== '' && parseBadWords(w).length > 0).join(',');
+  return normalisedBadWords(value);
 }
 
 /** A secret is never listed, not even in part: only whether it is set. */

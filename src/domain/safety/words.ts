@@ -139,6 +139,11 @@ export function wordScreens(): (list: string, action: BadWordsAction) => WordScr
 }
 
 /** The stored settings that hold the list and the action (`souk settings set`; on WordPress the list is the plugin's). */
+/** The list as the plugin keeps it, comma-separated: blanks, repeats and what screens nothing dropped. */
+export function normalisedBadWords(value: string): string {
+  return [...new Set(value.split(',').map((w) => w.trim()))].filter((w) => w !== '' && parseBadWords(w).length > 0).join(',');
+}
+
 export const BAD_WORDS_SETTING = 'bad_words';
 export const BAD_WORDS_ACTION_SETTING = 'bad_words_action';
 

@@ -351,6 +351,20 @@ export interface AuditLogTable {
   details: string | null;
 }
 
+/** The console's staff (migration 030): only digests and hashes of their secrets but the TOTP secret, which sign-in needs. */
+export interface StaffTable {
+  id: Generated<number>;
+  email: string;
+  role: string;
+  password_hash: string | null;
+  totp_secret: string | null;
+  totp_step: number;
+  setup_digest: string | null;
+  setup_expires_at: number | null;
+  credentials_at: number;
+  created_at: number;
+}
+
 export interface Database {
   settings: SettingsTable;
   users: UsersTable;
@@ -377,6 +391,7 @@ export interface Database {
   mail_outbox: MailOutboxTable;
   server_keys: ServerKeysTable;
   audit_log: AuditLogTable;
+  staff: StaffTable;
   presence: PresenceTable;
   mail_preferences: MailPreferencesTable;
   user_blocks: UserBlocksTable;

@@ -94,10 +94,11 @@ export function serverKeyRepository(db: Kysely<Database>): ServerKeyRepository {
 export function auditLog(db: Kysely<Database>): AuditLog {
   return {
     record: (entry) => insertAudit(db, entry),
-    async list({ since, actor, beforeId, limit }) {
+    async list({ since, actor, action, beforeId, limit }) {
       let query = db.selectFrom('audit_log').selectAll().orderBy('id', 'desc').limit(limit);
       if (since !== undefined) query = query.where('at', '>=', since);
       if (actor !== undefined) query = query.where('actor', '=', actor);
+      if (action !== undefined) query = query.where('action', '=', action);
       if (beforeId !== undefined) query = query.where('id', '<', beforeId);
       return (await query.execute()).map(toAuditEntry);
     },

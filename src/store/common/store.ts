@@ -37,6 +37,8 @@ import { favouriteListRepository } from './favourite-list.js';
 import { kyselyRunner, type QueryRunner } from './prepared.js';
 import { reportAdmin } from './reports.js';
 import { auditLog, serverKeyRepository } from './server-api.js';
+import { staffRepository } from './staff.js';
+import type { StaffRepository } from '../../domain/staff/staff.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
 
@@ -106,6 +108,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly serverKeys: ServerKeyRepository;
   /** The audit log of the operators' changes. */
   readonly audit: AuditLog;
+  /** The console's staff. */
+  readonly staff: StaffRepository;
   /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
@@ -124,6 +128,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly pusherOutbox?: PusherOutbox;
   /** A WordPress site's Pusher app (`rtcl_chat_settings`), read anew at each call; undefined when off or incomplete. */
   sitePusherApp?(): Promise<SitePusherApp | undefined>;
+  /** On a WordPress site: whether its user holds a capability, directly or by a role (the console's administrators). */
+  siteCapabilities?: { holds(userId: number, capability: string): Promise<boolean> };
   /** Which stored files messages name (domain/files/references.ts). */
   readonly fileReferences: FileReferences;
   /** The mail outbox (with eventLog). */
@@ -193,6 +199,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     reports: reportAdmin(db),
     serverKeys: serverKeyRepository(db),
     audit: auditLog(db),
+    staff: staffRepository(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,

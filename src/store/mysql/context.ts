@@ -61,6 +61,7 @@ export interface Tables {
   /** The server API's keys and the audit log (migrations/015-souk-server-api.ts). */
   soukServerKeys: string;
   soukAuditLog: string;
+  soukStaff: string;
   /** The stored files Souk's messages name (migrations/012-souk-message-files.ts). */
   soukMessageFiles: string;
   /** Souk's Pusher outbox (migrations/014-souk-pusher.ts). */
@@ -98,6 +99,7 @@ export function tables(prefix: string): Tables {
     soukMailOutbox: `${prefix}souk_mail_outbox`,
     soukServerKeys: `${prefix}souk_server_keys`,
     soukAuditLog: `${prefix}souk_audit_log`,
+    soukStaff: `${prefix}souk_staff`,
     soukMessageFiles: `${prefix}souk_message_files`,
     soukPusherOutbox: `${prefix}souk_pusher_outbox`,
     soukMessageEdits: `${prefix}souk_message_edits`,

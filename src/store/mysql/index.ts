@@ -36,6 +36,8 @@ import { mysqlPushDevices, mysqlPushOutbox } from './push.js';
 import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
 import { mysqlAuditLog, mysqlServerKeys } from './server-api.js';
+import { mysqlStaff } from './staff.js';
+import { mysqlSiteCapabilities } from './site-staff.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
 import { mysqlSiteConfig } from './config.js';
@@ -127,6 +129,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     reports: mysqlReportAdmin(db, ctx),
     serverKeys: mysqlServerKeys(db, ctx),
     audit: mysqlAuditLog(db, ctx),
+    staff: mysqlStaff(db, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),
@@ -138,6 +141,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     pushOutbox: mysqlPushOutbox(db, ctx),
     pusherOutbox: mysqlPusherOutbox(db, ctx),
     sitePusherApp: () => sitePusherApp(db, ctx),
+    siteCapabilities: mysqlSiteCapabilities(db, ctx),
     fileReferences: mysqlFileReferences(db, ctx),
     mailOutbox: mysqlMailOutbox(db, ctx),
     presence: mysqlPresence(db, ctx),

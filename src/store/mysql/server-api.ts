@@ -64,10 +64,11 @@ export function mysqlAuditLog(db: Db, ctx: MysqlContext): AuditLog {
   const table = T(ctx.t.soukAuditLog);
   return {
     record: (entry) => insertAudit(db, ctx, entry),
-    async list({ since, actor, beforeId, limit }) {
+    async list({ since, actor, action, beforeId, limit }) {
       const conditions = [
         ...(since === undefined ? [] : [sql`at >= ${since}`]),
         ...(actor === undefined ? [] : [sql`actor = ${actor}`]),
+        ...(action === undefined ? [] : [sql`action = ${action}`]),
         ...(beforeId === undefined ? [] : [sql`id < ${beforeId}`]),
       ];
       const where = conditions.length ? sql`where ${sql.join(conditions, sql` and `)}` : sql``;

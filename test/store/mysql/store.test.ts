@@ -205,6 +205,7 @@ describe('the MySQL store on a WordPress database', { skip }, () => {
       'wp_souk_revoked_tokens',
       'wp_souk_server_keys',
       'wp_souk_settings',
+      'wp_souk_staff',
       'wp_souk_webhook_outbox',
     ]);
   });

@@ -27,6 +27,7 @@ import { soukPusherMigration } from './014-souk-pusher.js';
 import { soukServerApiMigration } from './015-souk-server-api.js';
 import { soukPushReachedMigration } from './016-souk-push-reached.js';
 import { soukMessageEditsMigration } from './018-souk-message-edits.js';
+import { soukStaffMigration } from './019-souk-staff.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -45,5 +46,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '015-souk-server-api': soukServerApiMigration(t),
     '016-souk-push-reached': soukPushReachedMigration(t),
     '018-souk-message-edits': soukMessageEditsMigration(t),
+    '019-souk-staff': soukStaffMigration(t),
   };
 }

@@ -37,6 +37,7 @@ import { messageFilesMigration } from '../../common/migrations/023-message-files
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
+import { staffMigration } from '../../common/migrations/030-staff.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -68,4 +69,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '026-server-api': serverApiMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '027-push-reached-show-presence': pushReachedShowPresenceMigration,
   '029-message-edits': messageEditsMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
+  '030-staff': staffMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
 };

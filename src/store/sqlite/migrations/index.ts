@@ -36,6 +36,7 @@ import { messageFilesMigration } from '../../common/migrations/023-message-files
 import { reportMessageCopiesMigration } from '../../common/migrations/024-report-message-copies.js';
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
+import { staffMigration } from '../../common/migrations/030-staff.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -90,5 +91,8 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '027-push-reached-show-presence': atomically(pushReachedShowPresenceMigration),
   '029-message-edits': atomically(
     messageEditsMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
+  ),
+  '030-staff': atomically(
+    staffMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
 };

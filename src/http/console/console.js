@@ -1,0 +1,12 @@
+/* global document */
+// The console's one script of its own: times, written in UTC by the server, shown in the reader's zone.
+function localTimes(root) {
+  for (const element of root.querySelectorAll('time[datetime]')) {
+    const at = new Date(element.dateTime);
+    if (Number.isNaN(at.getTime())) continue;
+    element.title = element.dateTime;
+    element.textContent = at.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  }
+}
+document.addEventListener('DOMContentLoaded', () => localTimes(document));
+document.addEventListener('htmx:afterSwap', (event) => localTimes(event.target));
