@@ -61,6 +61,7 @@ import { consoleOverviewRoutes } from './routes/console/overview.js';
 import { consoleReportRoutes } from './routes/console/reports.js';
 import { consoleUserRoutes } from './routes/console/users.js';
 import { consoleAuditRoutes } from './routes/console/audit.js';
+import { consoleDeliveryRoutes } from './routes/console/deliveries.js';
 import { consoleConversationRoutes } from './routes/console/conversations.js';
 import { consoleSettingsRoutes } from './routes/console/settings.js';
 import { consoleStaffRoutes } from './routes/console/staff.js';
@@ -195,6 +196,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
             consoleReportRoutes,
             consoleUserRoutes,
             consoleConversationRoutes,
+            consoleDeliveryRoutes,
             consoleSettingsRoutes,
             consoleStaffRoutes,
             consoleAuditRoutes,

@@ -4,7 +4,8 @@
  * installed package, the set-up link (password and TOTP enrolment; expired, reused), sign-in with
  * a TOTP code taken once, CSRF (missing, stale), the roles (a viewer sees no message bodies, and
  * their POST to a moderator's action is refused 403 and audited), the reports queue with a report
- * holding HTML shown as text, each action with its reason and audit row, users, the audit log's
+ * holding HTML shown as text, each action with its reason and audit row, users, the deliveries page
+ * (a failed one retried, audited; a viewer refused), the audit log's
  * filter, a removed member's session ending, and the sign-in throttle.
  */
 import { describe, it, before } from 'node:test';
@@ -443,6 +444,85 @@ describe('the staff console', () => {
     const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
     assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'staff.add', role: 'moderator' }]);
     assert.equal(await t.souk.store.staff.findByEmail('mine@example.com'), undefined);
+  });
+
+  it('lists failed deliveries without their payload; a moderator retries one (audited), a viewer is refused 403 (audited)', async () => {
+    const db = t.souk.store.db;
+    const at = Date.parse('2026-11-30T18:00:00Z');
+    const bare = { user_id: USERS.amina, created_at: at, attempts: 9, next_attempt_at: at, last_error: 'HTTP 503' };
+    const webhook = Number(
+      (
+        await db
+          .insertInto('webhook_outbox')
+          .values({
+            ...bare,
+            payload: '{"text":"private words"}',
+            message_id: 'msg_console',
+            url: 'https://hook:pa55@hooks.example.com/souk',
+            type: 'message.new',
+            window_from: at,
+            status: 'failed',
+            delivered_at: null,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const mail = Number(
+      (
+        await db
+          .insertInto('mail_outbox')
+          .values({ ...bare, con_id: 5, pending_key: null, first_message_id: 7, last_message_id: 9, status: 'failed', sent_at: null })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
+    const m = members.get('moderator')!.visitor;
+    const page = await m.get('/console/deliveries?kind=webhook&status=failed');
+    assert.equal(page.statusCode, 200);
+    assert.match(page.body, /<a href="\/console\/deliveries" aria-current="page">Deliveries<\/a>/);
+    assert.match(
+      page.body,
+      new RegExp(`<tr id="webhook:${webhook}">\\s*<td>webhook:${webhook}</td>\\s*<td><span class="badge">failed</span></td>\\s*<td>9</td>`),
+    );
+    assert.match(page.body, /<td>HTTP 503<\/td>/);
+    assert.match(page.body, new RegExp(`action="/console/deliveries/webhook:${webhook}/retry"`));
+    assert.doesNotMatch(page.body, /private words|pa55/);
+    assert.match((await m.get('/console/deliveries?kind=mail')).body, new RegExp(`<tr id="mail:${mail}">`));
+    assert.equal((await m.get('/console/deliveries?kind=sms')).statusCode, 400);
+    assert.match((await m.get('/console/deliveries?kind=pusher&status=skipped')).body, /status must be one of pending, sent, failed/);
+
+    const viewer = members.get('viewer')!.visitor;
+    const shown = await viewer.get('/console/deliveries?kind=webhook&status=failed');
+    assert.match(shown.body, new RegExp(`<tr id="webhook:${webhook}">`));
+    assert.doesNotMatch(shown.body, /\/retry"/);
+    assert.equal((await viewer.post(`/console/deliveries/webhook:${webhook}/retry`, {})).statusCode, 403);
+    const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'viewer@example.com' });
+    assert.deepEqual(
+      [denied!.action, denied!.targetKind, denied!.targetId, denied!.details],
+      ['staff.denied', 'webhook', webhook, { action: 'delivery.retry', role: 'viewer' }],
+    );
+    assert.equal((await m.post(`/console/deliveries/webhook:${webhook}/retry`, {}, { csrf: false })).statusCode, 403);
+    assert.equal((await t.souk.store.webhooks!.list({ limit: 1, beforeId: webhook + 1 }))[0]!.status, 'failed', 'nothing done');
+
+    await m.get('/console/deliveries?kind=webhook&status=failed');
+    const retried = await m.post(`/console/deliveries/webhook:${webhook}/retry`, {});
+    assert.deepEqual([retried.statusCode, retried.headers.location], [303, `/console/deliveries?kind=webhook&done=webhook:${webhook}`]);
+    const after = await m.get(retried.headers.location as string);
+    assert.match(after.body, new RegExp(`webhook:${webhook} is pending again`));
+    assert.match(
+      after.body,
+      new RegExp(
+        `<tr id="webhook:${webhook}">\\s*<td>webhook:${webhook}</td>\\s*<td><span class="badge">pending</span></td>\\s*<td>0</td>`,
+      ),
+    );
+    const [row] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
+    assert.deepEqual([row!.actor.kind, row!.action, row!.targetKind, row!.targetId], ['staff', 'delivery.retry', 'webhook', webhook]);
+    const again = await m.post(`/console/deliveries/webhook:${webhook}/retry`, {});
+    assert.equal(again.statusCode, 409);
+    assert.match(again.body, new RegExp(`webhook:${webhook} is pending, not failed`));
+    assert.equal((await m.post('/console/deliveries/webhook:999999/retry', {})).statusCode, 404);
+    assert.equal((await m.post('/console/deliveries/nope/retry', {})).statusCode, 404);
   });
 
   it("ends a removed member's session; signs out", async () => {

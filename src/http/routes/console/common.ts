@@ -3,7 +3,7 @@
  * renderer's call and the role check that writes a refusal to the audit log.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Actor } from '../../../domain/audit.js';
+import type { Actor, AuditRecord } from '../../../domain/audit.js';
 import type { OperatorDeps } from '../../../domain/operator/context.js';
 import type { User } from '../../../domain/model.js';
 import type { SettingsRepository } from '../../../domain/ports.js';
@@ -60,7 +60,7 @@ export async function permitted(
   request: FastifyRequest,
   reply: FastifyReply,
   permission: ConsolePermission,
-  asked: { action: string; targetKind: 'user' | 'report' | 'message' | 'staff' | 'conversation' | 'settings'; targetId: number | null },
+  asked: { action: string; targetKind: AuditRecord['targetKind']; targetId: number | null },
 ): Promise<boolean> {
   const member = signedIn(request);
   if (may(member.role, permission)) return true;
