@@ -478,6 +478,10 @@ describe('the staff console', () => {
       ).id,
     );
     const m = members.get('moderator')!.visitor;
+    const failed = (html: string, kind: string) =>
+      new RegExp(`id="failed-${kind}"><a href="/console/deliveries\\?kind=${kind}&amp;status=failed">([^<]*)<`).exec(html)?.[1];
+    const overview = (await m.get('/console')).body;
+    assert.deepEqual([failed(overview, 'webhook'), failed(overview, 'mail')], ['1', '1']);
     const page = await m.get('/console/deliveries?kind=webhook&status=failed');
     assert.equal(page.statusCode, 200);
     assert.match(page.body, /<a href="\/console\/deliveries" aria-current="page">Deliveries<\/a>/);
@@ -518,6 +522,7 @@ describe('the staff console', () => {
     );
     const [row] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
     assert.deepEqual([row!.actor.kind, row!.action, row!.targetKind, row!.targetId], ['staff', 'delivery.retry', 'webhook', webhook]);
+    assert.equal(failed((await m.get('/console')).body, 'webhook'), '0');
     const again = await m.post(`/console/deliveries/webhook:${webhook}/retry`, {});
     assert.equal(again.statusCode, 409);
     assert.match(again.body, new RegExp(`webhook:${webhook} is pending, not failed`));

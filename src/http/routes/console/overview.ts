@@ -1,19 +1,29 @@
-/** GET /console: the overview: open reports and the latest changes. */
+/** GET /console: the overview: open reports, failed deliveries per outbox and the latest changes. */
 import type { FastifyInstance } from 'fastify';
+import { DELIVERY_KINDS, listDeliveries } from '../../../domain/operator/deliveries.js';
 import { listReports } from '../../../domain/operator/reports.js';
 import type { ConsoleDeps } from './common.js';
 
 /** Counted up to here; beyond, "100+". */
 const COUNT_UP_TO = 100;
 
+const counted = (n: number) => (n > COUNT_UP_TO ? `${COUNT_UP_TO}+` : String(n));
+
 export async function consoleOverviewRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  const { operator } = deps;
+  const kept = { webhook: operator.webhooks, mail: operator.mailOutbox, push: operator.pushOutbox, pusher: operator.pusherOutbox };
+  // Only the outboxes this installation keeps (Pusher's when it is on, none of mail without the store's outbox).
+  const kinds = DELIVERY_KINDS.filter((kind) => kept[kind] !== undefined);
+
   app.get('/', async (_request, reply) => {
-    const open = await listReports(deps.operator, { status: 'open', limit: COUNT_UP_TO + 1 });
-    const latest = await deps.operator.audit.list({ limit: 10 });
-    return reply.page('overview', {
-      title: 'Overview',
-      openReports: open.length > COUNT_UP_TO ? `${COUNT_UP_TO}+` : String(open.length),
-      latest,
-    });
+    const open = await listReports(operator, { status: 'open', limit: COUNT_UP_TO + 1 });
+    const failed = await Promise.all(
+      kinds.map(async (kind) => ({
+        kind,
+        count: counted((await listDeliveries(operator, { kind, status: 'failed', limit: COUNT_UP_TO + 1 })).length),
+      })),
+    );
+    const latest = await operator.audit.list({ limit: 10 });
+    return reply.page('overview', { title: 'Overview', openReports: counted(open.length), failed, latest });
   });
 }
