@@ -493,7 +493,8 @@ describe('the staff console', () => {
     assert.match(page.body, new RegExp(`action="/console/deliveries/webhook:${webhook}/retry"`));
     assert.doesNotMatch(page.body, /private words|pa55/);
     assert.match((await m.get('/console/deliveries?kind=mail')).body, new RegExp(`<tr id="mail:${mail}">`));
-    assert.equal((await m.get('/console/deliveries?kind=sms')).statusCode, 400);
+    for (const query of ['kind=sms', 'kind=webhook&kind=mail', 'kind=mail&status=delivered'])
+      assert.equal((await m.get(`/console/deliveries?${query}`)).statusCode, 400, query);
     assert.match((await m.get('/console/deliveries?kind=pusher&status=skipped')).body, /status must be one of pending, sent, failed/);
 
     const viewer = members.get('viewer')!.visitor;
