@@ -83,6 +83,9 @@ describe("the console on a WordPress site's tables", { skip }, () => {
     assert.equal(user.statusCode, 200);
     assert.match(user.body, /<h1>alice /);
     assert.match((await v.get('/console/users?q=carol')).body, /href="\/console\/users\/4">carol<\/a>/);
+    // The outboxes the MySQL store keeps: counted on the overview, listed on the deliveries page.
+    assert.match((await v.get('/console')).body, /id="failed-mail"><a [^>]*>0</);
+    assert.match((await v.get('/console/deliveries?kind=mail&status=failed')).body, /No failed mail deliveries\./);
 
     // Later sign-ins ask the code, by login or e-mail; the site's password, never a Souk one.
     assert.equal((await v.post('/console/sign-out', {})).statusCode, 303);
