@@ -16,7 +16,7 @@ import type {
   WebhookStatus,
 } from '../../domain/ports.js';
 import { withAudit } from './server-api.js';
-import { claimDue } from './outbox.js';
+import { claimDue, deliveryOf } from './outbox.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { queueMail } from './mail.js';
 import { queuePush } from './push.js';
@@ -269,18 +269,12 @@ export type WebhookRow = Selectable<Database['webhook_outbox']>;
 /** A webhook outbox row as the port gives it; numbers may come as text (bigint columns). */
 export function toWebhookDelivery(r: WebhookRow): WebhookDelivery {
   return {
-    id: Number(r.id),
+    ...deliveryOf<WebhookStatus>(r),
     messageId: r.message_id,
     url: r.url,
     type: r.type as EventType,
-    userId: Number(r.user_id),
     payload: r.payload,
-    createdAt: Number(r.created_at),
     windowFrom: Number(r.window_from),
-    status: r.status as WebhookStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
-    lastError: r.last_error,
     deliveredAt: r.delivered_at === null ? null : Number(r.delivered_at),
   };
 }

@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { MailDelivery, MailOutbox, MailPreferenceRepository, MailStatus, PresenceRepository } from '../../domain/mail.js';
-import { claimDue } from './outbox.js';
+import { claimDue, deliveryOf } from './outbox.js';
 import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
@@ -59,16 +59,10 @@ export type MailRow = Pick<Selectable<Database['mail_outbox']>, (typeof MAIL_COL
 /** A mail outbox row as the port gives it; numbers may come as text (bigint columns). */
 export function toMailDelivery(r: MailRow): MailDelivery {
   return {
-    id: Number(r.id),
-    userId: Number(r.user_id),
+    ...deliveryOf<MailStatus>(r),
     conId: Number(r.con_id),
     firstMessageId: Number(r.first_message_id),
     lastMessageId: Number(r.last_message_id),
-    createdAt: Number(r.created_at),
-    status: r.status as MailStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
-    lastError: r.last_error,
     sentAt: r.sent_at === null ? null : Number(r.sent_at),
   };
 }

@@ -1,13 +1,37 @@
 /**
  * What the outboxes (webhooks in events.ts, pushes in push.ts, mails in mail.ts, Pusher events in
- * pusher.ts) do alike on SQLite and PostgreSQL: claim the due rows for a lease. Each table has
- * `id`, `status` and `next_attempt_at` with the same meanings (MySQL says the same in
- * mysql/outbox.ts).
+ * pusher.ts) do alike on SQLite and PostgreSQL: claim the due rows for a lease, and read the
+ * columns they share into a delivery. Each table has `id`, `status` and `next_attempt_at` with the
+ * same meanings (MySQL says the same in mysql/outbox.ts).
  */
 import type { Kysely } from 'kysely';
 import type { Database } from './schema.js';
 
 type OutboxTable = 'webhook_outbox' | 'push_outbox' | 'mail_outbox' | 'pusher_outbox';
+
+/** The columns every outbox row has; numbers may come as text (bigint columns). */
+interface OutboxRow {
+  id: number | string;
+  user_id: number | string;
+  created_at: number | string;
+  status: string;
+  attempts: number | string;
+  next_attempt_at: number | string;
+  last_error: string | null;
+}
+
+/** What every outbox's delivery takes from its row alike; each outbox's mapper adds its own columns. */
+export function deliveryOf<S extends string>(r: OutboxRow) {
+  return {
+    id: Number(r.id),
+    userId: Number(r.user_id),
+    createdAt: Number(r.created_at),
+    status: r.status as S,
+    attempts: Number(r.attempts),
+    nextAttemptAt: Number(r.next_attempt_at),
+    lastError: r.last_error,
+  };
+}
 
 /**
  * The pending rows due by `now`, at most `limit`, oldest first, each leased until `leaseUntil`

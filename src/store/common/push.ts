@@ -4,7 +4,7 @@
  */
 import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PushDelivery, PushDeviceRepository, PushOutbox, PushStatus } from '../../domain/push.js';
-import { claimDue } from './outbox.js';
+import { claimDue, deliveryOf } from './outbox.js';
 import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
@@ -126,15 +126,9 @@ export type PushRow = Selectable<Database['push_outbox']>;
 /** A push outbox row as the port gives it; numbers may come as text (bigint columns). */
 export function toPushDelivery(r: PushRow): PushDelivery {
   return {
-    id: Number(r.id),
-    userId: Number(r.user_id),
+    ...deliveryOf<PushStatus>(r),
     messageId: Number(r.message_id),
     payload: r.payload,
-    createdAt: Number(r.created_at),
-    status: r.status as PushStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
-    lastError: r.last_error,
     reached: parseReached(r.reached),
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { Kysely, Selectable } from 'kysely';
 import type { PusherDelivery, PusherEventName, PusherOutbox, PusherStatus } from '../../domain/pusher.js';
-import { claimDue } from './outbox.js';
+import { claimDue, deliveryOf } from './outbox.js';
 import { withAudit } from './server-api.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
@@ -46,15 +46,9 @@ export type PusherRow = Selectable<Database['pusher_outbox']>;
 /** A Pusher outbox row as the port gives it; numbers may come as text (bigint columns). */
 export function toPusherDelivery(r: PusherRow): PusherDelivery {
   return {
-    id: Number(r.id),
-    userId: Number(r.user_id),
+    ...deliveryOf<PusherStatus>(r),
     name: r.name as PusherEventName,
     payload: r.payload,
-    createdAt: Number(r.created_at),
-    status: r.status as PusherStatus,
-    attempts: Number(r.attempts),
-    nextAttemptAt: Number(r.next_attempt_at),
-    lastError: r.last_error,
     sentAt: r.sent_at === null ? null : Number(r.sent_at),
   };
 }
