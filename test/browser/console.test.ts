@@ -8,123 +8,116 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
 import { newSetupToken, setupDigest, totpCode } from '../../src/auth/staff.js';
 import { CLI_ACTOR } from '../../src/domain/audit.js';
 import { addStaff } from '../../src/domain/staff/members.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk } from '../helpers/souk.js';
+import { launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (scripts/ci/install-chromium.sh)`;
 
 describe('the staff console in headless Chromium', () => {
-  it('walks set-up, TOTP sign-in, a report, a disable with a reason, the audit log and sign-out', { skip, timeout: 90_000 }, async () => {
-    const t = await startTestSouk();
-    const base = await t.listen();
-    const conId = ((await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' })).json() as { con_id: number }).con_id;
-    const sent = await t.post(
-      '/wp-json/rtcl/v1/my/chat/message',
-      { con_id: conId, text: 'pay me <i>outside</i> the site' },
-      t.auth(USERS.youssef),
-    );
-    assert.equal(sent.statusCode, 200);
-    const reported = await t.post(
-      '/wp-json/rtcl/v1/my/chat/report',
-      { con_id: conId, reason: '<img src=x onerror=alert(1)> scam' },
-      t.auth(USERS.amina),
-    );
-    assert.equal(reported.statusCode, 200);
-    const token = newSetupToken();
-    const email = 'mod@example.com';
-    assert.ok(
-      (
-        await addStaff(
-          { staff: t.souk.store.staff, audit: t.souk.store.audit, now: Date.now },
-          CLI_ACTOR,
-          email,
-          'moderator',
-          setupDigest(token),
-        )
-      ).ok,
-    );
-
-    mkdirSync(SHOTS, { recursive: true });
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
-    try {
-      const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
-      const foreign: string[] = [];
-      const problems: string[] = [];
-      page.on('request', (r) => !r.url().startsWith(base) && !r.url().startsWith('data:') && foreign.push(r.url()));
-      page.on('pageerror', (e) => problems.push(e.message));
-      const shot = (name: string) => page.screenshot({ path: `${SHOTS}console-${name}.png`, fullPage: true });
-
-      // The set-up link: the secret shown once, a password, a code from it.
-      await page.goto(`${base}/console/setup/${token}`);
-      const secret = (await page.locator('#totp-secret').innerText()).trim();
-      assert.match(secret, /^[A-Z2-7]{32}$/);
-      assert.ok(
-        await page.locator('img.qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
-        'the QR code shows',
+  it(
+    'walks set-up, TOTP sign-in, a report, a disable with a reason, the audit log and sign-out',
+    { skip: skipWithoutChromium, timeout: 90_000 },
+    async () => {
+      const t = await startTestSouk();
+      const base = await t.listen();
+      const conId = ((await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'Hello' })).json() as { con_id: number }).con_id;
+      const sent = await t.post(
+        '/wp-json/rtcl/v1/my/chat/message',
+        { con_id: conId, text: 'pay me <i>outside</i> the site' },
+        t.auth(USERS.youssef),
       );
-      await shot('setup');
-      const password = 'a moderator password';
-      await page.getByLabel('Password (at least 12 characters)').fill(password);
-      await page.getByLabel('Password again').fill(password);
-      await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now()));
-      await page.getByRole('button', { name: 'Finish set-up' }).click();
-      await page.waitForURL(`${base}/console/sign-in?ready=1`);
+      assert.equal(sent.statusCode, 200);
+      const reported = await t.post(
+        '/wp-json/rtcl/v1/my/chat/report',
+        { con_id: conId, reason: '<img src=x onerror=alert(1)> scam' },
+        t.auth(USERS.amina),
+      );
+      assert.equal(reported.statusCode, 200);
+      const token = newSetupToken();
+      const email = 'mod@example.com';
+      assert.ok(
+        (
+          await addStaff(
+            { staff: t.souk.store.staff, audit: t.souk.store.audit, now: Date.now },
+            CLI_ACTOR,
+            email,
+            'moderator',
+            setupDigest(token),
+          )
+        ).ok,
+      );
 
-      // Sign-in with the next code (the set-up took this one).
-      await shot('sign-in');
-      await page.getByLabel('E-mail').fill(email);
-      await page.getByLabel('Password').fill(password);
-      await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now() + 30_000));
-      await page.getByRole('button', { name: 'Sign in' }).click();
-      await page.waitForURL(`${base}/console/reports`);
-      assert.equal(await page.evaluate('typeof window.htmx'), 'object', 'htmx loaded from Souk');
-      assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'fits a phone');
-      await shot('reports');
+      mkdirSync(SHOTS, { recursive: true });
+      const browser = await launchChromium();
+      try {
+        const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+        const foreign: string[] = [];
+        const problems: string[] = [];
+        page.on('request', (r) => !r.url().startsWith(base) && !r.url().startsWith('data:') && foreign.push(r.url()));
+        page.on('pageerror', (e) => problems.push(e.message));
+        const shot = (name: string) => page.screenshot({ path: `${SHOTS}console-${name}.png`, fullPage: true });
 
-      // The report in its context: the HTML in it is text.
-      await page.getByRole('link', { name: /^Report \d+: conversation$/ }).click();
-      await page.waitForURL(/\/console\/reports\/\d+$/);
-      assert.equal((await page.locator('#report-reason').innerText()).trim(), '<img src=x onerror=alert(1)> scam');
-      assert.equal(await page.locator('main img').count(), 0);
-      assert.match(await page.locator('main').innerText(), /pay me <i>outside<\/i> the site/);
-      await shot('report');
+        // The set-up link: the secret shown once, a password, a code from it.
+        await page.goto(`${base}/console/setup/${token}`);
+        const secret = (await page.locator('#totp-secret').innerText()).trim();
+        assert.match(secret, /^[A-Z2-7]{32}$/);
+        assert.ok(
+          await page.locator('img.qr').evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth > 0),
+          'the QR code shows',
+        );
+        await shot('setup');
+        const password = 'a moderator password';
+        await page.getByLabel('Password (at least 12 characters)').fill(password);
+        await page.getByLabel('Password again').fill(password);
+        await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now()));
+        await page.getByRole('button', { name: 'Finish set-up' }).click();
+        await page.waitForURL(`${base}/console/sign-in?ready=1`);
 
-      await page.locator('#reason-disable-user').fill('scammer asking for payment off the site');
-      await page.getByRole('button', { name: 'Disable the reported user' }).click();
-      await page.waitForURL(/\?done=user\.disable$/);
-      assert.equal((await t.souk.store.repos.users.findById(USERS.youssef))!.disabled, true);
+        // Sign-in with the next code (the set-up took this one).
+        await shot('sign-in');
+        await page.getByLabel('E-mail').fill(email);
+        await page.getByLabel('Password').fill(password);
+        await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now() + 30_000));
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await page.waitForURL(`${base}/console/reports`);
+        assert.equal(await page.evaluate('typeof window.htmx'), 'object', 'htmx loaded from Souk');
+        assert.ok(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth'), 'fits a phone');
+        await shot('reports');
 
-      await page.getByRole('link', { name: 'Audit log' }).click();
-      await page.waitForURL(`${base}/console/audit`);
-      const row = page.locator('tbody tr').first();
-      // Times in the reader's own zone: console.js rewrote the server's UTC, keeping it in the title.
-      assert.match((await row.locator('time').getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
-      assert.doesNotMatch(await row.locator('time').innerText(), /UTC/);
-      assert.match(await row.innerText(), /mod@example\.com \(staff\)\s+user\.disable\s+user 2\s+scammer asking for payment off the site/);
-      await shot('audit');
+        // The report in its context: the HTML in it is text.
+        await page.getByRole('link', { name: /^Report \d+: conversation$/ }).click();
+        await page.waitForURL(/\/console\/reports\/\d+$/);
+        assert.equal((await page.locator('#report-reason').innerText()).trim(), '<img src=x onerror=alert(1)> scam');
+        assert.equal(await page.locator('main img').count(), 0);
+        assert.match(await page.locator('main').innerText(), /pay me <i>outside<\/i> the site/);
+        await shot('report');
 
-      // A script injected into the page does not run: the CSP allows none inline.
-      // Run in the page (the tests' TypeScript knows no DOM): an inline script appended, and the violations reported.
-      const violations = (await page.evaluate(`(async () => {
+        await page.locator('#reason-disable-user').fill('scammer asking for payment off the site');
+        await page.getByRole('button', { name: 'Disable the reported user' }).click();
+        await page.waitForURL(/\?done=user\.disable$/);
+        assert.equal((await t.souk.store.repos.users.findById(USERS.youssef))!.disabled, true);
+
+        await page.getByRole('link', { name: 'Audit log' }).click();
+        await page.waitForURL(`${base}/console/audit`);
+        const row = page.locator('tbody tr').first();
+        // Times in the reader's own zone: console.js rewrote the server's UTC, keeping it in the title.
+        assert.match((await row.locator('time').getAttribute('title')) ?? '', /^\d{4}-\d\d-\d\dT[\d:.]+Z$/);
+        assert.doesNotMatch(await row.locator('time').innerText(), /UTC/);
+        assert.match(
+          await row.innerText(),
+          /mod@example\.com \(staff\)\s+user\.disable\s+user 2\s+scammer asking for payment off the site/,
+        );
+        await shot('audit');
+
+        // A script injected into the page does not run: the CSP allows none inline.
+        // Run in the page (the tests' TypeScript knows no DOM): an inline script appended, and the violations reported.
+        const violations = (await page.evaluate(`(async () => {
         const seen = [];
         document.addEventListener('securitypolicyviolation', (e) => seen.push(e.violatedDirective));
         const script = document.createElement('script');
@@ -133,20 +126,21 @@ describe('the staff console in headless Chromium', () => {
         await new Promise((resolve) => setTimeout(resolve, 100));
         return { seen, ran: window.injected === true };
       })()`)) as { seen: string[]; ran: boolean };
-      assert.equal(violations.ran, false);
-      assert.ok(
-        violations.seen.some((d) => d.startsWith('script-src')),
-        JSON.stringify(violations.seen),
-      );
+        assert.equal(violations.ran, false);
+        assert.ok(
+          violations.seen.some((d) => d.startsWith('script-src')),
+          JSON.stringify(violations.seen),
+        );
 
-      await page.getByRole('button', { name: 'Sign out' }).click();
-      await page.waitForURL(`${base}/console/sign-in`);
-      await page.goto(`${base}/console/reports`);
-      await page.waitForURL(`${base}/console/sign-in`);
-      assert.deepEqual(foreign, [], 'every request to Souk itself');
-      assert.deepEqual(problems, []);
-    } finally {
-      await browser.close();
-    }
-  });
+        await page.getByRole('button', { name: 'Sign out' }).click();
+        await page.waitForURL(`${base}/console/sign-in`);
+        await page.goto(`${base}/console/reports`);
+        await page.waitForURL(`${base}/console/sign-in`);
+        assert.deepEqual(foreign, [], 'every request to Souk itself');
+        assert.deepEqual(problems, []);
+      } finally {
+        await browser.close();
+      }
+    },
+  );
 });

@@ -5,29 +5,15 @@
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk } from '../helpers/souk.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-const skip = existsSync(CHROMIUM) ? false : `${CHROMIUM} is missing: install Debian's chromium (scripts/ci/install-chromium.sh)`;
+import { launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
 
 describe('the event stream in headless Chromium', () => {
-  it("EventSource with a ticket receives the owner's events live", { skip, timeout: 90_000 }, async () => {
+  it("EventSource with a ticket receives the owner's events live", { skip: skipWithoutChromium, timeout: 90_000 }, async () => {
     const t = await startTestSouk();
     const base = await t.listen();
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+    const browser = await launchChromium();
     try {
       const page = await browser.newPage();
       await page.goto(`${base}/docs`);
