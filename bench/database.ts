@@ -12,8 +12,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { createConnection } from 'mysql2/promise';
+import { onServer } from '../tools/postgres.js';
 import { ROOT } from '../tools/processes.js';
 
 /** The recorded site's dump: its schema (the plugin's 4.x chat tables) and its options. */
@@ -105,13 +105,7 @@ export async function freshBenchDatabase(serverUrl: string | undefined): Promise
   const postgresUrl = serverUrl;
   if (postgresUrl) {
     const schema = `souk_bench_${tag}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    try {
-      await admin.query(`create schema ${schema}`);
-    } finally {
-      await admin.end();
-    }
+    await onServer(postgresUrl, `create schema ${schema}`);
     return {
       dialect: 'postgres',
       url: withParams(postgresUrl, { options: `-c search_path=${schema}`, application_name: schema }),
@@ -119,13 +113,7 @@ export async function freshBenchDatabase(serverUrl: string | undefined): Promise
       appName: schema,
       adminUrl: postgresUrl,
       async drop() {
-        const c = new pg.Client({ connectionString: postgresUrl });
-        await c.connect();
-        try {
-          await c.query(`drop schema ${schema} cascade`);
-        } finally {
-          await c.end();
-        }
+        await onServer(postgresUrl, `drop schema ${schema} cascade`);
       },
     };
   }

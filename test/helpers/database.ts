@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
+import { onServer } from '../../tools/postgres.js';
 
 export interface TestDatabase {
   url: string;
@@ -52,23 +52,12 @@ function pumpDrops(): void {
 export async function freshDatabase(postgresUrl: string | null | undefined = TEST_POSTGRES_URL): Promise<TestDatabase> {
   if (postgresUrl) {
     const schema = `souk_test_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
+    await onServer(postgresUrl, `create schema ${schema}`);
     return {
       url: withSearchPath(postgresUrl, schema),
       dialect: 'postgres',
       async drop() {
-        dropLater(async () => {
-          const c = new pg.Client({ connectionString: postgresUrl });
-          await c.connect();
-          try {
-            await c.query(`drop schema ${schema} cascade`);
-          } finally {
-            await c.end();
-          }
-        });
+        dropLater(() => onServer(postgresUrl, `drop schema ${schema} cascade`));
       },
     };
   }
