@@ -7,6 +7,7 @@
 import type { AuditRecord } from './audit.js';
 import type { Message } from './model.js';
 import type { Repositories, UnitOfWork } from './ports.js';
+import { recordForBoth } from './chat/events.js';
 
 /** A user's standing, as moderation sees it. */
 export interface ModerationState {
@@ -142,11 +143,8 @@ export async function removeMessage(
     if (!message) return { ok: false, error: 'no_such_message' };
     if (audit) await moderation(repos).recordAudit(audit);
     const conversation = await repos.conversations.findById(message.conId);
-    if (conversation && repos.events) {
-      // Ascending user ids, as every transaction writing two users' logs (domain/chat/message.ts).
-      const readers = [...new Set([conversation.senderId, conversation.recipientId])].sort((a, b) => a - b);
-      for (const userId of readers) await repos.events.record(userId, { type: 'message.update', message, removed: true }, now);
-    }
+    if (conversation)
+      await recordForBoth(repos, conversation.senderId, conversation.recipientId, { type: 'message.update', message, removed: true }, now);
     return { ok: true, value: message };
   });
 }

@@ -1,4 +1,5 @@
 /** The events the chat's use cases record, inside their transactions (domain/events.ts). */
+import type { DomainEvent } from '../events.js';
 import type { Message, NewMessage } from '../model.js';
 import type { EventRecorder, Repositories } from '../ports.js';
 
@@ -61,3 +62,12 @@ export async function recordUnread(repos: Repositories, userId: number, conId: n
 
 const logUnread = (events: EventRecorder, userId: number, conversationId: number, count: number, at: number) =>
   events.record(userId, { type: 'conversation.unread', userId, conversationId, count }, at);
+
+/**
+ * Records the event for both participants, in ascending user id: every transaction writing two
+ * users' logs takes their locks in that one order, so two of them cannot deadlock.
+ */
+export async function recordForBoth(repos: Repositories, a: number, b: number, event: DomainEvent, now: number): Promise<void> {
+  if (!repos.events) return;
+  for (const userId of [...new Set([a, b])].sort((x, y) => x - y)) await repos.events.record(userId, event, now);
+}

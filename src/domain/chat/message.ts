@@ -1,6 +1,5 @@
 /** my/chat/message (docs/routes.md): answer in a conversation, mark messages read, take back or correct one's own message (docs/chat-plus.md). */
 import type { Attachment, Message, MessageAttachment, UploadedAttachment } from '../model.js';
-import type { DomainEvent } from '../events.js';
 import type { Repositories, UnitOfWork } from '../ports.js';
 import {
   checkMessageInput,
@@ -12,7 +11,7 @@ import {
   type StartConversationError,
 } from './common.js';
 import { closedParticipant, closedSide } from '../moderation.js';
-import { appendMessage, recordNewMessage, recordUnread } from './events.js';
+import { appendMessage, recordForBoth, recordNewMessage, recordUnread } from './events.js';
 import { blockedEitherWay } from '../privacy/common.js';
 import { screenFileNames } from '../safety/words.js';
 
@@ -184,12 +183,6 @@ async function ownMessage(
   if (message.conId !== conId) return { ok: false, error: 'other_conversation' };
   if (message.sourceId !== userId) return { ok: false, error: 'not_yours' };
   return { ok: true, message, other: otherParticipant(open.conversation, userId) };
-}
-
-/** Records the event for both participants, in ascending user id (as every transaction writing two users' logs). */
-async function recordForBoth(repos: Repositories, a: number, b: number, event: DomainEvent, now: number): Promise<void> {
-  if (!repos.events) return;
-  for (const userId of [...new Set([a, b])].sort((x, y) => x - y)) await repos.events.record(userId, event, now);
 }
 
 /**
