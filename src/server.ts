@@ -447,7 +447,7 @@ function presenceOf(
     onError,
   });
   // Every authenticated request tells it its caller, at the auth step (a Map's update; the store's
-  // write, at most once a window, is not waited for). A stream counts from its opening.
+  // write, at most once a window, goes with others' within a second and is not waited for). A stream counts from its opening.
   deps.auth.seen = (userId) => presence.seen(userId);
   if (store.mailPreferences) deps.presence = { presence, partners: store.presence, preferences: store.mailPreferences };
   return presence;
@@ -662,7 +662,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await pusher?.stop();
         await retention?.stop();
         await stopAuditPruning();
-        presence?.stop();
+        await presence?.stop();
         await mail?.stop();
         if (deps.files) closeFileStorage(deps.files.storage);
         await store.close();

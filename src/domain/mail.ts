@@ -61,6 +61,8 @@ export interface MailOutbox {
 export interface PresenceRepository {
   /** Records that the user is online until `until` (epoch ms); a later time already stored stays. */
   seen(userId: number, until: number): Promise<void>;
+  /** `seen` for each of several users (distinct ids), in as few statements as the store allows. */
+  seenAll(entries: readonly { userId: number; until: number }[]): Promise<void>;
   /** Until when the user is online (epoch ms), if ever recorded. */
   onlineUntil(userId: number): Promise<number | undefined>;
   /** Those of `others` who share a conversation with the user (GET my/chat/presence shows only them). */

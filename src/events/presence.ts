@@ -2,15 +2,19 @@
  * Who is online (docs/mail.md): a user holding an event stream, or seen in an authenticated
  * request within ONLINE_WINDOW_S. Seen in memory on every request (a Map's set), written to the
  * store (on WordPress the plugin's `online_status` user meta) at most once per window per user,
- * never awaited by the request: the write is the store's, the request's answer does not wait for it.
- * The users written lately are a bounded Map (the least recently written go first); a user
- * forgotten there is written again at their next request, nothing worse.
+ * never awaited by the request. The writes wait up to FLUSH_MS and go together, one statement for
+ * all the users seen meanwhile: a request never pays for a write of its own, and the other
+ * instances see a user online at most FLUSH_MS later than this one does. The users written lately
+ * are a bounded Map (the least recently written go first); a user forgotten there is written again
+ * at their next request, nothing worse.
  */
 import type { PresenceStatus } from '../domain/chat/presence.js';
 import type { PresenceRepository } from '../domain/mail.js';
 
 /** Most users remembered per instance. */
 const TRACKED = 100_000;
+/** How long a write waits for others to go with it. */
+const FLUSH_MS = 1000;
 
 export interface PresenceOptions {
   repo: PresenceRepository;
@@ -27,6 +31,9 @@ export interface PresenceOptions {
 export class Presence implements PresenceStatus {
   private readonly written = new Map<number, number>();
   private readonly seenHere = new Map<number, number>();
+  /** Users to write at the next flush, and until when they are online. */
+  private readonly pending = new Map<number, number>();
+  private flushTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -45,11 +52,23 @@ export class Presence implements PresenceStatus {
     this.written.delete(userId);
     this.written.set(userId, at);
     if (this.written.size > max) this.written.delete(this.written.keys().next().value!);
-    this.o.repo.seen(userId, at + this.o.windowMs).catch((err: unknown) => {
-      // Not written: the next request tries again.
-      this.written.delete(userId);
-      this.o.onError?.(err, `recording that user ${userId} is online`);
-    });
+    this.pending.set(userId, at + this.o.windowMs);
+    this.flushTimer ??= setTimeout(() => void this.flush(), FLUSH_MS).unref();
+  }
+
+  /** Writes the pending users now, in one go; those not written are tried again at their next request. */
+  async flush(): Promise<void> {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    if (this.pending.size === 0) return;
+    const entries = [...this.pending].map(([userId, until]) => ({ userId, until }));
+    this.pending.clear();
+    try {
+      await this.o.repo.seenAll(entries);
+    } catch (err) {
+      for (const { userId } of entries) this.written.delete(userId);
+      this.o.onError?.(err, `recording that ${entries.length} users are online`);
+    }
   }
 
   /** Online as this instance knows without asking the store: a stream held here, or seen here within the window. */
@@ -93,7 +112,9 @@ export class Presence implements PresenceStatus {
     this.timer.unref();
   }
 
-  stop(): void {
+  /** Stops keeping streamers seen, and writes what is pending. */
+  stop(): Promise<void> {
     clearInterval(this.timer);
+    return this.flush();
   }
 }

@@ -176,19 +176,33 @@ async function retryMail(db: Kysely<Database>, ids: number[], now: number) {
   return n;
 }
 
+/** Rows per upsert: two parameters each, well under SQLite's and PostgreSQL's limits. */
+const PRESENCE_ROWS_PER_STATEMENT = 500;
+
+/** One upsert of the users' `until`s; a later time already stored stays. */
+async function writePresence(db: Kysely<Database>, entries: readonly { userId: number; until: number }[]): Promise<void> {
+  await db
+    .insertInto('presence')
+    .values(entries.map((e) => ({ user_id: e.userId, online_until: e.until })))
+    .onConflict((oc) =>
+      oc
+        .column('user_id')
+        .doUpdateSet({ online_until: (eb) => eb.ref('excluded.online_until') })
+        .where('presence.online_until', '<', (eb) => eb.ref('excluded.online_until')),
+    )
+    .execute();
+}
+
 export function presenceRepository(db: Kysely<Database>): PresenceRepository {
   return {
-    async seen(userId, until) {
-      await db
-        .insertInto('presence')
-        .values({ user_id: userId, online_until: until })
-        .onConflict((oc) =>
-          oc
-            .column('user_id')
-            .doUpdateSet({ online_until: (eb) => eb.ref('excluded.online_until') })
-            .where('presence.online_until', '<', until),
-        )
-        .execute();
+    seen(userId, until) {
+      return writePresence(db, [{ userId, until }]);
+    },
+    async seenAll(entries) {
+      // In user order, so two instances' batches take their row locks in one order (PostgreSQL).
+      const sorted = [...entries].sort((a, b) => a.userId - b.userId);
+      for (let i = 0; i < sorted.length; i += PRESENCE_ROWS_PER_STATEMENT)
+        await writePresence(db, sorted.slice(i, i + PRESENCE_ROWS_PER_STATEMENT));
     },
     async onlineUntil(userId) {
       const row = await db.selectFrom('presence').select('online_until').where('user_id', '=', userId).executeTakeFirst();

@@ -150,6 +150,11 @@ export function mysqlPresence(db: Db, ctx: MysqlContext): PresenceRepository {
       const { clock } = await ctx.site();
       await setUserMeta(db, ctx, userId, ONLINE_STATUS, String(localSeconds(clock, until)));
     },
+    async seenAll(entries) {
+      // One user meta row each, as the plugin keeps it.
+      const { clock } = await ctx.site();
+      for (const { userId, until } of entries) await setUserMeta(db, ctx, userId, ONLINE_STATUS, String(localSeconds(clock, until)));
+    },
     async onlineUntil(userId) {
       const value = (await userMeta(db, ctx, userId, ONLINE_STATUS))?.trim();
       if (value === undefined || !/^\d{1,12}$/.test(value)) return undefined;
