@@ -206,6 +206,12 @@ export interface BlockRepository {
  * Offers (domain/chat/offer.ts): messages of type `offer` whose status changes as they are
  * answered. Each database keeps them in its messages' `type` and `meta`.
  */
+/** What an offer's bounds and text need of its listing, and how many offers its writer made lately (OfferRepository.terms). */
+export interface OfferTerms {
+  listing: Pick<Listing, 'title' | 'price' | 'status'> | undefined;
+  made: number;
+}
+
 export interface OfferRepository {
   /** False where the chat's tables have no room for an offer (a WordPress site with the 2.x plugin's tables: no `meta`). */
   supported(): Promise<boolean>;
@@ -215,10 +221,17 @@ export interface OfferRepository {
    * the one before committed. Nothing where write transactions run one at a time (SQLite).
    */
   lockConversation(conId: number): Promise<void>;
+  /** lockConversation of the message's conversation, found by the same statement (nothing held when there is no such message). */
+  lockConversationOf(messageId: number): Promise<void>;
   /** The conversation's offers still pending, oldest first. */
   pendingOf(conId: number): Promise<Message[]>;
   /** How many offers `sourceId` made in the conversation at or after `since` (epoch ms). */
   madeSince(conId: number, sourceId: number, since: number): Promise<number>;
+  /**
+   * What a new offer is checked against, in one read where the database allows: the listing's
+   * terms (undefined: no such listing) and madeSince's count. Absent: the two are read apart.
+   */
+  terms?(conversation: Pick<Conversation, 'id' | 'listingId'>, sourceId: number, since: number): Promise<OfferTerms>;
   /**
    * Moves the offer to `status` when it is still as `offer` holds it (a conditional update): of
    * two answers at once, one changes it and the other finds it changed. Whether it changed.

@@ -5,7 +5,7 @@
  * offer). An offer is answered once; accepting one declines the conversation's other pending ones.
  */
 import type { Conversation, Listing, Message, Offer, OfferStatus, User } from '../model.js';
-import type { Repositories } from '../ports.js';
+import type { OfferTerms, Repositories } from '../ports.js';
 import {
   checkMessageInput,
   newMessage,
@@ -98,7 +98,7 @@ function scaled(decimal: string, places: number): bigint {
 const PRICE = /^\d+(\.\d+)?$/;
 
 /** Whether the amount is within the bounds: OFFER_MAX_RATIO times the listing's price when it has one. */
-export function withinBounds(amount: string, listing: Listing | undefined, maxRatio: number): boolean {
+export function withinBounds(amount: string, listing: Pick<Listing, 'price'> | undefined, maxRatio: number): boolean {
   if (amount.split('.')[0]!.length > MAX_WHOLE_DIGITS) return false;
   const price = listing?.price.trim() ?? '';
   if (!PRICE.test(price) || /^[0.]*$/.test(price)) return true;
@@ -107,7 +107,13 @@ export function withinBounds(amount: string, listing: Listing | undefined, maxRa
 }
 
 /** The text an offer message shows: "Offer: $1,150 for Road bike", then the offerer's words, if any. */
-function offerText(kind: 'Offer' | 'Counter-offer', amount: string, listing: Listing | undefined, money: OfferMoney, note: string) {
+function offerText(
+  kind: 'Offer' | 'Counter-offer',
+  amount: string,
+  listing: Pick<Listing, 'title'> | undefined,
+  money: OfferMoney,
+  note: string,
+) {
   const line = `${kind}: ${money.priceText(amount)}${listing ? ` for ${listing.title}` : ''}`;
   return note.trim() === '' ? line : `${line}\n${note}`;
 }
@@ -154,10 +160,16 @@ async function writable(
   return { conversation: open.conversation, other };
 }
 
-/** The listing an offer in the conversation is about: it must still be there. */
-async function offeredListing(repos: Repositories, conversation: Conversation): Promise<Listing | Refused> {
-  const listing = await repos.listings.findById(conversation.listingId);
-  return listing && listing.status !== 'trash' ? listing : refused('listing_not_found');
+/** The listing's terms and the writer's offers of the last day: in one read where the store has one. */
+async function offerTerms(repos: Repositories, conversation: Conversation, writerId: number, since: number): Promise<OfferTerms> {
+  const offers = repos.offers!;
+  if (offers.terms) return offers.terms(conversation, writerId, since);
+  // Asked together (a database may answer them in one round trip).
+  const [listing, made] = await Promise.all([
+    repos.listings.findById(conversation.listingId),
+    offers.madeSince(conversation.id, writerId, since),
+  ]);
+  return { listing, made };
 }
 
 /** The checks a new offer (or a counter) passes in a held conversation: bounds, the day's count, its text. */
@@ -171,12 +183,9 @@ async function offerMessage(
   note: string,
   now: number,
 ) {
-  // Asked together (a database may answer them in one round trip), their answers taken in the order of the rules.
-  const [listing, made] = await Promise.all([
-    offeredListing(repos, conversation),
-    repos.offers!.madeSince(conversation.id, writerId, now - DAY_MS),
-  ]);
-  if ('ok' in listing) return listing;
+  const { listing, made } = await offerTerms(repos, conversation, writerId, now - DAY_MS);
+  // The listing an offer is about must still be there.
+  if (!listing || listing.status === 'trash') return refused('listing_not_found');
   if (!withinBounds(amount, listing, deps.rules.maxRatio)) return refused('amount_too_high');
   if (made >= deps.rules.perConversationPerDay) return refused('too_many_offers');
   const text = offerText(kind, amount, listing, deps.money, note);
@@ -299,24 +308,19 @@ async function settle(repos: Repositories, offer: Message & { offer: Offer }, st
  * ("Offer accepted: $1,150", or the counter-offer), a `message.update` of each offer it changed for
  * both participants, and for an accept the webhook event `offer.accepted`.
  */
-export async function respondToOffer(
-  deps: OfferDeps,
-  reads: Repositories,
-  caller: User,
-  input: RespondInput,
-  now: number = Date.now(),
-): Promise<OfferResult> {
+export async function respondToOffer(deps: OfferDeps, caller: User, input: RespondInput, now: number = Date.now()): Promise<OfferResult> {
   const counter = input.action === 'counter' ? parseAmount(input.amount, deps.money.decimals) : null;
   if (input.action === 'counter' && (input.amount === undefined || input.amount === null || input.amount === ''))
     return refused('amount_required');
   if (input.action === 'counter' && counter === null) return refused('amount_invalid');
-  // Which conversation to hold: read before its unit of work, then read again once it is held.
-  const found = await reads.messages.findById(input.messageId);
-  if (!found) return refused('forbidden');
   return deps.store.uow.transaction(async (repos): Promise<OfferResult> => {
     if (!repos.offers || !(await repos.offers.supported())) return refused('unsupported');
-    // The lock asked first: what answerable reads, asked with it, is read once it is held.
-    const [, held] = await Promise.all([repos.offers.lockConversation(found.conId), answerable(repos, input.messageId, caller.id, now)]);
+    // The lock asked first (the offer's conversation, found by the lock's own statement): what
+    // answerable reads, asked with it, is read once it is held.
+    const [, held] = await Promise.all([
+      repos.offers.lockConversationOf(input.messageId),
+      answerable(repos, input.messageId, caller.id, now),
+    ]);
     if ('ok' in held) return held;
     const answer =
       counter === null

@@ -2,7 +2,8 @@
  * Offers (domain/chat/offer.ts) on SQLite and PostgreSQL: messages of type `offer` whose `meta`
  * holds the offer (rows.ts, metaText). Answering one is a conditional update of that meta.
  */
-import type { Message } from '../../domain/model.js';
+import { sql } from 'kysely';
+import type { ListingStatus, Message } from '../../domain/model.js';
 import type { OfferRepository } from '../../domain/ports.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { metaText, toMessage } from './rows.js';
@@ -14,13 +15,22 @@ export const PENDING_META = '%"status":"pending"%';
 const q = {
   // NO KEY: the conversation's messages, which reference it, are not held up.
   lockConversation: prepare((db, conId: number) => db.selectFrom('conversations').select('id').where('id', '=', conId).forNoKeyUpdate()),
-  pendingOf: prepare((db, conId: number, pending: string) =>
+  lockConversationOf: prepare((db, messageId: number) =>
+    db
+      .selectFrom('conversations')
+      .select('id')
+      .where('id', '=', (eb) => eb.selectFrom('messages').select('con_id').where('messages.id', '=', messageId))
+      .forNoKeyUpdate(),
+  ),
+  // The pattern is written into the statement: SQLite prepares a statement again each time a LIKE
+  // pattern is bound as a parameter (its LIKE optimisation), ten times this read's own cost.
+  pendingOf: prepare((db, conId: number) =>
     db
       .selectFrom('messages')
       .select(MESSAGE_COLUMNS)
       .where('con_id', '=', conId)
       .where('type', '=', 'offer')
-      .where('meta', 'like', pending)
+      .where('meta', 'like', sql.lit(PENDING_META))
       .orderBy('id'),
   ),
   madeSince: prepare((db, conId: number, sourceId: number, since: number) =>
@@ -31,6 +41,23 @@ const q = {
       .where('source_id', '=', sourceId)
       .where('type', '=', 'offer')
       .where('created_at', '>=', since),
+  ),
+  // The listing's terms, with the count of madeSince alongside: one statement for an offer's checks.
+  terms: prepare((db, listingId: number, conId: number, sourceId: number, since: number) =>
+    db
+      .selectFrom('listings')
+      .select(['title', 'price', 'status'])
+      .select((eb) =>
+        eb
+          .selectFrom('messages')
+          .select((m) => m.fn.countAll<number | string>().as('n'))
+          .where('con_id', '=', conId)
+          .where('source_id', '=', sourceId)
+          .where('type', '=', 'offer')
+          .where('created_at', '>=', since)
+          .as('made'),
+      )
+      .where('id', '=', listingId),
   ),
   settle: prepare((db, id: number, from: string, to: string) =>
     db.updateTable('messages').set({ meta: to }).where('id', '=', id).where('meta', '=', from),
@@ -44,12 +71,21 @@ export function offerRepository(run: QueryRunner, rowLocks: boolean): OfferRepos
     async lockConversation(conId) {
       if (rowLocks) await q.lockConversation(run, conId);
     },
+    async lockConversationOf(messageId) {
+      if (rowLocks) await q.lockConversationOf(run, messageId);
+    },
     async pendingOf(conId) {
-      const rows = (await q.pendingOf(run, conId, PENDING_META)).rows.map(toMessage);
+      const rows = (await q.pendingOf(run, conId)).rows.map(toMessage);
       return rows.filter((m) => m.offer?.status === 'pending');
     },
     async madeSince(conId, sourceId, since) {
       return Number((await q.madeSince(run, conId, sourceId, since)).rows[0]?.n ?? 0);
+    },
+    async terms(conversation, sourceId, since) {
+      const row = (await q.terms(run, conversation.listingId, conversation.id, sourceId, since)).rows[0];
+      if (row) return { listing: { title: row.title, price: row.price, status: row.status as ListingStatus }, made: Number(row.made ?? 0) };
+      // No listing: an offer is refused before its count matters.
+      return { listing: undefined, made: 0 };
     },
     async settle(offer: Message, status) {
       if (!offer.offer) return false;

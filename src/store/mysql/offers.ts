@@ -30,6 +30,14 @@ export function mysqlOffers<R>(db: Db, ctx: MysqlContext, enter: () => Promise<v
       await enter();
       await rows(db, sql`select con_id from ${T(t.conversations)} where con_id = ${conId} for update`);
     },
+    async lockConversationOf(messageId) {
+      await enter();
+      await rows(
+        db,
+        sql`select con_id from ${T(t.conversations)}
+          where con_id = (select m.con_id from ${T(t.messages)} m where m.message_id = ${messageId}) for update`,
+      );
+    },
     async pendingOf(conId) {
       await enter();
       const found = await rows(

@@ -25,7 +25,7 @@ export const offerRespondRoutes: FastifyPluginAsyncTypebox<RouteDeps> = async (a
       // A counter is a new offer: within the sender's message budget (abuse-limits.ts), as every answer.
       const result = await app.abuseLimits.message(
         caller,
-        () => respondToOffer(offer, deps.chatReads.repos, caller, input),
+        () => respondToOffer(offer, caller, input),
         (r) => r.ok && r.created.message,
       );
       if (!result.ok) throw offerError(result.error, errors);
