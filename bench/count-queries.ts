@@ -80,8 +80,10 @@ interface Operation {
   name: string;
   method?: 'GET';
   /** The i-th distinct request of this operation: caller and body. */
-  request(i: number): { user: number; body?: Record<string, unknown>; path?: string };
+  request(i: number, prepared?: Record<string, unknown>): { user: number; body?: Record<string, unknown>; path?: string };
   path: string;
+  /** A request made, uncounted, before the i-th (an offer to accept): its reply goes to `request`. */
+  prepare?(i: number): { user: number; path: string; body: Record<string, unknown> };
 }
 
 function operations(data: Dataset): Operation[] {
@@ -140,6 +142,13 @@ function operations(data: Dataset): Operation[] {
       path: PATHS.offer,
       request: (i) => ({ user: data.convCaller[600 + i]!, body: { con_id: data.convId[600 + i], amount: '5' } }),
     },
+    {
+      // The offer, made first by the conversation's caller, is the only one pending there.
+      name: 'offer accept (POST my/chat/offer/respond)',
+      path: PATHS.offerRespond,
+      prepare: (i) => ({ user: data.convCaller[700 + i]!, path: PATHS.offer, body: { con_id: data.convId[700 + i], amount: '5' } }),
+      request: (i, offer) => ({ user: data.owner[data.convListing[700 + i]!]!, body: { message_id: offer!.message_id, action: 'accept' } }),
+    },
     // The read rows' requests: a reader's conversation (50 of 60 messages), chat list (20 of 25), favourites (20 of 30).
     {
       name: 'conversation read (GET my/chat/conversation)',
@@ -176,6 +185,24 @@ function operations(data: Dataset): Operation[] {
       request: (i) => ({ user: data.convCaller[50 + i]!, body: { listing_id: listingId(data.convListing[50 + i]!), text } }),
     },
   ];
+}
+
+type Souk = Awaited<ReturnType<typeof createSouk>>;
+
+/** An operation's uncounted request before the counted one; its reply, parsed. */
+async function prepareRequest(
+  app: Souk['app'],
+  r: NonNullable<ReturnType<NonNullable<Operation['prepare']>>>,
+  auth: (user: number) => Record<string, string>,
+): Promise<Record<string, unknown>> {
+  const res = await app.inject({
+    method: 'POST',
+    url: r.path,
+    payload: JSON.stringify(r.body),
+    headers: { 'content-type': 'application/json', ...auth(r.user) },
+  });
+  if (res.statusCode !== 200) throw new Error(`preparing: HTTP ${res.statusCode} ${res.body} (user ${userId(r.user)})`);
+  return res.json();
 }
 
 export interface QueryCount {
@@ -218,13 +245,19 @@ export async function countQueries(
         const samples: Statement[][] = [];
         // Request 0 warms caches (prepared statements); 1..SAMPLES are counted.
         for (let i = 0; i <= SAMPLES; i++) {
-          const { user, body, path } = op.request(i);
+          const auth = (user: number) => ({ 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` });
+          const prepared = op.prepare ? await prepareRequest(souk.app, op.prepare(i), auth) : undefined;
+          const { user, body, path } = op.request(i, prepared);
           recording = [];
-          const auth = { 'x-api-key': data.apiKey, authorization: `Bearer ${tokens[user]}` };
           const res = await souk.app.inject(
             op.method === 'GET'
-              ? { method: 'GET', url: path ?? op.path, headers: auth }
-              : { method: 'POST', url: op.path, payload: JSON.stringify(body), headers: { 'content-type': 'application/json', ...auth } },
+              ? { method: 'GET', url: path ?? op.path, headers: auth(user) }
+              : {
+                  method: 'POST',
+                  url: op.path,
+                  payload: JSON.stringify(body),
+                  headers: { 'content-type': 'application/json', ...auth(user) },
+                },
           );
           const statements = recording;
           recording = undefined;

@@ -60,7 +60,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --only ROWS          comma-separated subset of: bare,pgbench (postgres:// only),floor-toggle,floor-start-new,floor-chat-poll,floor-chat-list,
                        floor-favourites,floor-mysql-toggle,floor-mysql-start-new,floor-mysql-chat-poll (mysql:// only),
                        floor-pg-toggle,floor-pg-start-new,floor-pg-chat-poll (postgres:// only),
-                       toggle,toggle-streams,start-new,start-existing,message-send,offer,chat-poll,chat-list,favourites,login,
+                       toggle,toggle-streams,start-new,start-existing,message-send,offer,offer-accept,chat-poll,chat-list,favourites,login,
                        server-upsert-user,server-upsert-listing (not mysql://),toggle-under-logins,streams
   --streams N          open event streams (GET my/events, one per user) of the rows toggle-streams and streams
                        (default 10000; 1000 with --quick; at most the data set's users)

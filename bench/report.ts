@@ -25,6 +25,7 @@ export const LABELS: Record<RowName, string> = {
   'start-existing': 'start conversation: existing (append)',
   'message-send': 'message send (POST my/chat/message)',
   offer: 'offer (POST my/chat/offer)',
+  'offer-accept': 'offer accepted (POST my/chat/offer/respond)',
   'message-photo': 'message with a 1 MB photo (upload form)',
   'chat-poll': 'conversation read (GET my/chat/conversation, 50 of 60)',
   'chat-list': 'chat list (GET my/chat, 20 of 25)',

@@ -16,7 +16,7 @@ import pg from 'pg';
 import { createConnection as createMysqlConnection } from 'mysql2/promise';
 import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
 import { buildDataset, READER_FAVOURITES, READER_THREADS, THREAD_MESSAGES, type Dataset } from './dataset.js';
-import { runLoad, type LoadResult } from './load.js';
+import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
 import {
   cpuSeconds,
@@ -57,6 +57,7 @@ import {
   LOGIN_BURST_CONNECTIONS,
   loginScenario,
   onBenchDatabase,
+  PREPARE_SHARE,
   readSample,
   ROWS,
   scenario,
@@ -498,6 +499,12 @@ function rowLength(sc: Scenario, opts: BenchOptions): { connections: number; sec
 }
 const SMOKE_SLOW_ROW_CONNECTIONS = 4;
 
+/** A row's prepare (scenarios.ts): its requests, before the warm-up, reported but not measured. */
+async function prepareRow(prepare: Scenario, load: Omit<LoadOptions, 'seconds'>, rowSeconds: number): Promise<void> {
+  const done = await runLoad(prepare, { ...load, seconds: rowSeconds * PREPARE_SHARE });
+  log(`  prepared: ${JSON.stringify(done.counters)}${done.errors > 0 ? `, ${done.errors} errors, e.g. ${done.problems[0] ?? ''}` : ''}`);
+}
+
 async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
   const { opts, data, tokens } = ctx;
   if (name === 'pgbench') return runPgbenchRow(ctx);
@@ -512,6 +519,7 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const sc = scenario(name, data);
     const { connections, seconds } = rowLength(sc, opts);
     const load = { targets: servers.map((s) => s.url), connections, apiKey: data.apiKey, tokens };
+    if (sc.prepare) await prepareRow(sc.prepare, load, opts.warmup + seconds);
     const loadStart = loadavg()[0]!;
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);

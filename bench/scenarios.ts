@@ -8,6 +8,8 @@
  *   message-send    POST my/chat/message in the data set's conversations, by their caller or owner in turn;
  *   message-photo   the same, as the upload form with one 1 MB photo (bench/photo.ts);
  *   offer           POST my/chat/offer in the data set's conversations, by their caller or owner in turn (an offer is a message);
+ *   offer-accept    POST my/chat/offer/respond accepting, as the listing's owner, an offer a buyer made first (prepare):
+ *                   each in a conversation of its own (start-new's fresh pairs), the one offer pending there;
  *   bare            the toggle's request shape, sent to the bare server;
  *   pgbench         no request of Souk's: PostgreSQL's own `pgbench -N` on the same server (bench/pgbench.ts);
  *   chat-poll       GET my/chat/conversation of a reader's conversation (the latest 50 of its 60 messages);
@@ -63,6 +65,7 @@ export type RowName =
   | 'start-existing'
   | 'message-send'
   | 'offer'
+  | 'offer-accept'
   | 'message-photo'
   | 'chat-poll'
   | 'chat-list'
@@ -93,6 +96,7 @@ export const ROWS: RowName[] = [
   'start-existing',
   'message-send',
   'offer',
+  'offer-accept',
   'message-photo',
   'chat-poll',
   'chat-list',
@@ -133,6 +137,7 @@ export const FLOOR_OF: Partial<Record<RowName, RowName>> = {
   'start-new': 'floor-start-new',
   'message-send': 'floor-start-new',
   offer: 'floor-start-new',
+  'offer-accept': 'floor-start-new',
   'chat-poll': 'floor-chat-poll',
   'chat-list': 'floor-chat-list',
   favourites: 'floor-favourites',
@@ -145,6 +150,7 @@ export const PATHS = {
   chats: `${API_BASE}/my/chat`,
   message: `${API_BASE}/my/chat/message`,
   offer: `${API_BASE}/my/chat/offer`,
+  offerRespond: `${API_BASE}/my/chat/offer/respond`,
   login: `${API_BASE}/login`,
 } as const;
 
@@ -175,7 +181,15 @@ export interface Scenario {
   verify(status: number, body: string, ctx: Context): string | null;
   /** Counters worth reporting (adds/removes, conversations created, ...). */
   counters(): Record<string, number>;
+  /**
+   * Requests the row's own need made first (offers to accept): run before its warm-up for
+   * PREPARE_SHARE times its warm-up and measured seconds, so that they outlast both.
+   */
+  prepare?: Scenario;
 }
+
+/** How much longer a row's prepare runs than the row's warm-up and measured window together. */
+export const PREPARE_SHARE = 1.5;
 
 /** One pre-signed token per user, so requests spread over every user of the data set. */
 export function signTokens(data: Dataset): string[] {
@@ -335,27 +349,29 @@ function startBody(l: number, ctx: Context): string {
 const soukStarts = new WeakMap<Dataset, { random: () => number; used: Set<number>; conversations: Set<number> }>();
 const freshStarts = () => ({ random: rng(11), used: new Set<number>(), conversations: new Set<number>() });
 
+/** A (listing, caller) pair with no conversation yet, never used before in this run (now marked used). */
+function freshPair(data: Dataset, random: () => number, used: Set<number>): [listing: number, caller: number] {
+  for (;;) {
+    const l = Math.floor(random() * data.sizes.listings);
+    const caller = Math.floor(random() * data.firstReader);
+    const key = pairKey(l, caller, data.sizes.users);
+    if (caller === data.owner[l] || data.seededPairs.has(key) || used.has(key)) continue;
+    used.add(key);
+    return [l, caller];
+  }
+}
+
 /** lastSeededId: the highest conversation id the server held before the row (the floor holds none). */
 export function startNewScenario(data: Dataset, name: RowName = 'start-new', lastSeededId = data.maxConversationId): Scenario {
   let shared = soukStarts.get(data);
   if (!shared && !ownDatabase(name)) soukStarts.set(data, (shared = freshStarts()));
   const { random, used, conversations } = ownDatabase(name) ? freshStarts() : shared!;
-  const U = data.sizes.users;
   let created = 0;
   return {
     name,
     path: PATHS.start,
     next(ctx) {
-      let l: number;
-      let caller: number;
-      let key: number;
-      // A (caller, listing) pair with no conversation yet, never used before in this run.
-      do {
-        l = Math.floor(random() * data.sizes.listings);
-        caller = Math.floor(random() * data.firstReader);
-        key = pairKey(l, caller, U);
-      } while (caller === data.owner[l] || data.seededPairs.has(key) || used.has(key));
-      used.add(key);
+      const [l, caller] = freshPair(data, random, used);
       ctx.listing = l;
       ctx.caller = caller;
       return { body: startBody(l, ctx), user: caller };
@@ -472,6 +488,66 @@ export function offerScenario(data: Dataset): Scenario {
       return null;
     },
     counters: () => ({ offered }),
+  };
+}
+
+/**
+ * Offers each answered once by the listing's owner: `prepare` starts conversations whose first
+ * message is a buyer's offer (listing_id, a fresh pair each, as start-new picks them), and the row
+ * accepts them, oldest first. With one offer pending in each conversation, an accept is the
+ * answer, its message and the offer's update, and declines nothing else.
+ */
+export function offerAcceptScenario(data: Dataset): Scenario {
+  let shared = soukStarts.get(data);
+  if (!shared) soukStarts.set(data, (shared = freshStarts()));
+  const { random, used } = shared;
+  /** Pending offers made by prepare, not yet asked to be accepted: message id, conversation id, owner. */
+  const pending: Array<[number, number, number]> = [];
+  let made = 0;
+  let accepted = 0;
+  const prepare: Scenario = {
+    name: 'offer-accept',
+    path: PATHS.offer,
+    next(ctx) {
+      const [l, caller] = freshPair(data, random, used);
+      ctx.listing = l;
+      ctx.caller = caller;
+      return { body: `{"listing_id":${listingId(l)},"amount":"${OFFER_AMOUNT}"}`, user: caller };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const m = parse(body) as { message_id?: number; con_id?: number; source_id?: number; type?: string } | undefined;
+      if (!m || m.type !== 'offer' || m.source_id !== userId(ctx.caller!) || !Number.isInteger(m.message_id))
+        return "not the caller's offer";
+      pending.push([m.message_id!, m.con_id!, data.owner[ctx.listing!]!]);
+      made++;
+      return null;
+    },
+    counters: () => ({ made }),
+  };
+  let next = 0;
+  let beyond = 0;
+  return {
+    name: 'offer-accept',
+    path: PATHS.offerRespond,
+    prepare,
+    next(ctx) {
+      // Run out (prepare made too few): the last one again, which answers 409, counted as an error.
+      if (next >= pending.length) beyond++;
+      const [messageId, conId, owner] = pending[Math.min(next++, pending.length - 1)]!;
+      ctx.conId = conId;
+      ctx.owner = owner;
+      return { body: `{"message_id":${messageId},"action":"accept"}`, user: owner };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      const m = parse(body) as { con_id?: number; source_id?: number; message?: string } | undefined;
+      if (!m || m.con_id !== ctx.conId || m.source_id !== userId(ctx.owner!)) return 'not an answer of the owner in that conversation';
+      if (!m.message?.startsWith('Offer accepted: ')) return 'not an acceptance';
+      accepted++;
+      return null;
+    },
+    counters: () => ({ accepted, beyond }),
   };
 }
 
@@ -717,6 +793,8 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return messageSendScenario(data);
     case 'offer':
       return offerScenario(data);
+    case 'offer-accept':
+      return offerAcceptScenario(data);
     case 'message-photo':
       return messagePhotoScenario(data);
     case 'chat-poll':
