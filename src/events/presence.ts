@@ -34,6 +34,7 @@ export class Presence implements PresenceStatus {
   /** Users to write at the next flush, and until when they are online. */
   private readonly pending = new Map<number, number>();
   private flushTimer: NodeJS.Timeout | undefined;
+  private writing: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
   private readonly now: () => number;
 
@@ -57,18 +58,20 @@ export class Presence implements PresenceStatus {
   }
 
   /** Writes the pending users now, in one go; those not written are tried again at their next request. */
-  async flush(): Promise<void> {
+  flush(): Promise<void> {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.pending.size === 0) return;
+    if (this.pending.size === 0) return this.writing;
     const entries = [...this.pending].map(([userId, until]) => ({ userId, until }));
     this.pending.clear();
-    try {
-      await this.o.repo.seenAll(entries);
-    } catch (err) {
-      for (const { userId } of entries) this.written.delete(userId);
-      this.o.onError?.(err, `recording that ${entries.length} users are online`);
-    }
+    // One write at a time: the last one awaited is the end of all (stop, before the store closes).
+    this.writing = this.writing.then(() =>
+      this.o.repo.seenAll(entries).catch((err: unknown) => {
+        for (const { userId } of entries) this.written.delete(userId);
+        this.o.onError?.(err, `recording that ${entries.length} users are online`);
+      }),
+    );
+    return this.writing;
   }
 
   /** Online as this instance knows without asking the store: a stream held here, or seen here within the window. */
