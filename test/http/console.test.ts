@@ -477,10 +477,7 @@ describe('the staff console', () => {
     assert.match((await o.get('/console/settings')).body, /in force: 1; environment \(<code>MESSAGES_PER_MINUTE<\/code>\): 0/);
     // Every server reads the settings within SETTINGS_REFRESH_MS; this one now.
     await t.souk.settings.refresh();
-    const [{ conversation }] = (await t.souk.store.repos.conversations.listFor(USERS.youssef, 0, 1, false)) as [
-      { conversation: { id: number } },
-    ];
-    const conId = conversation.id;
+    const conId = (await t.souk.store.repos.conversations.listFor(USERS.youssef, 0, 1, false))[0]!.conversation.id;
     const send = async (line: string) =>
       (await t.post('/wp-json/rtcl/v1/my/chat/message', { con_id: conId, text: line }, t.auth(USERS.youssef))).statusCode;
     // One a minute, in fixed windows: of three sends in a row, two share a window.
