@@ -6,7 +6,9 @@
  * their POST to a moderator's action is refused 403 and audited), the reports queue with a report
  * holding HTML shown as text, each action with its reason and audit row, users, the deliveries page
  * (a failed one retried, audited; a viewer refused), the audit log's
- * filter, a removed member's session ending, and the sign-in throttle.
+ * filter, a removed member's session ending, and the sign-in throttle; the overview's figures of
+ * today, users by display name, the reports against a user, a listing's conversations, and the
+ * abuse limits an owner changes (a bad value named; taken by the server; others refused, audited).
  */
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
