@@ -621,7 +621,7 @@ const SETTINGS = {
     {
       shownDefault: '*(unset: kept for ever)*',
       meaning:
-        "Conversations with no message for this many days are deleted with their messages, as the plugin's daily clean-up (`remove_inactive_conversation_duration`) does: by every server at start and then daily, in batches, one server at a time. 1 to 36500.",
+        "Conversations with no message for this many days are deleted with their messages, as the plugin's daily clean-up (`remove_inactive_conversation_duration`) does: by every server at start and then daily, in batches, one server at a time. 1 to 36500. The default of `chat_retention_days`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.",
       print: (value) => (value === undefined ? '' : String(value)),
     },
   ),
@@ -729,19 +729,19 @@ const SETTINGS = {
   abuse: {
     conversationsPerHour: integer('NEW_CONVERSATIONS_PER_HOUR', 20, 0, 1_000_000, {
       meaning:
-        'Conversations one user may start per hour (fixed windows); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`, unless the start writes in a conversation of theirs already open. Counted as the rate limits are (in the process, or in Redis with `REDIS_URL`). 0 turns it off.',
+        'Conversations one user may start per hour (fixed windows); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`, unless the start writes in a conversation of theirs already open. Counted as the rate limits are (in the process, or in Redis with `REDIS_URL`). 0 turns it off. The default of `new_conversations_per_hour`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
     messagesPerMinute: integer('MESSAGES_PER_MINUTE', 30, 0, 1_000_000, {
       meaning:
-        "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.",
+        "Messages one user may send per minute, across conversations, a start's first message included (fixed windows; a retry with a stored `temp_id` does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off. The default of `messages_per_minute`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.",
     }),
     reportsPerHour: integer('REPORTS_PER_HOUR', 10, 0, 1_000_000, {
       meaning:
-        'Reports one user may make per hour (`listing/report` and `my/chat/report` together, fixed windows; a repeat of a report still open stores nothing and does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+        'Reports one user may make per hour (`listing/report` and `my/chat/report` together, fixed windows; a repeat of a report still open stores nothing and does not count); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off. The default of `reports_per_hour`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
     blockChangesPerHour: integer('BLOCK_CHANGES_PER_HOUR', 30, 0, 1_000_000, {
       meaning:
-        'Changes one user may ask of their block lists per hour (`POST` and `DELETE` of `privacy/user/block` and `privacy/listing/block`, refused ones too: an answer tells whether an id exists); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off.',
+        'Changes one user may ask of their block lists per hour (`POST` and `DELETE` of `privacy/user/block` and `privacy/listing/block`, refused ones too: an answer tells whether an id exists); one more gets 429 `TOO_MANY_REQUESTS` with `Retry-After`. Counted as the rate limits are. 0 turns it off. The default of `block_changes_per_hour`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
   },
   offers: {

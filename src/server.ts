@@ -46,6 +46,7 @@ import { sweepEvery } from './domain/files/sweep.js';
 import { UploadAdmission, type FileDeps } from './http/uploads.js';
 import { join } from 'node:path';
 import { RetentionJob } from './domain/retention.js';
+import { liveTunables, type TunableValues } from './domain/tunables.js';
 import { ServerKeys } from './auth/server-keys.js';
 import { operatorDeps } from './operator-deps.js';
 import { deleteMessageFiles } from './domain/files/sweep.js';
@@ -121,6 +122,7 @@ async function staffConsole(
     staff: store.staff,
     operator,
     findUserByName: async (name) => (await store.accounts.findForSignIn(name))?.user,
+    reads: store.consoleReads,
     // A WordPress site's administrators sign in with the site's password (docs/console.md).
     ...(store.siteCapabilities && {
       siteAdmins: {
@@ -137,14 +139,11 @@ async function staffConsole(
     idleTimeoutMs: config.consoleIdleTimeoutS * 1000,
     consoleUrl: config.consoleUrl,
     settings: store.settings,
+    tunableDefaults: tunableDefaults(config),
     environment: [
-      ['NEW_CONVERSATIONS_PER_HOUR', String(config.abuse.conversationsPerHour)],
-      ['MESSAGES_PER_MINUTE', String(config.abuse.messagesPerMinute)],
-      ['REPORTS_PER_HOUR', String(config.abuse.reportsPerHour)],
-      ['BLOCK_CHANGES_PER_HOUR', String(config.abuse.blockChangesPerHour)],
-      ['CHAT_RETENTION_DAYS', config.chatRetentionDays === undefined ? 'off' : String(config.chatRetentionDays)],
-      ['AUDIT_RETENTION_DAYS', String(config.auditRetentionDays)],
       ['SMTP_URL (mail)', config.mail.smtpUrl === undefined ? 'off' : 'on'],
+      ['MAIL_DELAY_S', String(config.mail.delayS)],
+      ['AUDIT_RETENTION_DAYS', String(config.auditRetentionDays)],
     ],
     now: Date.now,
   };
@@ -167,6 +166,7 @@ function routeDeps(
   });
   const wordScreen = liveWordScreen(settings.stored);
   return {
+    tunables: liveTunables(settings.stored, tunableDefaults(config)),
     uow: store,
     health: store,
     auth: {
@@ -414,12 +414,20 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
   };
 }
 
-/** The retention of inactive conversations, when CHAT_RETENTION_DAYS is set (domain/retention.ts). */
-function retentionJob(config: Config, store: Store, log: () => FastifyInstance['log'] | undefined): RetentionJob | undefined {
-  if (config.chatRetentionDays === undefined) return undefined;
+/** The environment's abuse limits and retention: the defaults of the stored ones (domain/tunables.ts). */
+function tunableDefaults(config: Config): TunableValues {
+  return { ...config.abuse, chatRetentionDays: config.chatRetentionDays ?? 0 };
+}
+
+/**
+ * The retention of inactive conversations (domain/retention.ts): each pass takes the days in force,
+ * CHAT_RETENTION_DAYS or the stored chat_retention_days; 0 keeps them for ever.
+ */
+function retentionJob(config: Config, store: Store, settings: LiveSettings, log: () => FastifyInstance['log'] | undefined): RetentionJob {
+  const tunables = liveTunables(settings.stored, tunableDefaults(config));
   return new RetentionJob({
     uow: store,
-    days: config.chatRetentionDays,
+    days: () => tunables().chatRetentionDays,
     onPass: ({ deleted }) => {
       if (deleted > 0) log()?.info({ deleted }, `chat retention: deleted ${deleted} inactive conversations`);
     },
@@ -628,8 +636,8 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     push?.start();
     pusher?.start();
     if (pusherApps.on()) warnOfPublicOnce();
-    const retention = retentionJob(config, store, () => log);
-    retention?.start();
+    const retention = retentionJob(config, store, settings, () => log);
+    retention.start();
     const stopAuditPruning = auditPruning(config, store, () => log);
     presence?.start();
     mail?.start();
@@ -660,7 +668,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         await push?.stop();
         pusherApps.stop();
         await pusher?.stop();
-        await retention?.stop();
+        await retention.stop();
         await stopAuditPruning();
         await presence?.stop();
         await mail?.stop();

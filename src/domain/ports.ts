@@ -168,6 +168,8 @@ export interface ReportAdmin {
   close(id: number, at: number, audit?: AuditRecord): Promise<'closed' | 'already_closed' | 'not_found'>;
   /** The reports a user made, oldest first (their export). */
   madeBy(reporterId: number): Promise<Report[]>;
+  /** The latest reports about a user (reported_user_id), newest first, at most `limit`. */
+  against(reportedUserId: number, limit: number): Promise<Report[]>;
   /** Deletes the reports a user made (their erasure); how many. */
   forgetMadeBy(reporterId: number): Promise<number>;
 }

@@ -43,7 +43,8 @@ export async function deleteInactiveConversations(
 
 export interface RetentionJobOptions {
   uow: UnitOfWork;
-  days: number;
+  /** The days in force at each pass (a function: an owner may change them while the server runs); 0: no pass. */
+  days: number | (() => number);
   everyMs?: number;
   now?: () => number;
   onPass?: (pass: RetentionPass) => void;
@@ -73,7 +74,9 @@ export class RetentionJob {
 
   private run(): void {
     if (this.running || this.stopped) return;
-    const { uow, days, now = Date.now, onPass, onError } = this.options;
+    const { uow, now = Date.now, onPass, onError } = this.options;
+    const days = typeof this.options.days === 'function' ? this.options.days() : this.options.days;
+    if (days <= 0) return;
     this.running = deleteInactiveConversations(uow, days, now(), () => this.stopped)
       .then((pass) => onPass?.(pass), onError)
       .finally(() => (this.running = undefined));

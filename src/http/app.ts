@@ -130,7 +130,7 @@ export async function buildApp({ config, deps, logDestination }: AppOptions): Pr
   await app.register(health, { readiness: () => deps.health.readiness() });
 
   await app.register(hardening, { config });
-  await app.register(abuseLimits, { config });
+  await app.register(abuseLimits, { config, ...(deps.tunables && { limits: deps.tunables }) });
   if (deps.files) await app.register(fileRoutes(deps.files.storage, deps.files.addresses));
 
   await app.register(

@@ -1,3 +1,4 @@
+import type { TunableValues } from '../domain/tunables.js';
 import type { AuthDeps } from '../auth/authenticate.js';
 import type { PasswordStats } from '../auth/passwords.js';
 import type { RevokedTokens } from '../auth/revoked-tokens.js';
@@ -37,6 +38,8 @@ export interface RouteDeps {
   offers: OfferRules;
   /** The `bad_words` setting in force, for the text of a start and a message. */
   wordScreen: () => WordScreen;
+  /** The abuse limits and the retention in force (the stored settings, else the environment's); absent: the environment's. */
+  tunables?: () => TunableValues;
   /** Largest accepted request body in bytes (documented in the 413 response). */
   bodyLimit: number;
   presentation: Presentation;

@@ -3,13 +3,17 @@
  * playwright-core) at a phone's width: the set-up link, a password and TOTP enrolment, sign-in
  * with a code, the reports queue, a report in its context (its HTML shown as text), the reported
  * user disabled with a reason, the audit log showing it, sign-out. The CSP blocks a script
- * injected into the page, and every request goes to Souk itself (no CDN). Screenshots of the pages
- * go to docs/screenshots/ (not kept in git). Skipped when /usr/bin/chromium is missing.
+ * injected into the page, and every request goes to Souk itself (no CDN). Every page, at the phone's
+ * width, fits it (no sideways scroll), has its landmarks (header, nav, main), a label on every
+ * field and a visible focus. With CONSOLE_SCREENSHOTS=FOLDER (`npm run console-screenshots`) it saves
+ * a screenshot of each page there, 1000 px wide, for docs/console.md; without it, it writes nothing.
+ * Skipped when /usr/bin/chromium is missing.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
+import type { Page } from 'playwright-core';
 import { newSetupToken, setupDigest, totpCode } from '../../src/auth/staff.js';
 import { CLI_ACTOR } from '../../src/domain/audit.js';
 import { addStaff } from '../../src/domain/staff/members.js';
@@ -17,7 +21,32 @@ import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk } from '../helpers/souk.js';
 import { launchChromium, skipWithoutChromium } from '../helpers/chromium.js';
 
-const SHOTS = fileURLToPath(new URL('../../docs/screenshots/', import.meta.url));
+/** Where screenshots go, when asked (relative to the working folder); undefined: none are taken. */
+const SHOTS = process.env.CONSOLE_SCREENSHOTS ? resolve(process.env.CONSOLE_SCREENSHOTS) : undefined;
+const PHONE = { width: 390, height: 844 };
+const SHOT_VIEWPORT = { width: 1000, height: 700 };
+
+/** What a page must have to be usable by keyboard, by a screen reader and on a phone. */
+async function checkUsable(page: Page, what: string): Promise<void> {
+  const found = (await page.evaluate(`(() => {
+    const fields = [...document.querySelectorAll('input, select, textarea')].filter((f) => f.type !== 'hidden');
+    return {
+      fits: document.documentElement.scrollWidth <= window.innerWidth,
+      landmarks: ['header', 'nav', 'main'].filter((tag) => document.querySelector(tag) === null),
+      unlabelled: fields.filter((f) => f.labels.length === 0 && !f.getAttribute('aria-label')).map((f) => f.name || f.id),
+    };
+  })()`)) as { fits: boolean; landmarks: string[]; unlabelled: string[] };
+  assert.ok(found.fits, `${what} fits a phone's width`);
+  assert.deepEqual(found.landmarks, [], `${what}: landmarks missing`);
+  assert.deepEqual(found.unlabelled, [], `${what}: fields without a label`);
+  // The first Tab reaches the skip link, outlined.
+  await page.keyboard.press('Tab');
+  const outline = (await page.evaluate(
+    `(() => { const s = getComputedStyle(document.activeElement); return [document.activeElement.className, s.outlineStyle, s.outlineWidth]; })()`,
+  )) as string[];
+  assert.deepEqual(outline, ['skip', 'solid', '3px'], `${what}: a visible focus`);
+  await page.evaluate('document.activeElement.blur()');
+}
 
 describe('the staff console in headless Chromium', () => {
   it(
@@ -40,28 +69,34 @@ describe('the staff console in headless Chromium', () => {
       );
       assert.equal(reported.statusCode, 200);
       const token = newSetupToken();
-      const email = 'mod@example.com';
+      const email = 'ana@example.com';
       assert.ok(
         (
           await addStaff(
             { staff: t.souk.store.staff, audit: t.souk.store.audit, now: Date.now },
             CLI_ACTOR,
             email,
-            'moderator',
+            // An owner: every page with its forms (the settings' and the staff's too).
+            'owner',
             setupDigest(token),
           )
         ).ok,
       );
 
-      mkdirSync(SHOTS, { recursive: true });
+      if (SHOTS) mkdirSync(SHOTS, { recursive: true });
       const browser = await launchChromium();
       try {
-        const page = await browser.newPage({ viewport: { width: 390, height: 844 } });
+        const page = await browser.newPage({ viewport: PHONE });
         const foreign: string[] = [];
         const problems: string[] = [];
         page.on('request', (r) => !r.url().startsWith(base) && !r.url().startsWith('data:') && foreign.push(r.url()));
         page.on('pageerror', (e) => problems.push(e.message));
-        const shot = (name: string) => page.screenshot({ path: `${SHOTS}console-${name}.png`, fullPage: true });
+        const shot = async (name: string) => {
+          if (!SHOTS) return;
+          await page.setViewportSize(SHOT_VIEWPORT);
+          await page.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true });
+          await page.setViewportSize(PHONE);
+        };
 
         // The set-up link: the secret shown once, a password, a code from it.
         await page.goto(`${base}/console/setup/${token}`);
@@ -72,7 +107,7 @@ describe('the staff console in headless Chromium', () => {
           'the QR code shows',
         );
         await shot('setup');
-        const password = 'a moderator password';
+        const password = 'an owner password, long';
         await page.getByLabel('Password (at least 12 characters)').fill(password);
         await page.getByLabel('Password again').fill(password);
         await page.getByLabel('Code from your authenticator app').fill(totpCode(secret, Date.now()));
@@ -111,9 +146,31 @@ describe('the staff console in headless Chromium', () => {
         assert.doesNotMatch(await row.locator('time').innerText(), /UTC/);
         assert.match(
           await row.innerText(),
-          /mod@example\.com \(staff\)\s+user\.disable\s+user 2\s+scammer asking for payment off the site/,
+          /ana@example\.com \(staff\)\s+user\.disable\s+user 2\s+scammer asking for payment off the site/,
         );
         await shot('audit');
+
+        // Every page: usable at a phone's width, and its screenshot when asked.
+        const pages: Array<[name: string, path: string]> = [
+          ['overview', '/console'],
+          ['users', '/console/users?q=youssef'],
+          ['user', `/console/users/${USERS.youssef}`],
+          ['conversations', `/console/conversations?listing=${LISTINGS.bike}`],
+          ['conversation', `/console/conversations/${conId}`],
+          ['deliveries', '/console/deliveries'],
+          ['settings', '/console/settings'],
+          ['staff', '/console/staff'],
+          ['reports', '/console/reports'],
+          ['audit', '/console/audit'],
+        ];
+        for (const [name, path] of pages) {
+          await page.goto(`${base}${path}`);
+          await checkUsable(page, name);
+          if (!['reports', 'audit'].includes(name)) await shot(name);
+        }
+        // An empty page says so.
+        await page.goto(`${base}/console/conversations?listing=${LISTINGS.table}`);
+        assert.equal((await page.locator('main .empty').innerText()).trim(), 'Listing 103 has no conversations.');
 
         // A script injected into the page does not run: the CSP allows none inline.
         // Run in the page (the tests' TypeScript knows no DOM): an inline script appended, and the violations reported.

@@ -395,9 +395,15 @@ describe('souk settings and api-key', PARALLEL, () => {
     await fails(
       db,
       ['settings', 'set', 'api_key', 'mine'],
-      'souk: settings set: only rest_api, bad_words, bad_words_action are set this way, got "api_key"; see souk settings set --help\n',
+      'souk: settings set: only rest_api, bad_words, bad_words_action, messages_per_minute, new_conversations_per_hour, reports_per_hour, block_changes_per_hour, chat_retention_days are set this way, got "api_key"; see souk settings set --help\n',
+    );
+    await fails(
+      db,
+      ['settings', 'set', 'messages_per_minute', 'lots'],
+      'souk: messages_per_minute must be a whole number from 0 to 1000000, or empty for the environment\'s value, got "lots"\n',
     );
     await fails(db, ['settings', 'get', 'nope'], 'souk: unknown setting "nope"; known: api_key, jwt_secret, rest_api, token_mac_key\n');
+    assert.equal(await ok(db, ['settings', 'set', 'chat_retention_days', '90']), 'chat_retention_days=90\n');
     assert.equal(await ok(db, ['settings', 'get', 'rest_api']), 'true\n');
     assert.equal(await ok(db, ['settings', 'get', 'api_key']), apiKey);
   });

@@ -6,7 +6,9 @@
  * their POST to a moderator's action is refused 403 and audited), the reports queue with a report
  * holding HTML shown as text, each action with its reason and audit row, users, the deliveries page
  * (a failed one retried, audited; a viewer refused), the audit log's
- * filter, a removed member's session ending, and the sign-in throttle.
+ * filter, a removed member's session ending, and the sign-in throttle; the overview's figures of
+ * today, users by display name, the reports against a user, a listing's conversations, and the
+ * abuse limits an owner changes (a bad value named; taken by the server; others refused, audited).
  */
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
@@ -211,6 +213,24 @@ describe('the staff console', () => {
     }
   });
 
+  it("counts today's messages, the users who sent them and the conversations started, from a bounded window", async () => {
+    const o = members.get('owner')!.visitor;
+    const overview = (await o.get('/console')).body;
+    // The conversation started today: amina's first message, then youssef's four.
+    assert.deepEqual(
+      [text(overview, 'messages-today'), text(overview, 'active-users'), text(overview, 'conversations-today')],
+      ['5', '2', '1'],
+    );
+    // A window smaller than the day's messages counts it full: at least that many.
+    const since = Date.now() - (Date.now() % 86_400_000);
+    assert.deepEqual(await t.souk.store.consoleReads.activitySince(since, 3), { messages: 3, senders: 1, conversations: 1 });
+    assert.deepEqual(await t.souk.store.consoleReads.activitySince(Date.now() + 86_400_000, 10), {
+      messages: 0,
+      senders: 0,
+      conversations: 0,
+    });
+  });
+
   it('refuses a POST whose CSRF token is missing or from another session: 403', async () => {
     const m = members.get('owner')!;
     await m.visitor.get('/console/reports');
@@ -347,6 +367,39 @@ describe('the staff console', () => {
     );
   });
 
+  it('finds users by display name whatever its case, and shows the reports against a user', async () => {
+    const m = members.get('moderator')!.visitor;
+    assert.match((await m.get(`/console/users?q=${encodeURIComponent('amina k.')}`)).body, /href="\/console\/users\/1">amina<\/a>/);
+    assert.match(
+      (await m.get(`/console/users?q=${encodeURIComponent('Amina K')}`)).body,
+      /No user is Amina K\./,
+      'a whole name, not a part',
+    );
+    const page = (await m.get(`/console/users/${USERS.youssef}`)).body;
+    assert.match(page, /<dd id="reports-against">1 \((0|1) open\)<\/dd>/);
+    assert.match(page, new RegExp(`<ul id="against"><li><a href="/console/reports/${reportId}">Report ${reportId}</a> \\(\\w+, by user 1`));
+    assert.match((await m.get(`/console/users/${USERS.amina}`)).body, /<dd id="reports-against">0 \(0 open\)<\/dd>/);
+  });
+
+  it("lists a listing's conversations, linked from a conversation; a bad id is named", async () => {
+    const m = members.get('viewer')!.visitor;
+    const list = await m.get(`/console/conversations?listing=${LISTINGS.bike}`);
+    assert.equal(list.statusCode, 200);
+    const conId = Number(/href="\/console\/conversations\/(\d+)"/.exec(list.body)?.[1]);
+    assert.ok(conId > 0, list.body);
+    assert.match(
+      (await m.get(`/console/conversations/${conId}`)).body,
+      new RegExp(`href="/console/conversations\\?listing=${LISTINGS.bike}"`),
+    );
+    assert.match((await m.get(`/console/conversations?listing=${LISTINGS.table}`)).body, /Listing 103 has no conversations\./);
+    const bad = await m.get('/console/conversations?listing=x1');
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /listing must be a listing id/);
+    const both = await m.get(`/console/conversations?listing=${LISTINGS.bike}&user=1`);
+    assert.equal(both.statusCode, 400);
+    assert.match(both.body, /user and listing: give one of them/);
+  });
+
   it("lists a user's conversations; reading one asks a reason and is audited, refused to a viewer", async () => {
     const m = members.get('moderator')!.visitor;
     const list = await m.get(`/console/conversations?user=${USERS.amina}`);
@@ -381,7 +434,7 @@ describe('the staff console', () => {
     const o = members.get('owner')!.visitor;
     const page = await o.get('/console/settings');
     assert.equal(page.statusCode, 200);
-    assert.match(page.body, /<dt>MESSAGES_PER_MINUTE<\/dt><dd>0<\/dd>/);
+    assert.match(page.body, /<input id="messages_per_minute" name="messages_per_minute" inputmode="numeric" value="" placeholder="0"/);
     const bad = await o.post('/console/settings/bad-words', { words: 'scam', action: 'shout', reason: 'spam wave' });
     assert.equal(bad.statusCode, 400);
     assert.match(bad.body, /action must be reject or mask/);
@@ -405,6 +458,49 @@ describe('the staff console', () => {
     const [denied] = await t.souk.store.audit.list({ limit: 1, actor: 'moderator@example.com' });
     assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'settings.change', role: 'moderator' }]);
     assert.equal((await t.souk.store.settings.all()).bad_words, 'scam,fraud');
+  });
+
+  it('lets an owner change an abuse limit, taken by the server at its next settings read; a bad value named; others refused 403', async () => {
+    const o = members.get('owner')!.visitor;
+    await o.get('/console/settings');
+    const bad = await o.post('/console/settings/limits', { messages_per_minute: 'many', chat_retention_days: '40', reason: 'spam wave' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(bad.body, /messages_per_minute must be a whole number from 0 to 1000000, or empty for the environment&#39;s value/);
+    const tooLong = await o.post('/console/settings/limits', { chat_retention_days: '99999', reason: 'spam wave' });
+    assert.match(tooLong.body, /chat_retention_days must be a whole number from 0 to 36500/);
+    assert.equal((await t.souk.store.settings.all()).chat_retention_days, undefined, 'nothing stored from a refused form');
+    const saved = await o.post('/console/settings/limits', { messages_per_minute: '1', reason: 'spam wave' });
+    assert.deepEqual([saved.statusCode, saved.headers.location], [303, '/console/settings?done=settings.change']);
+    const [row] = await t.souk.store.audit.list({ limit: 1, actor: 'owner@example.com' });
+    assert.deepEqual(
+      [row!.action, row!.details, row!.reason],
+      ['settings.change', { key: 'messages_per_minute', value: '1' }, 'spam wave'],
+    );
+    assert.match((await o.get('/console/settings')).body, /in force: 1; environment \(<code>MESSAGES_PER_MINUTE<\/code>\): 0/);
+    // Every server reads the settings within SETTINGS_REFRESH_MS; this one now.
+    await t.souk.settings.refresh();
+    const conId = (await t.souk.store.repos.conversations.listFor(USERS.youssef, 0, 1, false))[0]!.conversation.id;
+    const send = async (line: string) =>
+      (await t.post('/wp-json/rtcl/v1/my/chat/message', { con_id: conId, text: line }, t.auth(USERS.youssef))).statusCode;
+    // One a minute, in fixed windows: of three sends in a row, two share a window.
+    const answers = [await send('one'), await send('two'), await send('three')];
+    assert.ok(answers.includes(429), String(answers));
+    await o.get('/console/settings');
+    const back = await o.post('/console/settings/limits', { messages_per_minute: '', reason: 'wave over' });
+    assert.equal(back.statusCode, 303);
+    const [cleared] = await t.souk.store.audit.list({ limit: 1, actor: 'owner@example.com' });
+    assert.deepEqual(cleared!.details, { key: 'messages_per_minute', value: 'environment' });
+    await t.souk.settings.refresh();
+    assert.deepEqual([await send('four'), await send('five')], [200, 200]);
+    for (const role of ['moderator', 'viewer'] as const) {
+      const v = members.get(role)!.visitor;
+      await v.get('/console/settings');
+      const refused = await v.post('/console/settings/limits', { messages_per_minute: '5', reason: 'mine' });
+      assert.equal(refused.statusCode, 403);
+      const [denied] = await t.souk.store.audit.list({ limit: 1, actor: `${role}@example.com` });
+      assert.deepEqual([denied!.action, denied!.details], ['staff.denied', { action: 'settings.change', role }]);
+    }
+    assert.equal((await t.souk.store.settings.all()).messages_per_minute, '');
   });
 
   it('lets an owner add, reset and remove staff with the link shown once; a moderator cannot add staff (403, audited)', async () => {

@@ -47,6 +47,7 @@ describe('chat indexes (migrations 006, 007, 010, 014)', () => {
 
   it('conversations keep the open-conversation index, which a start reads, and one per participant for GET my/chat (010)', async () => {
     assert.deepEqual(await indexesOf('conversations'), [
+      'conversations_by_listing', // the console's conversations of a listing (033)
       'conversations_by_recipient',
       'conversations_by_sender',
       'conversations_open_unique',

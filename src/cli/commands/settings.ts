@@ -3,20 +3,27 @@ import { newSecret, SETTING } from '../../auth/settings.js';
 import { ensureSettings } from '../../auth/settings.js';
 import { CATALOG_VERSION } from '../../domain/ports.js';
 import { BAD_WORDS_ACTION_SETTING, BAD_WORDS_ACTIONS, BAD_WORDS_SETTING, normalisedBadWords } from '../../domain/safety/words.js';
+import { checkedTunable, TUNABLE_KEYS, tunableOfKey } from '../../domain/tunables.js';
 import { usageError, type Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
 
 /** Settings printed as they are; every other one is a secret (a new setting is masked until listed here). */
-const PLAIN_KEYS: string[] = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING];
+const PLAIN_KEYS: string[] = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING, ...TUNABLE_KEYS];
 
 /** The settings `souk settings set` changes; the secrets have their own rotate commands. */
-const SETTABLE = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING];
+const SETTABLE = [SETTING.restApi, BAD_WORDS_SETTING, BAD_WORDS_ACTION_SETTING, ...TUNABLE_KEYS];
 
 /** The value to store, or why not. */
 function checkedValue(key: string, value: string): string {
   if (key === SETTING.restApi) {
     if (value !== 'true' && value !== 'false') throw new CliError(`rest_api must be true or false, got "${value}"`);
     return value;
+  }
+  const tunable = tunableOfKey(key);
+  if (tunable) {
+    const checked = checkedTunable(tunable, value);
+    if (!checked.ok) throw new CliError(`${checked.problem}, got "${value}"`);
+    return checked.stored;
   }
   if (key === BAD_WORDS_ACTION_SETTING) {
     if (!(BAD_WORDS_ACTIONS as readonly string[]).includes(value))
@@ -88,20 +95,29 @@ export const settingsCommands: Command[] = [
   },
   {
     name: 'settings set',
-    summary: 'switch the REST interface on or off, or set the chat bad words',
+    summary: 'switch the REST interface on or off, set the chat bad words, an abuse limit or the retention',
     about:
       'Stores rest_api (false answers every call 403 DENIED_REST_API until it is true again), bad_words (a comma-separated list of ' +
       'words a chat message may not hold, matched as whole words whatever their case or width; "" for none; on a WordPress site ' +
       "the plugin's own chat setting) or bad_words_action (reject: 400 naming the words, the default; mask: each match stored as " +
-      '*). Running servers apply it within SETTINGS_REFRESH_MS.',
+      "*), or an abuse limit or the retention in place of the environment's (messages_per_minute, new_conversations_per_hour, " +
+      'reports_per_hour, block_changes_per_hour, chat_retention_days: a whole number, 0 for none; "" for the environment\'s again). ' +
+      'Running servers apply it within SETTINGS_REFRESH_MS.',
     args: [
-      { name: 'KEY', help: 'rest_api, bad_words or bad_words_action (api-key rotate and jwt-secret rotate replace the secrets)' },
-      { name: 'VALUE', help: 'rest_api: true or false; bad_words: "word1,word2"; bad_words_action: reject or mask' },
+      {
+        name: 'KEY',
+        help: `rest_api, bad_words, bad_words_action or ${TUNABLE_KEYS.join(', ')} (api-key rotate and jwt-secret rotate replace the secrets)`,
+      },
+      {
+        name: 'VALUE',
+        help: 'rest_api: true or false; bad_words: "word1,word2"; bad_words_action: reject or mask; a limit or the retention: a whole number or ""',
+      },
     ],
     examples: [
       'souk settings set rest_api false',
       'souk settings set bad_words "scam,western union"',
       'souk settings set bad_words_action mask',
+      'souk settings set messages_per_minute 10',
     ],
     run: ({ args: [key, value] }) => withStore((ctx) => setSetting(ctx, key!, value!)),
   },

@@ -57,20 +57,26 @@ export interface UserPage {
   /** The conversations they take part in and have not left. */
   conversations: number;
   reportsMade: Report[];
+  /** The latest reports about them (REPORTS_AGAINST), newest first. */
+  reportsAgainst: Report[];
   blockedUserIds: number[];
   blockedListingIds: number[];
 }
 
+/** Reports against a user shown on their page: the latest. */
+export const REPORTS_AGAINST = 50;
+
 export async function userPage(deps: Pick<OperatorDeps, 'reports' | 'repos'>, id: number): Promise<UserPage | undefined> {
   const user = await deps.repos.users.findById(id);
   if (!user) return undefined;
-  const [conversations, reportsMade, blockedUserIds, blockedListingIds] = await Promise.all([
+  const [conversations, reportsMade, reportsAgainst, blockedUserIds, blockedListingIds] = await Promise.all([
     deps.repos.conversations.countFor(id, false),
     deps.reports.madeBy(id),
+    deps.reports.against(id, REPORTS_AGAINST),
     deps.repos.blocks.blockedUserIds(id),
     deps.repos.blocks.blockedListingIds(id),
   ]);
-  return { user, conversations, reportsMade, blockedUserIds, blockedListingIds };
+  return { user, conversations, reportsMade, reportsAgainst, blockedUserIds, blockedListingIds };
 }
 
 /** A staff member's reason for an action: required, plain text, at most REASON_MAX_LENGTH. */

@@ -1,10 +1,12 @@
 /**
  * The settings an owner changes from the console (docs/console.md): the chat's bad words and what
- * is done with them, as `souk settings set bad_words|bad_words_action` does; every server takes
- * them within SETTINGS_REFRESH_MS. Each change audited, naming the setting and the list's length.
+ * is done with them, the abuse limits and the retention (domain/tunables.ts), as `souk settings
+ * set` does; every server takes them within SETTINGS_REFRESH_MS. Each change audited, naming the
+ * setting and the list's length or the value.
  */
 import type { Actor, AuditLog } from '../audit.js';
 import type { SettingsRepository } from '../ports.js';
+import { checkedTunable, TUNABLE_NAMES, TUNABLES, tunableValue, type Tunable, type TunableName, type TunableValues } from '../tunables.js';
 import {
   BAD_WORDS_ACTION_SETTING,
   BAD_WORDS_ACTIONS,
@@ -50,4 +52,59 @@ export async function changeBadWords(
     });
   }
   return { ok: true, value };
+}
+
+export interface TunableRow {
+  name: TunableName;
+  tunable: Tunable;
+  /** As stored ('' when the environment's holds). */
+  stored: string;
+  environment: number;
+  inForce: number;
+}
+
+/** The tunables as the settings page shows them. */
+export function tunableRows(stored: Record<string, string>, environment: TunableValues): TunableRow[] {
+  return TUNABLE_NAMES.map((name) => ({
+    name,
+    tunable: TUNABLES[name],
+    stored: stored[TUNABLES[name].key] ?? '',
+    environment: environment[name],
+    inForce: tunableValue(name, stored, environment),
+  }));
+}
+
+/**
+ * An owner changes the abuse limits and the retention (a form's fields, by key): every field is
+ * checked before any is stored, the first bad one named; each one changed is stored and audited
+ * (`settings.change`, its key and value, '' for back to the environment's).
+ */
+export async function changeTunables(
+  deps: { settings: SettingsRepository; audit: AuditLog; now(): number },
+  change: { actor: Actor; reason: string },
+  given: (key: string) => string,
+): Promise<{ ok: true; changed: string[] } | { ok: false; problem: string }> {
+  const checked: Array<[key: string, stored: string]> = [];
+  for (const name of TUNABLE_NAMES) {
+    const result = checkedTunable(name, given(TUNABLES[name].key));
+    if (!result.ok) return { ok: false, problem: result.problem };
+    checked.push([TUNABLES[name].key, result.stored]);
+  }
+  const before = await deps.settings.all();
+  const changed: string[] = [];
+  for (const [key, value] of checked) {
+    if ((before[key] ?? '') === value) continue;
+    await deps.settings.set(key, value);
+    await deps.audit.record({
+      at: deps.now(),
+      actor: change.actor,
+      action: 'settings.change',
+      targetKind: 'settings',
+      targetId: null,
+      reason: change.reason,
+      details: { key, value: value === '' ? 'environment' : value },
+    });
+    changed.push(key);
+  }
+  return { ok: true, changed };
 }

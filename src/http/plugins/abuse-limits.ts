@@ -1,5 +1,6 @@
 /**
- * Abuse limits per sender (docs/safety.md): NEW_CONVERSATIONS_PER_HOUR conversations
+ * Abuse limits per sender (docs/safety.md), as the environment sets them or an owner changed them
+ * (domain/tunables.ts): NEW_CONVERSATIONS_PER_HOUR conversations
  * started and MESSAGES_PER_MINUTE messages stored (starts' first messages included),
  * REPORTS_PER_HOUR reports stored, BLOCK_CHANGES_PER_HOUR changes asked of the block lists; over
  * any, 429 shape B TOO_MANY_REQUESTS with Retry-After. Counted by the rate limits' counters
@@ -79,13 +80,24 @@ interface Place {
 
 const retryAfterS = (hit: Hit) => Math.max(1, Math.ceil(hit.resetMs / 1000));
 
-export const abuseLimits = fp<{ config: Config }>(
-  async (app, { config }) => {
-    const { conversationsPerHour, messagesPerMinute, reportsPerHour, blockChangesPerHour } = config.abuse;
+/** The limits in force: 0 turns one off. */
+export type AbuseLimitValues = Pick<
+  Config['abuse'],
+  'conversationsPerHour' | 'messagesPerMinute' | 'reportsPerHour' | 'blockChangesPerHour'
+>;
+
+/**
+ * `limits`: the values in force, asked at each count (an owner changes them from the console, and
+ * every server takes them with the settings); without it, the environment's.
+ */
+export const abuseLimits = fp<{ config: Config; limits?: () => AbuseLimitValues }>(
+  async (app, { config, limits = () => config.abuse }) => {
     const { redisUrl, redisPrefix, redisFailure } = config.rateLimit;
-    let counter: Counter | undefined;
-    if (conversationsPerHour > 0 || messagesPerMinute > 0 || reportsPerHour > 0 || blockChangesPerHour > 0) {
-      if (redisUrl) {
+    let counter: Promise<Counter> | undefined;
+    // Made at the first count, or at start when the environment turns a limit on (Redis is then reached at once).
+    function counterNow(): Promise<Counter> {
+      counter ??= (async () => {
+        if (!redisUrl) return new MemoryCounter(MINUTE); // keys are signed-in users: bounded by the catalog
         const redis = new RedisCounter({
           url: redisUrl,
           prefix: redisPrefix,
@@ -93,28 +105,33 @@ export const abuseLimits = fp<{ config: Config }>(
           onUp: () => app.log.warn('abuse limit store (Redis) answers again'),
         });
         await redis.connect();
-        counter = redis;
-      } else {
-        // Keys are signed-in users: bounded by the catalog.
-        counter = new MemoryCounter(MINUTE);
-      }
-      app.addHook('onClose', () => counter!.close());
+        return redis;
+      })().catch((err: unknown) => {
+        counter = undefined; // tried again at the next count
+        throw err;
+      });
+      return counter;
     }
+    const { conversationsPerHour, messagesPerMinute, reportsPerHour, blockChangesPerHour } = config.abuse;
+    if (conversationsPerHour > 0 || messagesPerMinute > 0 || reportsPerHour > 0 || blockChangesPerHour > 0) await counterNow();
+    app.addHook('onClose', async () => {
+      if (counter) await (await counter).close();
+    });
 
     async function take(key: string, max: number, windowMs: number): Promise<Place> {
-      if (!counter || max === 0) return { key, taken: false };
-      const hit = await counter.hit(key, windowMs);
+      if (max === 0) return { key, taken: false };
+      const hit = await (await counterNow()).hit(key, windowMs);
       if (!hit) {
         if (redisFailure === 'closed') throw serviceUnavailable();
         return { key, taken: false };
       }
       if (hit.count <= max) return { key, taken: true };
       // Refused: the count stays that of what was stored.
-      await counter.release(key);
+      await (await counterNow()).release(key);
       return { key, taken: false, over: hit };
     }
     const release = async (place: Place, keep = false) => {
-      if (place.taken && !keep) await counter!.release(place.key);
+      if (place.taken && !keep) await (await counterNow()).release(place.key);
     };
 
     /** The places, to use once or give back once. */
@@ -144,15 +161,15 @@ export const abuseLimits = fp<{ config: Config }>(
     }
 
     async function messagePlaces(sender: Sender): Promise<TakenPlaces<boolean>> {
-      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
+      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, limits().messagesPerMinute), MINUTE);
       if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
       return taken([message], (stored: boolean) => [stored]);
     }
 
     async function startPlaces(sender: Sender, continues: () => Promise<boolean>): Promise<TakenPlaces<StartStored>> {
-      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, messagesPerMinute), MINUTE);
+      const message = await take(`abuse-messages:${sender.id}`, limitFor(sender, limits().messagesPerMinute), MINUTE);
       if (message.over) throw tooManyRequests('messages', retryAfterS(message.over));
-      const conversation = await take(`abuse-conversations:${sender.id}`, limitFor(sender, conversationsPerHour), HOUR);
+      const conversation = await take(`abuse-conversations:${sender.id}`, limitFor(sender, limits().conversationsPerHour), HOUR);
       if (conversation.over && !(await continues().catch(() => false))) {
         await release(message);
         throw tooManyRequests('conversations', retryAfterS(conversation.over));
@@ -170,12 +187,12 @@ export const abuseLimits = fp<{ config: Config }>(
         return (await startPlaces(sender, continues)).use(start, stored);
       },
       async report(sender, report, stored) {
-        const place = await take(`abuse-reports:${sender.id}`, limitFor(sender, reportsPerHour), HOUR);
+        const place = await take(`abuse-reports:${sender.id}`, limitFor(sender, limits().reportsPerHour), HOUR);
         if (place.over) throw tooManyRequests('reports', retryAfterS(place.over));
         return taken([place], (reported: boolean) => [reported]).use(report, stored);
       },
       async blockChange(sender) {
-        const place = await take(`abuse-blocks:${sender.id}`, limitFor(sender, blockChangesPerHour), HOUR);
+        const place = await take(`abuse-blocks:${sender.id}`, limitFor(sender, limits().blockChangesPerHour), HOUR);
         if (place.over) throw tooManyRequests('blocks', retryAfterS(place.over));
       },
     });

@@ -252,6 +252,17 @@ export function reportAdmin(db: Kysely<Database>): ReportAdmin {
         await db.selectFrom('reports').select(REPORT_COLUMNS).where('reporter_id', '=', reporterId).orderBy('id').execute(),
       );
     },
+    async against(reportedUserId, limit) {
+      return withMessages(
+        await db
+          .selectFrom('reports')
+          .select(REPORT_COLUMNS)
+          .where('reported_user_id', '=', reportedUserId)
+          .orderBy('id', 'desc')
+          .limit(limit)
+          .execute(),
+      );
+    },
     async forgetMadeBy(reporterId) {
       return db.transaction().execute(async (trx) => {
         const named = trx

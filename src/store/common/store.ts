@@ -38,6 +38,8 @@ import { kyselyRunner, type QueryRunner } from './prepared.js';
 import { reportAdmin } from './reports.js';
 import { auditLog, serverKeyRepository } from './server-api.js';
 import { staffRepository } from './staff.js';
+import { consoleReads } from './console-reads.js';
+import type { ConsoleReads } from '../../domain/staff/reads.js';
 import type { StaffRepository } from '../../domain/staff/staff.js';
 import type { Database } from './schema.js';
 import { settingsRepository } from './settings.js';
@@ -110,6 +112,8 @@ export interface Store extends UnitOfWork, CatalogUnitOfWork, StoreHealth, SiteC
   readonly audit: AuditLog;
   /** The console's staff. */
   readonly staff: StaffRepository;
+  /** What the console reads that the chat never does. */
+  readonly consoleReads: ConsoleReads;
   /** The users' event logs, for their streams. */
   readonly eventLog?: EventLog;
   /** Which users got new events, as they commit (with eventLog). */
@@ -200,6 +204,7 @@ export function commonStoreParts(db: Kysely<Database>, migrationsApplied: () => 
     serverKeys: serverKeyRepository(db),
     audit: auditLog(db),
     staff: staffRepository(db),
+    consoleReads: consoleReads(db),
     eventTickets: eventTicketRepository(db),
     catalogTransaction,
     readiness,

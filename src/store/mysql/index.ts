@@ -37,6 +37,7 @@ import { batchedReads } from './read-batch.js';
 import { mysqlReportAdmin } from './reports.js';
 import { mysqlAuditLog, mysqlServerKeys } from './server-api.js';
 import { mysqlStaff } from './staff.js';
+import { mysqlConsoleReads } from './console-reads.js';
 import { mysqlSiteCapabilities } from './site-staff.js';
 import { mysqlFavouriteLists, mysqlRepositories } from './repositories.js';
 import { mysqlAccounts, mysqlRevocations, mysqlSettings } from './settings.js';
@@ -130,6 +131,7 @@ export function openMysqlStore(url: string, opts: DbOptions): Store {
     serverKeys: mysqlServerKeys(db, ctx),
     audit: mysqlAuditLog(db, ctx),
     staff: mysqlStaff(db, ctx),
+    consoleReads: mysqlConsoleReads(db, ctx),
     settings: mysqlSettings(db, ctx),
     accounts: mysqlAccounts(db, ctx),
     revocations: mysqlRevocations(db, ctx),

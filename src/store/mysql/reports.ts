@@ -131,6 +131,14 @@ export function mysqlReportAdmin(db: Db, ctx: MysqlContext): ReportAdmin {
     async madeBy(reporterId) {
       return withMessages(await rows(db, sql<ReportRow>`select ${columns} from ${table} where reporter_id = ${reporterId} order by id`));
     },
+    async against(reportedUserId, limit) {
+      return withMessages(
+        await rows(
+          db,
+          sql<ReportRow>`select ${columns} from ${table} where reported_user_id = ${reportedUserId} order by id desc limit ${limit}`,
+        ),
+      );
+    },
     async forgetMadeBy(reporterId) {
       return db.transaction().execute(async (trx) => {
         const named = await rows(

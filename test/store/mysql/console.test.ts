@@ -1,7 +1,9 @@
 /**
  * The staff console on a WordPress site's tables (MariaDB): the site's administrator signs in with
  * the site's password and enrols Souk's TOTP the first time, which every later sign-in asks; a
- * user without `manage_rtcl_options` (by a role or of their own) is refused; the pages read the site's users.
+ * user without `manage_rtcl_options` (by a role or of their own) is refused; the pages read the site's users
+ * (by display name too), today's activity and a listing's conversations from the plugin's tables, and
+ * the limits an owner sets are kept in Souk's settings table.
  */
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -9,7 +11,7 @@ import { hashPassword } from '../../../src/auth/passwords.js';
 import { totpCode } from '../../../src/auth/staff.js';
 import { SITE_PASSWORD } from '../../../src/domain/staff/staff.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
-import { mysqlReachable, SITE_PASSWORDS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
+import { mysqlReachable, SITE_LISTINGS, SITE_PASSWORDS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
 
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const STEP_MS = 30_000;
@@ -83,6 +85,37 @@ describe("the console on a WordPress site's tables", { skip }, () => {
     assert.equal(user.statusCode, 200);
     assert.match(user.body, /<h1>alice /);
     assert.match((await v.get('/console/users?q=carol')).body, /href="\/console\/users\/4">carol<\/a>/);
+    // By display name, whatever its case (the site's collation); the reports against a user on their page.
+    const [carol] = await site.query<{ display_name: string }>('select display_name from wp_users where ID = ?', [SITE_USERS.carol]);
+    const byName = await v.get(`/console/users?q=${encodeURIComponent(carol!.display_name.toUpperCase())}`);
+    assert.match(byName.body, /href="\/console\/users\/4">carol<\/a>/);
+    // Today's activity from the plugin's tables (the seeded chat is older): a conversation started now, and a reply.
+    const started = await t.start(SITE_USERS.alice, { listing_id: SITE_LISTINGS.laptop, text: 'Is it still for sale?' });
+    assert.equal(started.statusCode, 200, started.body);
+    const conId = (started.json() as { con_id: number }).con_id;
+    const reply = await t.post('/wp-json/rtcl/v1/my/chat/message', { con_id: conId, text: 'Yes' }, t.auth(SITE_USERS.carol));
+    assert.equal(reply.statusCode, 200, reply.body);
+    const overview = (await v.get('/console')).body;
+    const figure = (id: string) => new RegExp(`id="${id}">([^<]*)<`).exec(overview)?.[1];
+    assert.deepEqual([figure('messages-today'), figure('active-users'), figure('conversations-today')], ['2', '2', '1']);
+    // A listing's conversations, from the plugin's table.
+    assert.match(
+      (await v.get(`/console/conversations?listing=${SITE_LISTINGS.laptop}`)).body,
+      new RegExp(`href="/console/conversations/${conId}"`),
+    );
+    const report = await t.post(
+      '/wp-json/rtcl/v1/my/chat/report',
+      { con_id: conId, reason: 'asks to pay outside' },
+      t.auth(SITE_USERS.alice),
+    );
+    assert.equal(report.statusCode, 200, report.body);
+    assert.match((await v.get(`/console/users/${SITE_USERS.carol}`)).body, /<dd id="reports-against">1 \(1 open\)<\/dd>/);
+    // The limits and the retention stored in Souk's own settings table.
+    await v.get('/console/settings');
+    const limits = await v.post('/console/settings/limits', { reports_per_hour: '3', chat_retention_days: '400', reason: 'site policy' });
+    assert.equal(limits.statusCode, 303, limits.body);
+    const stored = await t.souk.store.settings.all();
+    assert.deepEqual([stored.reports_per_hour, stored.chat_retention_days], ['3', '400']);
     // The outboxes the MySQL store keeps: counted on the overview, listed on the deliveries page.
     assert.match((await v.get('/console')).body, /id="failed-mail"><a [^>]*>0</);
     assert.match((await v.get('/console/deliveries?kind=mail&status=failed')).body, /No failed mail deliveries\./);

@@ -7,6 +7,8 @@ import type { Actor, AuditRecord } from '../../../domain/audit.js';
 import type { OperatorDeps } from '../../../domain/operator/context.js';
 import type { User } from '../../../domain/model.js';
 import type { SettingsRepository } from '../../../domain/ports.js';
+import type { ConsoleReads } from '../../../domain/staff/reads.js';
+import type { TunableValues } from '../../../domain/tunables.js';
 import { may, type ConsolePermission, type SiteAdmin, type StaffMember, type StaffRepository } from '../../../domain/staff/staff.js';
 
 export interface ConsoleDeps {
@@ -15,6 +17,8 @@ export interface ConsoleDeps {
   operator: OperatorDeps;
   /** A user by login or e-mail (the users page's search). */
   findUserByName(loginOrEmail: string): Promise<User | undefined>;
+  /** The day's activity, a listing's conversations, users by display name. */
+  reads: ConsoleReads;
   /** The key that seals the session cookie: generated per installation (console_session_key). */
   sessionKey: Buffer;
   idleTimeoutMs: number;
@@ -27,7 +31,9 @@ export interface ConsoleDeps {
   siteAdmins?: { find(loginOrEmail: string): Promise<SiteAdmin | undefined>; verify(password: string, hash: string): Promise<boolean> };
   /** The shared settings (the bad words). */
   settings: SettingsRepository;
-  /** The environment's settings that bear on moderation, name and value, shown read-only. */
+  /** The abuse limits' and retention's values in the environment: the defaults of the stored ones. */
+  tunableDefaults: TunableValues;
+  /** The environment's other settings that bear on moderation (mail), name and value, shown read-only. */
   environment: Array<[name: string, value: string]>;
   now(): number;
 }

@@ -1,7 +1,11 @@
-/** GET /console: the overview: open reports, failed deliveries per outbox and the latest changes. */
+/**
+ * GET /console: the overview: open reports, today's messages, active users and new conversations,
+ * failed deliveries per outbox and the latest changes.
+ */
 import type { FastifyInstance } from 'fastify';
 import { DELIVERY_KINDS, listDeliveries } from '../../../domain/operator/deliveries.js';
 import { listReports } from '../../../domain/operator/reports.js';
+import { activityToday } from '../../../domain/staff/reads.js';
 import type { ConsoleDeps } from './common.js';
 
 /** Counted up to here; beyond, "100+". */
@@ -23,7 +27,8 @@ export async function consoleOverviewRoutes(app: FastifyInstance, deps: ConsoleD
         count: counted((await listDeliveries(operator, { kind, status: 'failed', limit: COUNT_UP_TO + 1 })).length),
       })),
     );
+    const today = await activityToday(deps.reads, deps.now());
     const latest = await operator.audit.list({ limit: 10 });
-    return reply.page('overview', { title: 'Overview', openReports: counted(open.length), failed, latest });
+    return reply.page('overview', { title: 'Overview', openReports: counted(open.length), today, failed, latest });
   });
 }

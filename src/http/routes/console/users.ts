@@ -1,12 +1,13 @@
 /**
- * Users: GET /console/users?q= (by id, login or e-mail), GET /console/users/{id} (status, joined,
- * reports made, blocks) and the actions, each with a reason: POST .../disable, .../enable,
+ * Users: GET /console/users?q= (by id, login, e-mail or display name), GET /console/users/{id}
+ * (status, joined, reports made and against them, blocks) and the actions, each with a reason: POST .../disable, .../enable,
  * .../export (a download) and .../erase (typing the user's login to confirm). Moderators and
  * owners; a viewer's is refused 403 and audited.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { eraseUser, exportUser, setDisabled } from '../../../domain/operator/users.js';
-import { checkedReason, userPage } from '../../../domain/staff/console.js';
+import { checkedReason, REPORTS_AGAINST, userPage } from '../../../domain/staff/console.js';
+import { usersNamed } from '../../../domain/staff/reads.js';
 import type { User } from '../../../domain/model.js';
 import { plainTextProblem } from '../../../domain/chat/common.js';
 import { field, pathId, permitted, signedIn, staffActor, type ConsoleDeps } from './common.js';
@@ -21,8 +22,8 @@ export async function consoleUserRoutes(app: FastifyInstance, deps: ConsoleDeps)
     if (q !== '' && plainTextProblem(q) === null) {
       const id = pathId(q);
       const byId = id === undefined ? undefined : await deps.operator.repos.users.findById(id);
-      const byName = await deps.findUserByName(q);
-      found = [byId, byName].filter((u, i, all): u is User => u !== undefined && all.findIndex((o) => o?.id === u.id) === i);
+      const [byName, named] = await Promise.all([deps.findUserByName(q), usersNamed(deps.reads, deps.operator.repos, q)]);
+      found = [byId, byName, ...named].filter((u, i, all): u is User => u !== undefined && all.findIndex((o) => o?.id === u.id) === i);
     }
     return reply.page('users', { title: 'Users', q, found });
   });
@@ -32,7 +33,11 @@ export async function consoleUserRoutes(app: FastifyInstance, deps: ConsoleDeps)
     const page = id === undefined ? undefined : await userPage(deps.operator, id);
     if (!page) return reply.page('error', { title: 'Not found', message: 'There is no such user.' }, 404);
     const query = request.query as Record<string, string | undefined>;
-    return reply.page('user', { title: `User ${page.user.id}`, ...page, done: query.done, error }, status);
+    return reply.page(
+      'user',
+      { title: `User ${page.user.id}`, ...page, reportsAgainstShown: REPORTS_AGAINST, done: query.done, error },
+      status,
+    );
   }
 
   app.get('/users/:id', (request: IdRequest, reply) => shown(request, reply));

@@ -28,6 +28,7 @@ import { soukServerApiMigration } from './015-souk-server-api.js';
 import { soukPushReachedMigration } from './016-souk-push-reached.js';
 import { soukMessageEditsMigration } from './018-souk-message-edits.js';
 import { soukStaffMigration } from './019-souk-staff.js';
+import { soukReportsAgainstMigration } from './022-souk-reports-against.js';
 
 export function mysqlMigrations(t: Tables): Migrations {
   return {
@@ -47,5 +48,6 @@ export function mysqlMigrations(t: Tables): Migrations {
     '016-souk-push-reached': soukPushReachedMigration(t),
     '018-souk-message-edits': soukMessageEditsMigration(t),
     '019-souk-staff': soukStaffMigration(t),
+    '022-souk-reports-against': soukReportsAgainstMigration(t),
   };
 }

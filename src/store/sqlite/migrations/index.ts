@@ -37,6 +37,7 @@ import { reportMessageCopiesMigration } from '../../common/migrations/024-report
 import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 import { staffMigration } from '../../common/migrations/030-staff.js';
+import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -95,4 +96,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '030-staff': atomically(
     staffMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
+  '033-console-lookups': atomically(consoleLookupsMigration),
 };
