@@ -34,6 +34,7 @@ import {
 import type { Presentation } from '../present/presentation.js';
 import { pusherConversation, pusherMessage, trimmedSteps } from '../present/pusher.js';
 import { DrainLoop } from './drain-loop.js';
+import { triggerBatch, type PusherRequestFailure, type PusherTarget } from './pusher-http.js';
 import { nextAttempt } from './webhooks.js';
 
 /** Pusher's limit on an event's data, in bytes. */
@@ -73,7 +74,6 @@ export class LivePusherApp implements PusherQueueing {
   constructor(
     private readonly o: {
       fixed: PusherApp | undefined;
-      timeoutMs: number;
       /** Told each time the app becomes set (public channels: the start-up warning). */
       onSet?: (app: PusherApp) => void;
       onError?: (err: unknown, what: string) => void;
@@ -86,8 +86,8 @@ export class LivePusherApp implements PusherQueueing {
     return this.app !== undefined;
   }
 
-  current(): { app: PusherApp; client: Pusher } | undefined {
-    return this.app && this.client ? { app: this.app, client: this.client } : undefined;
+  current(): PusherTarget | undefined {
+    return this.app && this.client && this.agent ? { app: this.app, client: this.client, agent: this.agent } : undefined;
   }
 
   /** A site's app: read now, then again every `everyMs`; PUSHER_URL then names only where it is. */
@@ -121,6 +121,7 @@ export class LivePusherApp implements PusherQueueing {
     this.agent?.destroy();
     const agentOptions = { keepAlive: true, maxSockets: PUSHER_LANES };
     this.agent = app && (app.useTLS ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions));
+    // Signs the requests (pusher-http.ts) and POST pusher/auth's answers; the requests go on the agent.
     this.client =
       app &&
       new Pusher({
@@ -130,8 +131,6 @@ export class LivePusherApp implements PusherQueueing {
         host: app.host,
         ...(app.port !== undefined && { port: String(app.port) }),
         useTLS: app.useTLS,
-        timeout: this.o.timeoutMs,
-        agent: this.agent,
       });
     if (app) this.o.onSet?.(app);
   }
@@ -248,7 +247,7 @@ export class PusherSender {
         const rounds = Math.ceil(PUSHER_CLAIM / PUSHER_BATCH_MAX / PUSHER_LANES);
         const due = await this.o.outbox.claimDue(now, now + rounds * this.o.timeoutMs + 1000, PUSHER_CLAIM);
         const taken: BuiltEvent[] = [];
-        await Promise.all(lanesOf(await this.build(due)).map((lane) => this.sendLane(app.client, lane, taken)));
+        await Promise.all(lanesOf(await this.build(due)).map((lane) => this.sendLane(app, lane, taken)));
         await this.markSent(taken);
         if (due.length < PUSHER_CLAIM || this.loop.stopped) return;
       }
@@ -282,16 +281,20 @@ export class PusherSender {
   }
 
   /** A lane's events, in batches of at most PUSHER_BATCH_MAX, one request after the other; what Pusher took joins `taken`. */
-  private async sendLane(client: Pusher, lane: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
-    for (let i = 0; i < lane.length; i += PUSHER_BATCH_MAX) await this.send(client, lane.slice(i, i + PUSHER_BATCH_MAX), taken);
+  private async sendLane(target: PusherTarget, lane: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
+    for (let i = 0; i < lane.length; i += PUSHER_BATCH_MAX) await this.send(target, lane.slice(i, i + PUSHER_BATCH_MAX), taken);
   }
 
   /** One batch_events request; a batch refused for one of its events is sent again one by one. */
-  private async send(client: Pusher, batch: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
+  private async send(target: PusherTarget, batch: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
     if (batch.length === 0) return;
     let error: { text: string; retry: boolean };
     try {
-      await client.triggerBatch(batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })));
+      await triggerBatch(
+        target,
+        batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })),
+        this.o.timeoutMs,
+      );
       const at = this.now();
       taken.push(...batch);
       for (const e of batch) this.stats.latencies.push((at - e.delivery.createdAt) / 1000);
@@ -301,7 +304,7 @@ export class PusherSender {
       error = describe(err, this.o.timeoutMs);
     }
     if (!error.retry && batch.length > 1) {
-      for (const e of batch) await this.send(client, [e], taken);
+      for (const e of batch) await this.send(target, [e], taken);
       return;
     }
     if (!error.retry) this.o.onRefused?.(`Pusher refused the event ${batch[0]!.name} on ${batch[0]!.channel}: ${error.text}`);
@@ -343,7 +346,7 @@ export function lanesOf<E extends { delivery: { userId: number } }>(events: E[])
 
 /** What went wrong, without the request's address (it carries the signature), and whether to try again. */
 function describe(err: unknown, timeoutMs: number): { text: string; retry: boolean } {
-  const e = err as { status?: number; body?: string; error?: { name?: string; type?: string; message?: string } };
+  const e = err as PusherRequestFailure & { error?: { type?: string } };
   if (typeof e?.status === 'number') {
     const retry = e.status === 429 || e.status >= 500;
     return { text: `HTTP ${e.status}${e.body ? `: ${String(e.body).slice(0, 300)}` : ''}`, retry };
