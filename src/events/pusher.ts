@@ -243,9 +243,10 @@ export class PusherSender {
     try {
       for (;;) {
         const now = this.now();
-        // Leased for each lane's attempts and a margin: an instance that dies mid-send leaves them to the others.
-        const rounds = Math.ceil(PUSHER_CLAIM / PUSHER_BATCH_MAX / PUSHER_LANES);
-        const due = await this.o.outbox.claimDue(now, now + rounds * this.o.timeoutMs + 1000, PUSHER_CLAIM);
+        // Leased for every batch's attempt one after the other (one user's events fill one lane) and a
+        // margin: an instance that dies mid-send leaves them to the others.
+        const lease = Math.ceil(PUSHER_CLAIM / PUSHER_BATCH_MAX) * this.o.timeoutMs + 1000;
+        const due = await this.o.outbox.claimDue(now, now + lease, PUSHER_CLAIM);
         const taken: BuiltEvent[] = [];
         await Promise.all(lanesOf(await this.build(due)).map((lane) => this.sendLane(app, lane, taken)));
         await this.markSent(taken);
