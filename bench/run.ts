@@ -204,6 +204,23 @@ interface RowContext {
   mailEnv: Record<string, string> | undefined;
   /** With --pusher: the settings that send Souk's Pusher events to the local sink. */
   pusherEnv: Record<string, string> | undefined;
+  /** With --pusher: the sink, whose outbox a row waits to see drained (pusher-sink.ts). */
+  pusherSink: PusherSink | undefined;
+}
+
+/** With --pusher: the most a row waits for its Pusher events to be sent after its load. */
+const PUSHER_DRAIN_LIMIT_S = 600;
+
+/**
+ * With --pusher, waits until every event the requests so far caused is sent; what the measured
+ * window's events were and how long their sending went on after the load (none without --pusher).
+ */
+async function drainPusher(ctx: RowContext, eventsBefore?: number): Promise<Record<string, number> | undefined> {
+  const sink = ctx.pusherSink;
+  if (!sink) return undefined;
+  const t = performance.now();
+  if (!(await sink.drained(PUSHER_DRAIN_LIMIT_S))) log(`  ! the Pusher outbox still had pending events after ${PUSHER_DRAIN_LIMIT_S} s`);
+  return { pusherEvents: sink.events() - (eventsBefore ?? 0), pusherDrainSeconds: Math.round(performance.now() - t) / 1000 };
 }
 
 const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
@@ -523,6 +540,9 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     const loadStart = loadavg()[0]!;
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
     if (warm.errors > 0) log(`  warm-up of ${name}: ${warm.errors} errors, e.g. ${warm.problems[0] ?? ''}`);
+    // The warm-up's Pusher events are sent before the measured window, the window's within it.
+    await drainPusher(ctx);
+    const pusherEventsBefore = ctx.pusherSink?.events();
 
     if (opts.instructions) servers.forEach((s) => startCounting(s.pid));
     // The MySQL and PostgreSQL floors' database is Souk's: their connections are counted alike.
@@ -535,6 +555,8 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
         : undefined;
     const result = await runLoad(sc, { ...load, seconds, timeout: sc.timeoutSeconds });
     if (burst) result.counters = { ...result.counters, ...burstCounters(await burst) };
+    const pusher = await drainPusher(ctx, pusherEventsBefore);
+    if (pusher) result.counters = { ...result.counters, ...pusher };
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
     const used = await cpu.end();
     const row = rowOf(
@@ -767,7 +789,7 @@ async function main(): Promise<void> {
       // On a WordPress site the site's own settings turn Pusher on; PUSHER_URL would only say where.
       if (db.dialect === 'mysql')
         throw new Error("--pusher runs on SQLite and PostgreSQL: on a WordPress site the site's rtcl_chat_settings turn Pusher on");
-      pusherSink = await startPusherSink();
+      pusherSink = await startPusherSink(db);
       log(
         `Pusher: on, to a local server that takes every batch and drops it (${pusherSink.env.PUSHER_URL!.replace(/:[^:@/]+@/, ':****@')})`,
       );
@@ -783,6 +805,7 @@ async function main(): Promise<void> {
       profiles: [],
       mailEnv: mailSink?.env,
       pusherEnv: pusherSink?.env,
+      pusherSink,
     };
     const results: Row[] = [];
     for (const name of rows) {

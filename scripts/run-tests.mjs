@@ -47,6 +47,7 @@ const CLASSES = {
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/events/mail-tls.test.ts',
+    'test/events/pusher-http.test.ts',
     'test/events/pusher-signature.test.ts',
     'test/events/stream-hub.test.ts',
     'test/http/auth-throttle.test.ts',

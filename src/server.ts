@@ -556,7 +556,6 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
   // Asked by the recorder of every change: a site's settings may turn Pusher on or off meanwhile.
   const pusherApps = new LivePusherApp({
     fixed: config.pusher.app,
-    timeoutMs: config.pusher.timeoutMs,
     onSet: warnOfPublicOnce,
     onError: (err, what) => log?.error({ err }, what),
   });

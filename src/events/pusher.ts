@@ -17,6 +17,8 @@
  * Pusher's own host when set (a self-hosted Pusher-protocol server); elsewhere PUSHER_URL's app.
  * None, and nothing is recorded or sent (LivePusherApp).
  */
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import Pusher from 'pusher';
 import type { DomainEvent } from '../domain/events.js';
 import {
@@ -32,14 +34,20 @@ import {
 import type { Presentation } from '../present/presentation.js';
 import { pusherConversation, pusherMessage, trimmedSteps } from '../present/pusher.js';
 import { DrainLoop } from './drain-loop.js';
+import { triggerBatch, type PusherRequestFailure, type PusherTarget } from './pusher-http.js';
 import { nextAttempt } from './webhooks.js';
 
 /** Pusher's limit on an event's data, in bytes. */
 export const PUSHER_DATA_MAX_BYTES = 10_240;
 /** Pusher's limit on the events of one batch_events request. */
 export const PUSHER_BATCH_MAX = 10;
-/** Rows claimed per look at the outbox: a few requests' worth. */
-const CLAIM = 50;
+/** Rows claimed per look at the outbox: enough for every lane to fill a few batches. */
+export const PUSHER_CLAIM = 200;
+/**
+ * batch_events requests in flight at once, each lane on a connection kept open: one request at a
+ * time on one connection cannot keep up with a busy server's events.
+ */
+export const PUSHER_LANES = 4;
 const PRUNE_EVERY_MS = 60_000;
 /** Finished rows are kept this long (`souk pusher list`), then pruned. */
 const KEEP_FINISHED_MS = 86_400_000;
@@ -58,13 +66,14 @@ export function siteApp(site: SitePusherApp): PusherApp {
 export class LivePusherApp implements PusherQueueing {
   private app: PusherApp | undefined;
   private client: Pusher | undefined;
+  /** Kept-alive connections to the app's host; without one, node-fetch closes each after its request. */
+  private agent: HttpAgent | undefined;
   private timer: NodeJS.Timeout | undefined;
   private site: (() => Promise<SitePusherApp | undefined>) | undefined;
 
   constructor(
     private readonly o: {
       fixed: PusherApp | undefined;
-      timeoutMs: number;
       /** Told each time the app becomes set (public channels: the start-up warning). */
       onSet?: (app: PusherApp) => void;
       onError?: (err: unknown, what: string) => void;
@@ -77,8 +86,8 @@ export class LivePusherApp implements PusherQueueing {
     return this.app !== undefined;
   }
 
-  current(): { app: PusherApp; client: Pusher } | undefined {
-    return this.app && this.client ? { app: this.app, client: this.client } : undefined;
+  current(): PusherTarget | undefined {
+    return this.app && this.client && this.agent ? { app: this.app, client: this.client, agent: this.agent } : undefined;
   }
 
   /** A site's app: read now, then again every `everyMs`; PUSHER_URL then names only where it is. */
@@ -102,12 +111,17 @@ export class LivePusherApp implements PusherQueueing {
 
   stop(): void {
     clearInterval(this.timer);
+    this.agent?.destroy();
   }
 
   private set(app: PusherApp | undefined): void {
     const same = JSON.stringify(app) === JSON.stringify(this.app);
     if (same) return;
     this.app = app;
+    this.agent?.destroy();
+    const agentOptions = { keepAlive: true, maxSockets: PUSHER_LANES };
+    this.agent = app && (app.useTLS ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions));
+    // Signs the requests (pusher-http.ts) and POST pusher/auth's answers; the requests go on the agent.
     this.client =
       app &&
       new Pusher({
@@ -117,7 +131,6 @@ export class LivePusherApp implements PusherQueueing {
         host: app.host,
         ...(app.port !== undefined && { port: String(app.port) }),
         useTLS: app.useTLS,
-        timeout: this.o.timeoutMs,
       });
     if (app) this.o.onSet?.(app);
   }
@@ -219,28 +232,45 @@ export class PusherSender {
     }
   }
 
+  /**
+   * Claims, builds and sends until the outbox has nothing due. A claim's events go out in
+   * PUSHER_LANES lanes at once, a user's events all in one lane, in order: a channel's events
+   * reach Pusher in the order they were recorded, as with one request at a time.
+   */
   private async drain(): Promise<void> {
     const app = this.o.apps.current();
     if (!app) return;
     try {
       for (;;) {
         const now = this.now();
-        // Leased for every batch's attempt and a margin: an instance that dies mid-send leaves them to the others.
-        const due = await this.o.outbox.claimDue(now, now + Math.ceil(CLAIM / PUSHER_BATCH_MAX) * this.o.timeoutMs + 1000, CLAIM);
-        const built = await this.build(due);
-        for (let i = 0; i < built.length; i += PUSHER_BATCH_MAX) await this.send(app.client, built.slice(i, i + PUSHER_BATCH_MAX));
-        if (due.length < CLAIM || this.loop.stopped) return;
+        // Leased for every batch's attempt one after the other (one user's events fill one lane) and a
+        // margin: an instance that dies mid-send leaves them to the others.
+        const lease = Math.ceil(PUSHER_CLAIM / PUSHER_BATCH_MAX) * this.o.timeoutMs + 1000;
+        const due = await this.o.outbox.claimDue(now, now + lease, PUSHER_CLAIM);
+        const taken: BuiltEvent[] = [];
+        await Promise.all(lanesOf(await this.build(due)).map((lane) => this.sendLane(app, lane, taken)));
+        await this.markSent(taken);
+        if (due.length < PUSHER_CLAIM || this.loop.stopped) return;
       }
     } catch (err) {
       this.o.onError?.(err, 'reading the Pusher outbox');
     }
   }
 
-  /** Each delivery's event; one whose data cannot be made to fit is kept as failed. */
+  /**
+   * Each delivery's event; one whose data cannot be made to fit is kept as failed. A user's unread
+   * total is read once per claim: the count when the claim is sent, as the plugin sends it.
+   */
   private async build(due: PusherDelivery[]): Promise<BuiltEvent[]> {
     const built: BuiltEvent[] = [];
+    const totals = new Map<number, Promise<number>>();
+    const unreadTotal = (userId: number) => {
+      let total = totals.get(userId);
+      if (!total) totals.set(userId, (total = this.o.outbox.unreadTotal(userId)));
+      return total;
+    };
     for (const delivery of due) {
-      const data = fittedData(await pusherData(delivery, this.o.presentation, (userId) => this.o.outbox.unreadTotal(userId)));
+      const data = fittedData(await pusherData(delivery, this.o.presentation, unreadTotal));
       if (!data) {
         await this.failed(delivery, `the data is over ${PUSHER_DATA_MAX_BYTES} bytes even trimmed`, false);
         continue;
@@ -251,26 +281,23 @@ export class PusherSender {
     return built;
   }
 
+  /** A lane's events, in batches of at most PUSHER_BATCH_MAX, one request after the other; what Pusher took joins `taken`. */
+  private async sendLane(target: PusherTarget, lane: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
+    for (let i = 0; i < lane.length; i += PUSHER_BATCH_MAX) await this.send(target, lane.slice(i, i + PUSHER_BATCH_MAX), taken);
+  }
+
   /** One batch_events request; a batch refused for one of its events is sent again one by one. */
-  private async send(client: Pusher, batch: BuiltEvent[]): Promise<void> {
+  private async send(target: PusherTarget, batch: BuiltEvent[], taken: BuiltEvent[]): Promise<void> {
     if (batch.length === 0) return;
     let error: { text: string; retry: boolean };
     try {
-      await client.triggerBatch(batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })));
+      await triggerBatch(
+        target,
+        batch.map((e) => ({ channel: e.channel, name: e.name, data: e.data })),
+        this.o.timeoutMs,
+      );
       const at = this.now();
-      const trimmed = batch.filter((e) => e.trimmed);
-      await this.o.outbox.sent(
-        batch.filter((e) => !e.trimmed).map((e) => e.delivery.id),
-        at,
-        null,
-      );
-      await this.o.outbox.sent(
-        trimmed.map((e) => e.delivery.id),
-        at,
-        `trimmed to ${PUSHER_DATA_MAX_BYTES} bytes`,
-      );
-      this.stats.sent += batch.length;
-      this.stats.trimmed += trimmed.length;
+      taken.push(...batch);
       for (const e of batch) this.stats.latencies.push((at - e.delivery.createdAt) / 1000);
       if (this.stats.latencies.length > LATENCIES_KEPT) this.stats.latencies.splice(0, this.stats.latencies.length - LATENCIES_KEPT);
       return;
@@ -278,11 +305,23 @@ export class PusherSender {
       error = describe(err, this.o.timeoutMs);
     }
     if (!error.retry && batch.length > 1) {
-      for (const e of batch) await this.send(client, [e]);
+      for (const e of batch) await this.send(target, [e], taken);
       return;
     }
     if (!error.retry) this.o.onRefused?.(`Pusher refused the event ${batch[0]!.name} on ${batch[0]!.channel}: ${error.text}`);
     for (const e of batch) await this.failed(e.delivery, error.text, error.retry);
+  }
+
+  /** The claim's events Pusher took, marked sent in one statement (two when some were trimmed). */
+  private async markSent(taken: BuiltEvent[]): Promise<void> {
+    if (taken.length === 0) return;
+    const at = this.now();
+    const trimmed = taken.filter((e) => e.trimmed);
+    const ids = (events: BuiltEvent[]) => events.map((e) => e.delivery.id);
+    await this.o.outbox.sent(ids(taken.filter((e) => !e.trimmed)), at, null);
+    await this.o.outbox.sent(ids(trimmed), at, `trimmed to ${PUSHER_DATA_MAX_BYTES} bytes`);
+    this.stats.sent += taken.length;
+    this.stats.trimmed += trimmed.length;
   }
 
   private async failed(d: PusherDelivery, error: string, retry: boolean): Promise<void> {
@@ -299,9 +338,16 @@ export class PusherSender {
   }
 }
 
+/** The events in PUSHER_LANES lanes, each user's in one lane and in their order. */
+export function lanesOf<E extends { delivery: { userId: number } }>(events: E[]): E[][] {
+  const lanes: E[][] = Array.from({ length: PUSHER_LANES }, () => []);
+  for (const e of events) lanes[e.delivery.userId % PUSHER_LANES]!.push(e);
+  return lanes.filter((lane) => lane.length > 0);
+}
+
 /** What went wrong, without the request's address (it carries the signature), and whether to try again. */
 function describe(err: unknown, timeoutMs: number): { text: string; retry: boolean } {
-  const e = err as { status?: number; body?: string; error?: { name?: string; type?: string; message?: string } };
+  const e = err as PusherRequestFailure & { error?: { type?: string } };
   if (typeof e?.status === 'number') {
     const retry = e.status === 429 || e.status >= 500;
     return { text: `HTTP ${e.status}${e.body ? `: ${String(e.body).slice(0, 300)}` : ''}`, retry };

@@ -2,11 +2,11 @@
  * The Pusher outbox (migration 025) as SQLite and PostgreSQL read it, and the row the change's
  * transaction writes into it (docs/pusher.md).
  */
-import type { Kysely, Selectable } from 'kysely';
+import { sql, type Kysely, type Selectable } from 'kysely';
 import type { PusherDelivery, PusherEventName, PusherOutbox, PusherStatus } from '../../domain/pusher.js';
 import { claimDue, deliveryOf } from './outbox.js';
 import { withAudit } from './server-api.js';
-import { prepare, type QueryRunner } from './prepared.js';
+import { kyselyRunner, prepare, type QueryRunner } from './prepared.js';
 import type { Database } from './schema.js';
 
 const queue = prepare((db, userId: number, name: string, payload: string, at: number) =>
@@ -53,8 +53,30 @@ export function toPusherDelivery(r: PusherRow): PusherDelivery {
   };
 }
 
-/** `skipLocked`: PostgreSQL's claim skips the rows another instance is claiming, as the other outboxes'. */
-export function pusherOutbox(db: Kysely<Database>, skipLocked: boolean): PusherOutbox {
+/**
+ * The user's unread messages (PusherOutbox.unreadTotal), prepared: built once, it is read for every
+ * `conversation.unread` claimed. Each side of the user's conversations alone, so that each is an
+ * index seek (conversations_by_sender or _by_recipient, then messages_unread per conversation): an
+ * OR of the two would scan the conversations.
+ */
+const unreadTotal = prepare((db, userId: number) => {
+  const side = (mine: 'sender' | 'recipient', other: 'sender' | 'recipient') =>
+    db
+      .selectFrom('conversations as c')
+      .innerJoin('messages as m', (j) =>
+        j.onRef('m.con_id', '=', 'c.id').onRef('m.source_id', '=', `c.${other}_id`).on('m.is_read', '=', 0),
+      )
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where(`c.${mine}_id`, '=', userId)
+      .where(`c.${mine}_delete`, '=', 0);
+  return db.selectNoFrom(sql<number | string>`(${side('sender', 'recipient')}) + (${side('recipient', 'sender')})`.as('n'));
+});
+
+/**
+ * `skipLocked`: PostgreSQL's claim skips the rows another instance is claiming, as the other
+ * outboxes'. `reads`: where the unread totals are read, straight on the driver where the store has one.
+ */
+export function pusherOutbox(db: Kysely<Database>, skipLocked: boolean, reads: QueryRunner = kyselyRunner(db)): PusherOutbox {
   return {
     claimDue: async (now, leaseUntil, limit) =>
       (await claimDue<PusherRow>(db, 'pusher_outbox', PUSHER_COLUMNS, skipLocked, now, leaseUntil, limit)).map(toPusherDelivery),
@@ -96,21 +118,8 @@ export function pusherOutbox(db: Kysely<Database>, skipLocked: boolean): PusherO
         .executeTakeFirst();
       return Number(result.numDeletedRows);
     },
-    // Each side of the user's conversations alone, so that each is an index seek (conversations_by_sender or
-    // _by_recipient, then messages_unread per conversation): an OR of the two would scan the conversations.
     async unreadTotal(userId) {
-      const side = (mine: 'sender' | 'recipient', other: 'sender' | 'recipient') =>
-        db
-          .selectFrom('conversations as c')
-          .innerJoin('messages as m', (j) =>
-            j.onRef('m.con_id', '=', 'c.id').onRef('m.source_id', '=', `c.${other}_id`).on('m.is_read', '=', 0),
-          )
-          .select((eb) => eb.fn.countAll<number | string>().as('n'))
-          .where(`c.${mine}_id`, '=', userId)
-          .where(`c.${mine}_delete`, '=', 0)
-          .executeTakeFirst();
-      const [asSender, asRecipient] = await Promise.all([side('sender', 'recipient'), side('recipient', 'sender')]);
-      return Number(asSender?.n ?? 0) + Number(asRecipient?.n ?? 0);
+      return Number((await unreadTotal(reads, userId)).rows[0]?.n ?? 0);
     },
   };
 }

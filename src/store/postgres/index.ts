@@ -55,7 +55,7 @@ export function openPostgresStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, true),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, true),
-    pusherOutbox: pusherOutbox(db, true),
+    pusherOutbox: pusherOutbox(db, true, postgresRunner(db, pool, named)),
     fileReferences: fileReferences(db),
     mailOutbox: mailOutbox(db, true),
     presence: presenceRepository(db),

@@ -53,7 +53,7 @@ export function openSqliteStore(url: string, opts: DbOptions): Store {
     webhooks: webhookOutbox(db, false),
     pushDevices: pushDeviceRepository(db),
     pushOutbox: pushOutbox(db, false),
-    pusherOutbox: pusherOutbox(db, false),
+    pusherOutbox: pusherOutbox(db, false, sqliteReadRunner(db, connection)),
     fileReferences: fileReferences(db),
     mailOutbox: mailOutbox(db, false),
     presence: presenceRepository(db),
