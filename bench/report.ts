@@ -35,6 +35,13 @@ export const LABELS: Record<RowName, string> = {
   'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
   'toggle-streams': 'toggle favourite with the event streams open',
   streams: 'event streams: messages (POST my/chat/message)',
+  'chat-list-heavy': 'chat list of a reader with 1,000 conversations (20 of 1,000)',
+  'favourites-heavy': 'favourites list of a reader with 5,000 (20 of 5,000)',
+  'chat-poll-long': 'conversation read of 100,000 messages (50 of 100,000)',
+  'console-reports': 'console: the reports queue (GET /console/reports), 4 connections',
+  'console-user': "console: a user's page (GET /console/users/{id}), 4 connections",
+  'console-conversation': 'console: a conversation read with a reason (POST /console/conversations/{id}/read), 4 connections',
+  'toggle-under-console': 'toggle favourite while a moderator pages through the reports',
 };
 
 /** What the stream rows measured besides the table's columns (bench/streams.ts). */
