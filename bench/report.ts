@@ -248,3 +248,24 @@ export function formatStreams(rows: Row[]): string | undefined {
   }
   return lines.join('\n');
 }
+
+/** Each heavy row's typical row: issue 52 asks the heavy user's first page within 2× its cost. */
+const TYPICAL_OF: Partial<Record<RowName, RowName>> = {
+  'chat-list-heavy': 'chat-list',
+  'favourites-heavy': 'favourites',
+  'chat-poll-long': 'chat-poll',
+};
+
+/** The heavy rows against their typical rows of the same run: server (and database) CPU per request, and throughput. */
+export function formatHeavy(rows: Row[]): string | undefined {
+  const lines: string[] = [];
+  for (const heavy of rows) {
+    const typical = rows.find((r) => r.name === TYPICAL_OF[heavy.name]);
+    if (!typical) continue;
+    const cpu = (r: Row) => r.cpuMsPerRequest.servers + (r.cpuMsPerRequest.database ?? 0);
+    lines.push(
+      `  ${heavy.name}: ${(cpu(heavy) / cpu(typical)).toFixed(2)}× the CPU per request of ${typical.name} (${cpu(heavy).toFixed(3)} against ${cpu(typical).toFixed(3)} ms), ${((100 * heavy.rps) / typical.rps).toFixed(0)} % of its requests a second`,
+    );
+  }
+  return lines.length ? `The heaviest users against a typical one (issue 52: within 2×):\n${lines.join('\n')}` : undefined;
+}

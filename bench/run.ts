@@ -34,6 +34,7 @@ import { rssMb } from '../tools/processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
 import {
   formatCpuPerRequest,
+  formatHeavy,
   formatInstructions,
   formatPgbenchShares,
   formatStreams,
@@ -888,6 +889,8 @@ async function main(): Promise<void> {
     const pgbenchShares = formatPgbenchShares(results, floorOf);
     if (pgbenchShares) log(pgbenchShares);
     log(formatCpuPerRequest(results));
+    const heavySummary = formatHeavy(results);
+    if (heavySummary) log(heavySummary);
     const streamsSummary = formatStreams(results);
     if (streamsSummary) log(streamsSummary);
     if (opts.instructions) {
