@@ -680,6 +680,9 @@ export function readScenario(data: Dataset, name: RowName): Scenario {
   let replies = 0;
   return {
     name,
+    // A heavy user's page can take longer than a short row's window once 50 of them queue: measured
+    // at least 5 s, and on a few connections under --smoke (run.ts rowLength), so that replies come back.
+    ...(name === 'favourites-heavy' || name === 'chat-poll-long' ? { minSeconds: 5 } : {}),
     method: 'GET',
     path: reads.path,
     next(ctx) {
