@@ -16,6 +16,7 @@ import { addStaff } from '../src/domain/staff/members.js';
 import { loadConfig } from '../src/config.js';
 import { createSouk } from '../src/server.js';
 import { buildDataset } from './dataset.js';
+import { fileReports } from './console-session.js';
 
 const SCRATCH = fileURLToPath(new URL('../.scratch/', import.meta.url));
 const url = process.argv[2] ?? `sqlite:${SCRATCH}console-bench.db`;
@@ -35,27 +36,11 @@ const souk = await createSouk(config);
 const { store } = souk;
 try {
   // Reports of messages in the readers' threads (ids after the 600,000 conversations).
-  if ((await store.reports.list({ open: false, limit: 1 })).length === 0) {
-    for (let i = 0; i < REPORTS; i++) {
-      const conId = 600_001 + (i % 5000);
-      const conversation = await store.repos.conversations.findById(conId);
-      const [message] = await store.repos.messages.pageOf(conId, 0, 10, 1);
-      if (!conversation || !message) continue;
-      await store.transaction((repos) =>
-        repos.reports.add({
-          reporterId: conversation.senderId,
-          kind: 'message',
-          listingId: conversation.listingId,
-          conId,
-          messageId: message.id,
-          reportedUserId: conversation.recipientId,
-          reason: `report ${i}`,
-          messages: [message],
-          createdAt: Date.now(),
-        }),
-      );
-    }
-  }
+  await fileReports(
+    store,
+    Array.from({ length: 5000 }, (_, i) => 600_001 + i),
+    REPORTS,
+  );
   const token = newSetupToken();
   const email = `bench-${Date.now()}@example.com`;
   await addStaff({ staff: store.staff, audit: store.audit, now: Date.now }, CLI_ACTOR, email, 'owner', setupDigest(token));

@@ -8,7 +8,7 @@
  * in pg_stat_activity and measure the database's CPU time; on MySQL, Souk's connections are the
  * only ones on the fresh database, found in information_schema.processlist.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -97,6 +97,29 @@ async function freshWordpressDatabase(url: string, tag: string): Promise<BenchDa
       }
     },
   };
+}
+
+/**
+ * A data set an earlier run kept (--keep), used again (--reuse): `where` is its SQLite file or its
+ * PostgreSQL schema in the database DATABASE_URL names. Never dropped.
+ */
+export function keptBenchDatabase(where: string, serverUrl: string | undefined): BenchDatabase {
+  const keep = async () => {};
+  if (serverUrl?.startsWith('mysql://')) throw new Error('--reuse runs on SQLite and PostgreSQL');
+  if (serverUrl) {
+    if (!/^souk_bench_[0-9a-f]+$/.test(where)) throw new Error(`--reuse: "${where}" is not a schema the bench kept (souk_bench_...)`);
+    return {
+      dialect: 'postgres',
+      url: withParams(serverUrl, { options: `-c search_path=${where}`, application_name: where }),
+      location: `schema ${where} in ${redact(serverUrl)}`,
+      appName: where,
+      adminUrl: serverUrl,
+      drop: keep,
+    };
+  }
+  if (!existsSync(where)) throw new Error(`--reuse: no SQLite file at ${where}`);
+  const file = resolve(where);
+  return { dialect: 'sqlite', url: `sqlite:${file}`, location: file, appName: undefined, adminUrl: undefined, drop: keep };
 }
 
 export async function freshBenchDatabase(serverUrl: string | undefined): Promise<BenchDatabase> {

@@ -21,7 +21,7 @@ import { imagesJson, termsJson } from '../src/store/common/media-json.js';
 import { listingDetailsRow } from '../src/store/common/catalog.js';
 import { ensureSettings, toAuthSettings, type SecretOverrides } from '../src/auth/settings.js';
 import { hashPassword } from '../src/auth/passwords.js';
-import type { DatasetSizes } from './options.js';
+import type { DatasetSizes, HeavySizes } from './options.js';
 
 const CHUNK = 500;
 export const LISTING_ID_BASE = 1_000_000;
@@ -49,12 +49,23 @@ export interface Dataset {
   seededPairs: Set<number>;
   /** The first reader's user index: users before it are the other rows'. */
   firstReader: number;
+  /** The first heavy user's index: the readers from it on are the heavy rows' (HeavyIndex), not the read rows'. */
+  firstHeavy: number;
+  heavy: HeavyIndex;
   /** The readers' conversations (threads), reader by reader: id, listing index and caller (the reader). */
   threadId: Int32Array;
   threadListing: Int32Array;
   threadCaller: Int32Array;
   maxConversationId: number;
-  counts: { users: number; listings: number; favourites: number; conversations: number; threads: number; messages: number };
+  counts: {
+    users: number;
+    listings: number;
+    favourites: number;
+    conversations: number;
+    threads: number;
+    messages: number;
+    heavyConversations: number;
+  };
   apiKey: string;
   jwtSecret: string;
   tokenMacKey: string;
@@ -426,6 +437,136 @@ function distinctListings(random: () => number, listings: number, count: number,
   return picks;
 }
 
+/**
+ * The heaviest users (bench/options.ts HeavySizes), readers apart from the read rows': each keeps a
+ * reader's 25 threads and 30 favourites, and one kind of weight more. A chat user is the buyer of
+ * `chatConversations` conversations in all, the extra ones of two messages each (the buyer's, and
+ * the seller's reply, unread), more recent than the threads; a favourites user has `favourites`
+ * published ones; a long user is the buyer of one more conversation of `longMessages` messages.
+ * Written on SQLite and PostgreSQL only (none on a WordPress site: the lists are empty).
+ */
+export interface HeavyIndex {
+  chatUsers: number[];
+  chatConversations: number;
+  /** The id of each chat user's first extra conversation; the rest follow it. */
+  chatFirstExtraId: number[];
+  favouriteUsers: number[];
+  favourites: number;
+  longUsers: number[];
+  longConId: number[];
+  longMessages: number;
+}
+
+const NO_HEAVY: HeavyIndex = {
+  chatUsers: [],
+  chatConversations: 0,
+  chatFirstExtraId: [],
+  favouriteUsers: [],
+  favourites: 0,
+  longUsers: [],
+  longConId: [],
+  longMessages: 0,
+};
+
+/** The heavy users' plan: the last 3 × perKind readers, when at least one ordinary reader is left. */
+function heavyPlan(sizes: HeavySizes | undefined, U: number, R: number, L: number, on: boolean) {
+  const perKind = sizes && on && R - 3 * sizes.perKind >= 1 ? sizes.perKind : 0;
+  const first = U - 3 * perKind;
+  const range = (from: number) => Array.from({ length: perKind }, (_, k) => from + k);
+  return {
+    first,
+    chatUsers: range(first),
+    favouriteUsers: range(first + perKind),
+    longUsers: range(first + 2 * perKind),
+    chatConversations: perKind ? Math.max(READER_THREADS, sizes!.conversations) : 0,
+    // Published listings only, distinct: at most half of them all.
+    favourites: perKind ? Math.max(READER_FAVOURITES, Math.min(sizes!.favourites, Math.floor(L / 2))) : 0,
+    longMessages: perKind ? sizes!.messages : 0,
+  };
+}
+
+/** The heavy users' extra conversations and messages, with ids after `conversationsBefore` and `messagesBefore`. */
+function heavyRows(
+  heavy: HeavyIndex,
+  extraListing: number[][],
+  longListing: number[],
+  owner: Int32Array,
+  conversationsBefore: number,
+  messagesBefore: number,
+  now: number,
+) {
+  const extras = heavy.chatConversations - READER_THREADS;
+  const chatCount = heavy.chatUsers.length * extras;
+  const flags = { sender_delete: 0, recipient_delete: 0, sender_review: 0, recipient_review: 0, invert_review: 0 };
+  const text = { type: 'text', attachments: null, meta: null, temp_id: null };
+  const chatCreated = (k: number) => now - 10 * DAY_MS + k * 10_000;
+  const longBase = messagesBefore + 2 * chatCount;
+  const longCreated = (i: number) => now - 20 * DAY_MS + i * 10_000;
+  return {
+    conversations: chatCount + heavy.longUsers.length,
+    messages: 2 * chatCount + heavy.longUsers.length * heavy.longMessages,
+    conversation(k: number) {
+      if (k < chatCount) {
+        const u = heavy.chatUsers[Math.floor(k / extras)]!;
+        const l = extraListing[Math.floor(k / extras)]![k % extras]!;
+        const created = chatCreated(k);
+        const last = messagesBefore + 2 * k + 2;
+        return {
+          id: conversationsBefore + k + 1,
+          listing_id: listingId(l),
+          sender_id: userId(u),
+          recipient_id: userId(owner[l]!),
+          ...flags,
+          last_message_id: last,
+          created_at: created,
+          updated_at: created + 60_000,
+        };
+      }
+      const j = k - chatCount;
+      const l = longListing[j]!;
+      return {
+        id: conversationsBefore + k + 1,
+        listing_id: listingId(l),
+        sender_id: userId(heavy.longUsers[j]!),
+        recipient_id: userId(owner[l]!),
+        ...flags,
+        last_message_id: longBase + (j + 1) * heavy.longMessages,
+        created_at: longCreated(0),
+        updated_at: longCreated(heavy.longMessages - 1),
+      };
+    },
+    message(n: number) {
+      if (n < 2 * chatCount) {
+        const k = Math.floor(n / 2);
+        const u = heavy.chatUsers[Math.floor(k / extras)]!;
+        const l = extraListing[Math.floor(k / extras)]![k % extras]!;
+        const reply = n % 2 === 1;
+        return {
+          id: messagesBefore + n + 1,
+          con_id: conversationsBefore + k + 1,
+          source_id: userId(reply ? owner[l]! : u),
+          message: reply ? REPLY_MESSAGE : firstMessage(l),
+          ...text,
+          is_read: reply ? 0 : 1,
+          created_at: chatCreated(k) + (reply ? 60_000 : 0),
+        };
+      }
+      const m = n - 2 * chatCount;
+      const j = Math.floor(m / heavy.longMessages);
+      const i = m % heavy.longMessages;
+      return {
+        id: longBase + m + 1,
+        con_id: conversationsBefore + chatCount + j + 1,
+        source_id: userId(i % 2 === 0 ? heavy.longUsers[j]! : owner[longListing[j]!]!),
+        message: THREAD_LINES[i % THREAD_LINES.length]!,
+        ...text,
+        is_read: i < heavy.longMessages - 3 ? 1 : 0,
+        created_at: longCreated(i),
+      };
+    },
+  };
+}
+
 type Db = Kysely<Database>;
 type Table = keyof Database;
 
@@ -441,15 +582,54 @@ async function insertAll(db: Db, table: Table, total: number, row: (i: number) =
   }
 }
 
+/** The favourites of users 0 .. users-1, as the data set writes them. */
+async function insertFavourites(db: Db, data: Pick<Dataset, 'favStart' | 'favListing'>, now: number, users: number): Promise<void> {
+  const { favStart, favListing } = data;
+  const favUser = new Int32Array(favStart[users]!);
+  for (let u = 0; u < users; u++) favUser.fill(u, favStart[u]!, favStart[u + 1]!);
+  await insertAll(db, 'favourites', favUser.length, (k) => ({
+    user_id: userId(favUser[k]!),
+    listing_id: listingId(favListing[k]!),
+    added_at: now - (favListing.length - k) * 1000,
+  }));
+}
+
+/**
+ * A kept data set made ready for another run, the index being the same (seeded): the conversations
+ * the write rows created go (their messages with them), and the write rows' users get back the
+ * data set's favourites, so that the toggle and the start find what they expect. What else the write
+ * rows added stays (messages in the seeded conversations, the event log, the server API's users and
+ * listings above the data set's ids): no row reads it.
+ */
+async function restoreKept(db: Db, data: Omit<Dataset, 'buildSeconds'> & { now: number }, log: (line: string) => void) {
+  const t = performance.now();
+  const users = Number((await sql<{ n: number }>`select count(*) as n from users where id <= ${data.sizes.users}`.execute(db)).rows[0]?.n);
+  const conversations = Number(
+    (await sql<{ n: number }>`select count(*) as n from conversations where id <= ${data.maxConversationId}`.execute(db)).rows[0]?.n,
+  );
+  if (users !== data.sizes.users || conversations !== data.maxConversationId)
+    throw new Error(
+      `the kept data set is not this one: ${users} users and ${conversations} conversations where the sizes given make ${data.sizes.users} and ${data.maxConversationId} (give the options it was built with)`,
+    );
+  await db.transaction().execute(async (trx) => {
+    await sql`delete from conversations where id > ${data.maxConversationId}`.execute(trx);
+    await sql`delete from favourites where user_id <= ${data.firstReader}`.execute(trx);
+    await insertFavourites(trx, data, data.now, data.firstReader);
+  });
+  log(`  the kept data set restored in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+}
+
 export interface BuildOptions {
   url: string;
   sizes: DatasetSizes;
   log?: (line: string) => void;
   /** Secret overrides as the server will apply them (API_KEY / JWT_SECRET). */
   overrides?: SecretOverrides;
+  /** The database holds this data set already, kept by an earlier run: take away what its write rows added instead of writing it. */
+  reuse?: boolean;
 }
 
-export async function buildDataset({ url, sizes, log = () => {}, overrides }: BuildOptions): Promise<Dataset> {
+export async function buildDataset({ url, sizes, log = () => {}, overrides, reuse = false }: BuildOptions): Promise<Dataset> {
   const t0 = performance.now();
   const store = openStore(url, { poolSize: 2, statementTimeoutMs: 600_000, connectTimeoutMs: 10_000 });
   try {
@@ -466,6 +646,8 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
     // The readers are the last R users; the others (0 .. O-1) own the listings and make the rest.
     const R = Math.min(sizes.readers, U - 2);
     const O = U - R;
+    const heavyUsers = heavyPlan(sizes.heavy, U, R, L, store.dialect !== 'mysql');
+    const heavyRandom = rng(20261202);
 
     // Listings: owners first, so favourites and conversations can avoid the caller's own listings.
     const owner = new Int32Array(L);
@@ -480,6 +662,13 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       const reader = u >= O;
       const count = reader ? READER_FAVOURITES : Math.max(0, avg - 2 + Math.floor(random() * 5));
       const picks = distinctListings(random, L, count, (l) => owner[l] !== u && (!reader || statusOf(l) === 'publish'));
+      if (heavyUsers.favouriteUsers.includes(u)) {
+        // Their own generator: the rest of the data set stays what it was without them.
+        const mine = new Set(picks);
+        picks.push(
+          ...distinctListings(heavyRandom, L, heavyUsers.favourites - picks.length, (l) => statusOf(l) === 'publish' && !mine.has(l)),
+        );
+      }
       favLists.push(picks);
       favStart[u + 1] = favStart[u]! + picks.length;
     }
@@ -519,13 +708,48 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
         seededPairs.add(pairKey(l, O + r, U));
       });
     }
+    // The heavy users' extra conversations: listings none of their threads is about.
+    const threadListings = (u: number) => new Set(threadListing.subarray((u - O) * READER_THREADS, (u - O + 1) * READER_THREADS));
+    const extraListing = heavyUsers.chatUsers.map((u) => {
+      const theirs = threadListings(u);
+      return distinctListings(heavyRandom, L, heavyUsers.chatConversations - READER_THREADS, (l) => !theirs.has(l));
+    });
+    const longListing = heavyUsers.longUsers.map((u) => {
+      const theirs = threadListings(u);
+      return distinctListings(heavyRandom, L, 1, (l) => !theirs.has(l))[0]!;
+    });
+    extraListing.forEach((ls, k) => ls.forEach((l) => seededPairs.add(pairKey(l, heavyUsers.chatUsers[k]!, U))));
+    longListing.forEach((l, k) => seededPairs.add(pairKey(l, heavyUsers.longUsers[k]!, U)));
     // Each conversation: the caller's first message, and for every other one the owner's reply.
     const replies = (c: number) => c % 2 === 0;
     const convCreated = (c: number) => now - 90 * DAY_MS + Math.floor((c / C) * 89 * DAY_MS);
     const conversationMessages = C + Math.ceil(C / 2);
     const messageCount = conversationMessages + T * THREAD_MESSAGES;
 
-    const counts = { users: U, listings: L, favourites: favListing.length, conversations: C, threads: T, messages: messageCount };
+    const extras = heavyUsers.chatConversations - READER_THREADS;
+    const chatExtraBase = C + T + 1;
+    const heavy: HeavyIndex = heavyUsers.chatUsers.length
+      ? {
+          chatUsers: heavyUsers.chatUsers,
+          chatConversations: heavyUsers.chatConversations,
+          chatFirstExtraId: heavyUsers.chatUsers.map((_, k) => chatExtraBase + k * extras),
+          favouriteUsers: heavyUsers.favouriteUsers,
+          favourites: heavyUsers.favourites,
+          longUsers: heavyUsers.longUsers,
+          longConId: heavyUsers.longUsers.map((_, j) => chatExtraBase + heavyUsers.chatUsers.length * extras + j),
+          longMessages: heavyUsers.longMessages,
+        }
+      : NO_HEAVY;
+    const heavyWrites = heavyRows(heavy, extraListing, longListing, owner, C + T, messageCount, now);
+    const counts = {
+      users: U,
+      listings: L,
+      favourites: favListing.length,
+      conversations: C,
+      threads: T,
+      messages: messageCount + heavyWrites.messages,
+      heavyConversations: heavyWrites.conversations,
+    };
     const index = {
       sizes,
       owner,
@@ -536,10 +760,12 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       convCaller,
       seededPairs,
       firstReader: O,
+      firstHeavy: heavyUsers.first,
+      heavy,
       threadId,
       threadListing,
       threadCaller,
-      maxConversationId: C + T,
+      maxConversationId: C + T + heavyWrites.conversations,
       counts,
       apiKey: auth.apiKey,
       jwtSecret: auth.jwtSecret,
@@ -553,104 +779,105 @@ export async function buildDataset({ url, sizes, log = () => {}, overrides }: Bu
       await writeWordpressDataset(url, { ...index, now, replies, convCreated, threads, log });
       return { ...index, buildSeconds: (performance.now() - t0) / 1000 };
     }
-    await store.db.transaction().execute(async (trx) => {
-      let t = performance.now();
-      const lap = (what: string) => {
-        const s = ((performance.now() - t) / 1000).toFixed(1);
-        log(`  ${what} in ${s} s`);
-        t = performance.now();
-      };
-      await insertAll(trx, 'users', U, userFields);
-      // One hash for all: the same work per sign-in as one hash each, without hashing 10,000 times here.
-      const passwordHash = await hashPassword(BENCH_PASSWORD);
-      await insertAll(trx, 'user_credentials', U, (u) => ({ user_id: userId(u), password_hash: passwordHash }));
-      lap(`${U} users`);
-
-      await insertAll(trx, 'listings', L, (i) => listingFields(i, owner, now));
-      await insertAll(trx, 'listing_details', L, (i) => listingDetailsFields(i, owner, now));
-      lap(`${L} listings with their details`);
-
-      const favUser = new Int32Array(favListing.length);
-      for (let u = 0; u < U; u++) favUser.fill(u, favStart[u]!, favStart[u + 1]!);
-      await insertAll(trx, 'favourites', favListing.length, (k) => ({
-        user_id: userId(favUser[k]!),
-        listing_id: listingId(favListing[k]!),
-        added_at: now - (favListing.length - k) * 1000,
-      }));
-      lap(`${favListing.length} favourites`);
-
-      // Message ids: conversation c's first message is c+1; replies follow after all first messages.
-      const replyIds = new Int32Array(C);
-      let next = C + 1;
-      for (let c = 0; c < C; c++) if (replies(c)) replyIds[c] = next++;
-      await insertAll(trx, 'conversations', C, (c) => {
-        const created = convCreated(c);
-        return {
-          id: convId[c],
-          listing_id: listingId(convListing[c]!),
-          sender_id: userId(convCaller[c]!),
-          recipient_id: userId(owner[convListing[c]!]!),
-          sender_delete: 0,
-          recipient_delete: 0,
-          sender_review: 0,
-          recipient_review: 0,
-          invert_review: 0,
-          last_message_id: replies(c) ? replyIds[c] : c + 1,
-          created_at: created,
-          updated_at: replies(c) ? created + 3_600_000 : created,
+    if (reuse) await restoreKept(store.db, { ...index, now }, log);
+    else
+      await store.db.transaction().execute(async (trx) => {
+        let t = performance.now();
+        const lap = (what: string) => {
+          const s = ((performance.now() - t) / 1000).toFixed(1);
+          log(`  ${what} in ${s} s`);
+          t = performance.now();
         };
-      });
-      await insertAll(trx, 'messages', conversationMessages, (m) => {
-        if (m < C) {
+        await insertAll(trx, 'users', U, userFields);
+        // One hash for all: the same work per sign-in as one hash each, without hashing 10,000 times here.
+        const passwordHash = await hashPassword(BENCH_PASSWORD);
+        await insertAll(trx, 'user_credentials', U, (u) => ({ user_id: userId(u), password_hash: passwordHash }));
+        lap(`${U} users`);
+
+        await insertAll(trx, 'listings', L, (i) => listingFields(i, owner, now));
+        await insertAll(trx, 'listing_details', L, (i) => listingDetailsFields(i, owner, now));
+        lap(`${L} listings with their details`);
+
+        await insertFavourites(trx, index, now, U);
+        lap(`${favListing.length} favourites`);
+
+        // Message ids: conversation c's first message is c+1; replies follow after all first messages.
+        const replyIds = new Int32Array(C);
+        let next = C + 1;
+        for (let c = 0; c < C; c++) if (replies(c)) replyIds[c] = next++;
+        await insertAll(trx, 'conversations', C, (c) => {
+          const created = convCreated(c);
+          return {
+            id: convId[c],
+            listing_id: listingId(convListing[c]!),
+            sender_id: userId(convCaller[c]!),
+            recipient_id: userId(owner[convListing[c]!]!),
+            sender_delete: 0,
+            recipient_delete: 0,
+            sender_review: 0,
+            recipient_review: 0,
+            invert_review: 0,
+            last_message_id: replies(c) ? replyIds[c] : c + 1,
+            created_at: created,
+            updated_at: replies(c) ? created + 3_600_000 : created,
+          };
+        });
+        await insertAll(trx, 'messages', conversationMessages, (m) => {
+          if (m < C) {
+            return {
+              id: m + 1,
+              con_id: m + 1,
+              source_id: userId(convCaller[m]!),
+              message: firstMessage(convListing[m]!),
+              type: 'text',
+              attachments: null,
+              meta: null,
+              is_read: 1,
+              temp_id: String(1_700_000_000_000 + m),
+              created_at: convCreated(m),
+            };
+          }
+          const c = (m - C) * 2; // the conversations with a reply are the even ones
           return {
             id: m + 1,
-            con_id: m + 1,
-            source_id: userId(convCaller[m]!),
-            message: firstMessage(convListing[m]!),
+            con_id: c + 1,
+            source_id: userId(owner[convListing[c]!]!),
+            message: REPLY_MESSAGE,
             type: 'text',
             attachments: null,
             meta: null,
-            is_read: 1,
-            temp_id: String(1_700_000_000_000 + m),
-            created_at: convCreated(m),
+            is_read: c % 4 === 0 ? 1 : 0,
+            temp_id: null,
+            created_at: convCreated(c) + 3_600_000,
           };
+        });
+        lap(`${C} conversations with ${conversationMessages} messages`);
+        await insertAll(trx, 'conversations', T, (t) => {
+          const c = threads.conversation(t);
+          const { id, listingId: listing_id, senderId: sender_id, recipientId: recipient_id, lastMessageId: last_message_id } = c;
+          const flags = { sender_delete: 0, recipient_delete: 0, sender_review: 0, recipient_review: 0, invert_review: 0 };
+          return { id, listing_id, sender_id, recipient_id, ...flags, last_message_id, created_at: c.createdAt, updated_at: c.updatedAt };
+        });
+        await insertAll(trx, 'messages', T * THREAD_MESSAGES, (k) => {
+          const m = threads.message(k);
+          const fields = { type: 'text', attachments: null, meta: null, temp_id: null };
+          return {
+            id: m.id,
+            con_id: m.conId,
+            source_id: m.sourceId,
+            message: m.text,
+            ...fields,
+            is_read: m.isRead ? 1 : 0,
+            created_at: m.createdAt,
+          };
+        });
+        lap(`${R} readers' ${T} conversations with ${T * THREAD_MESSAGES} messages`);
+        if (heavyWrites.conversations) {
+          await insertAll(trx, 'conversations', heavyWrites.conversations, heavyWrites.conversation);
+          await insertAll(trx, 'messages', heavyWrites.messages, heavyWrites.message);
+          lap(`the heavy users' ${heavyWrites.conversations} more conversations with ${heavyWrites.messages} messages`);
         }
-        const c = (m - C) * 2; // the conversations with a reply are the even ones
-        return {
-          id: m + 1,
-          con_id: c + 1,
-          source_id: userId(owner[convListing[c]!]!),
-          message: REPLY_MESSAGE,
-          type: 'text',
-          attachments: null,
-          meta: null,
-          is_read: c % 4 === 0 ? 1 : 0,
-          temp_id: null,
-          created_at: convCreated(c) + 3_600_000,
-        };
       });
-      lap(`${C} conversations with ${conversationMessages} messages`);
-      await insertAll(trx, 'conversations', T, (t) => {
-        const c = threads.conversation(t);
-        const { id, listingId: listing_id, senderId: sender_id, recipientId: recipient_id, lastMessageId: last_message_id } = c;
-        const flags = { sender_delete: 0, recipient_delete: 0, sender_review: 0, recipient_review: 0, invert_review: 0 };
-        return { id, listing_id, sender_id, recipient_id, ...flags, last_message_id, created_at: c.createdAt, updated_at: c.updatedAt };
-      });
-      await insertAll(trx, 'messages', T * THREAD_MESSAGES, (k) => {
-        const m = threads.message(k);
-        const fields = { type: 'text', attachments: null, meta: null, temp_id: null };
-        return {
-          id: m.id,
-          con_id: m.conId,
-          source_id: m.sourceId,
-          message: m.text,
-          ...fields,
-          is_read: m.isRead ? 1 : 0,
-          created_at: m.createdAt,
-        };
-      });
-      lap(`${R} readers' ${T} conversations with ${T * THREAD_MESSAGES} messages`);
-    });
 
     if (store.dialect === 'postgres') {
       // Explicit ids do not move the sequences; the server's inserts must not collide with them.

@@ -70,10 +70,12 @@ export async function runLoad(scenario: Scenario, opts: LoadOptions): Promise<Lo
   const request = {
     method,
     path: scenario.path,
-    headers: method === 'GET' ? { 'x-api-key': opts.apiKey } : { 'content-type': 'application/json', 'x-api-key': opts.apiKey },
+    headers:
+      scenario.headers ??
+      (method === 'GET' ? { 'x-api-key': opts.apiKey } : { 'content-type': 'application/json', 'x-api-key': opts.apiKey }),
     setupRequest(req: { headers: Record<string, string>; body?: string | Buffer; path: string }, ctx: Context) {
       const { body, contentType, path, user } = scenario.next(ctx);
-      req.headers.authorization = scenario.authorization ?? `Bearer ${opts.tokens[user]}`;
+      if (!scenario.headers) req.headers.authorization = scenario.authorization ?? `Bearer ${opts.tokens[user]}`;
       if (contentType !== undefined) req.headers['content-type'] = contentType;
       if (body !== undefined) req.body = body;
       req.path = path ?? scenario.path;

@@ -9,7 +9,23 @@ export interface DatasetSizes {
   conversations: number;
   /** Users whose requests the read rows send (bench/dataset.ts): each with 30 favourites and 25 conversations of 60 messages. */
   readers: number;
+  /** The heaviest users, taken from the last readers (bench/dataset.ts); none when absent. */
+  heavy?: HeavySizes;
 }
+
+/** The heavy rows' users: `perKind` of each kind, on SQLite and PostgreSQL. */
+export interface HeavySizes {
+  perKind: number;
+  /** A chat-list-heavy user's conversations (their 25 reader's threads among them). */
+  conversations: number;
+  /** A favourites-heavy user's favourites (their 30 among them), at most half the listings. */
+  favourites: number;
+  /** The messages of a chat-poll-long user's long conversation. */
+  messages: number;
+}
+
+export const HEAVY_SIZES: HeavySizes = { perKind: 2, conversations: 1_000, favourites: 5_000, messages: 100_000 };
+export const SMOKE_HEAVY_SIZES: HeavySizes = { perKind: 1, conversations: 1_000, favourites: 2_000, messages: 10_000 };
 
 export interface BenchOptions {
   quick: boolean;
@@ -23,6 +39,16 @@ export interface BenchOptions {
   /** Souk (and bare) processes; more than 1 needs PostgreSQL. */
   instances: number;
   keep: boolean;
+  /** A data set kept by an earlier run with --keep (its SQLite file or PostgreSQL schema), used again instead of building one. */
+  reuse: string | undefined;
+  /** The data set's size as a multiple of the default (users, listings, conversations, readers). */
+  scale: number;
+  /**
+   * Souk's production settings: the abuse limits and rate limits on and counting (set high enough
+   * that the bench's users never reach them) and logging at its default level. Off (--limits-off):
+   * the limits off and only warnings logged, as the tables before 2026-12-02 ran.
+   */
+  production: boolean;
   /** Souk's e-mail on, against a local SMTP server that drops what it gets (bench/mail-sink.ts). */
   mail: boolean;
   /** Souk's Pusher events on, against a local stand-in for Pusher's HTTP API (bench/pusher-sink.ts). */
@@ -61,7 +87,9 @@ export const USAGE = `usage: npm run bench -- [options]
                        floor-favourites,floor-mysql-toggle,floor-mysql-start-new,floor-mysql-chat-poll (mysql:// only),
                        floor-pg-toggle,floor-pg-start-new,floor-pg-chat-poll (postgres:// only),
                        toggle,toggle-streams,start-new,start-existing,message-send,offer,offer-accept,chat-poll,chat-list,favourites,login,
-                       server-upsert-user,server-upsert-listing (not mysql://),toggle-under-logins,streams
+                       server-upsert-user,server-upsert-listing (not mysql://),toggle-under-logins,streams,
+                       chat-list-heavy,favourites-heavy,chat-poll-long (the heaviest users; not mysql://),
+                       console-reports,console-user,console-conversation,toggle-under-console (the staff console; not mysql://)
   --streams N          open event streams (GET my/events, one per user) of the rows toggle-streams and streams
                        (default 10000; 1000 with --quick; at most the data set's users)
   --message-rate N     messages per second the streams row sends to users holding a stream (default 1000)
@@ -70,6 +98,13 @@ export const USAGE = `usage: npm run bench -- [options]
   --pusher             turn Souk's Pusher events on (PUSHER_URL to a local server that takes every batch and drops
                        it): each change then also writes its Pusher outbox rows, and they are sent (SQLite, PostgreSQL)
   --keep               keep the benchmark database (SQLite file or PostgreSQL schema) and print where it is
+  --reuse WHERE        use a data set kept by --keep (the SQLite file's path, or the PostgreSQL schema's name) instead of
+                       building one: what the write rows added is taken away first; give the same size options
+  --scale N            the data set N times the default (users, listings, conversations, readers): --scale 10 is
+                       100,000 users, 1,000,000 listings, 3,300,000 messages
+  --limits-off         run Souk with the abuse and rate limits off and LOG_LEVEL=warn (the tables before 2026-12-02);
+                       by default it runs with production settings: every limit on and counting, high enough
+                       never to answer 429, and logging at its default (info: a line per request)
   --profile            start Souk under node --cpu-prof (bench/profiles/) and print the top self-time functions
   --instructions       run each server under valgrind (callgrind) and report the instructions it executes
                        per request in the measured window: a count that other load on the machine
@@ -103,6 +138,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
       instances: { type: 'string' },
       only: { type: 'string' },
       keep: { type: 'boolean', default: false },
+      reuse: { type: 'string' },
+      scale: { type: 'string' },
+      'limits-off': { type: 'boolean', default: false },
       mail: { type: 'boolean', default: false },
       pusher: { type: 'boolean', default: false },
       profile: { type: 'boolean', default: false },
@@ -133,7 +171,8 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     throw new Error('--instances N > 1 needs DATABASE_URL=postgres://... or mysql://... (instances share one database server)');
   const connections = Math.floor(positive(values.connections, '--connections', 50));
   if (connections < instances) throw new Error('--connections must be at least --instances');
-  const users = Math.floor(positive(values.users, '--users', base.users));
+  const scale = positive(values.scale, '--scale', 1);
+  const users = Math.floor(positive(values.users, '--users', base.users * scale));
   return {
     quick,
     smoke,
@@ -144,6 +183,9 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     connections,
     instances,
     keep: values.keep ?? false,
+    reuse: values.reuse,
+    scale,
+    production: !(values['limits-off'] ?? false),
     mail: values.mail ?? false,
     pusher: values.pusher ?? false,
     profile: values.profile ?? false,
@@ -159,11 +201,12 @@ export function parseOptions(argv: string[], env: NodeJS.ProcessEnv = process.en
     databaseUrl,
     sizes: {
       users,
-      listings: Math.floor(positive(values.listings, '--listings', base.listings)),
+      listings: Math.floor(positive(values.listings, '--listings', base.listings * scale)),
       favouritesPerUser: base.favouritesPerUser,
-      conversations: Math.floor(positive(values.conversations, '--conversations', base.conversations)),
+      conversations: Math.floor(positive(values.conversations, '--conversations', base.conversations * scale)),
       // A tenth of the users at most, so that the other rows keep most of them.
-      readers: Math.max(1, Math.min(base.readers, Math.floor(users / 10))),
+      readers: Math.max(1, Math.min(Math.floor(base.readers * scale), Math.floor(users / 10))),
+      heavy: smoke ? SMOKE_HEAVY_SIZES : HEAVY_SIZES,
     },
   };
 }

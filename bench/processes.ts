@@ -21,10 +21,38 @@ export interface SoukProcessOptions {
   nodeFlags?: string[];
   /** More environment (MAX_CONNECTIONS for the stream rows). */
   env?: Record<string, string>;
+  /** Production settings (PRODUCTION_SETTINGS) instead of the limits off (LIMITS_OFF, the default). */
+  production?: boolean;
 }
 
-// Under valgrind, loading the modules alone takes a minute or more.
-const startupMs = (prefix: string[] | undefined) => (prefix?.length ? 600_000 : 30_000);
+/**
+ * Souk's settings as a marketplace runs it: every abuse and rate limit on and counting, as high as
+ * the bench needs never to be answered 429 (a few users send thousands of requests a second; one
+ * API key and one server key send them all), and logging at its default level (info: a line per request).
+ */
+export const PRODUCTION_SETTINGS: Record<string, string> = {
+  LOG_LEVEL: 'info',
+  MESSAGES_PER_MINUTE: '1000000',
+  NEW_CONVERSATIONS_PER_HOUR: '1000000',
+  OFFERS_PER_CONVERSATION_PER_DAY: '1000000',
+  RATE_LIMIT_PER_USER: '1000000000',
+  // Off by default; on here, so that it counts as an operator who sets it would have it count.
+  RATE_LIMIT_PER_KEY: '1000000000',
+  SERVER_API_RATE_LIMIT: '1000000000',
+};
+
+/** The settings of the tables before 2026-12-02 (--limits-off): the abuse limits off, warnings only. */
+export const LIMITS_OFF: Record<string, string> = {
+  LOG_LEVEL: 'warn',
+  // The bench's users send far more than a person would: the abuse limits would measure themselves.
+  MESSAGES_PER_MINUTE: '0',
+  NEW_CONVERSATIONS_PER_HOUR: '0',
+  // The offer row sends many offers in each conversation: it measures the offer, not its refusal.
+  OFFERS_PER_CONVERSATION_PER_DAY: '1000000',
+};
+
+// Under valgrind, loading the modules alone takes a minute or more; on a machine others load, 30 s was seen.
+const startupMs = (prefix: string[] | undefined) => (prefix?.length ? 600_000 : 120_000);
 
 export function startSouk(name: string, opts: SoukProcessOptions): Promise<ServerProcess> {
   const profile = opts.profileName ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${opts.profileName}.cpuprofile`] : [];
@@ -32,13 +60,8 @@ export function startSouk(name: string, opts: SoukProcessOptions): Promise<Serve
     args: [...npmStartFlags(), ...(opts.nodeFlags ?? []), ...profile, SOUK_BIN, 'serve'],
     env: {
       DATABASE_URL: opts.databaseUrl,
-      LOG_LEVEL: 'warn',
       SITE_URL: 'https://souk.example',
-      // The bench's users send far more than a person would: the abuse limits would measure themselves.
-      MESSAGES_PER_MINUTE: '0',
-      NEW_CONVERSATIONS_PER_HOUR: '0',
-      // The offer row sends many offers in each conversation: it measures the offer, not its refusal.
-      OFFERS_PER_CONVERSATION_PER_DAY: '1000000',
+      ...(opts.production ? PRODUCTION_SETTINGS : LIMITS_OFF),
       ...opts.env,
     },
     ready: SOUK_READY,

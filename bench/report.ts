@@ -36,6 +36,13 @@ export const LABELS: Record<RowName, string> = {
   'toggle-under-logins': 'toggle favourite during a burst of sign-ins',
   'toggle-streams': 'toggle favourite with the event streams open',
   streams: 'event streams: messages (POST my/chat/message)',
+  'chat-list-heavy': 'chat list of a reader with 1,000 conversations (20 of 1,000)',
+  'favourites-heavy': 'favourites list of a reader with 5,000 (20 of 5,000)',
+  'chat-poll-long': 'conversation read of 100,000 messages (50 of 100,000)',
+  'console-reports': 'console: the reports queue (GET /console/reports), 4 connections',
+  'console-user': "console: a user's page (GET /console/users/{id}), 4 connections",
+  'console-conversation': 'console: a conversation read with a reason (POST /console/conversations/{id}/read), 4 connections',
+  'toggle-under-console': 'toggle favourite while a moderator pages through the reports',
 };
 
 /** What the stream rows measured besides the table's columns (bench/streams.ts). */
@@ -241,4 +248,25 @@ export function formatStreams(rows: Row[]): string | undefined {
     );
   }
   return lines.join('\n');
+}
+
+/** Each heavy row's typical row: issue 52 asks the heavy user's first page within 2× its cost. */
+const TYPICAL_OF: Partial<Record<RowName, RowName>> = {
+  'chat-list-heavy': 'chat-list',
+  'favourites-heavy': 'favourites',
+  'chat-poll-long': 'chat-poll',
+};
+
+/** The heavy rows against their typical rows of the same run: server (and database) CPU per request, and throughput. */
+export function formatHeavy(rows: Row[]): string | undefined {
+  const lines: string[] = [];
+  for (const heavy of rows) {
+    const typical = rows.find((r) => r.name === TYPICAL_OF[heavy.name]);
+    if (!typical) continue;
+    const cpu = (r: Row) => r.cpuMsPerRequest.servers + (r.cpuMsPerRequest.database ?? 0);
+    lines.push(
+      `  ${heavy.name}: ${(cpu(heavy) / cpu(typical)).toFixed(2)}× the CPU per request of ${typical.name} (${cpu(heavy).toFixed(3)} against ${cpu(typical).toFixed(3)} ms), ${((100 * heavy.rps) / typical.rps).toFixed(0)} % of its requests a second`,
+    );
+  }
+  return lines.length ? `The heaviest users against a typical one (issue 52: within 2×):\n${lines.join('\n')}` : undefined;
 }

@@ -14,7 +14,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createConnection as createMysqlConnection } from 'mysql2/promise';
-import { freshBenchDatabase, redact, type BenchDatabase } from './database.js';
+import { freshBenchDatabase, keptBenchDatabase, redact, type BenchDatabase } from './database.js';
+import { consoleSession, type ConsoleSession } from './console-session.js';
 import { buildDataset, READER_FAVOURITES, READER_THREADS, THREAD_MESSAGES, type Dataset } from './dataset.js';
 import { runLoad, type LoadOptions, type LoadResult } from './load.js';
 import { parseOptions, USAGE, type BenchOptions } from './options.js';
@@ -33,6 +34,7 @@ import { rssMb } from '../tools/processes.js';
 import { formatSummary, summarise } from './profile-summary.js';
 import {
   formatCpuPerRequest,
+  formatHeavy,
   formatInstructions,
   formatPgbenchShares,
   formatStreams,
@@ -54,6 +56,9 @@ import {
   isPgFloorRow,
   isReferenceRow,
   isServerApiRow,
+  isConsoleRow,
+  isHeavyRow,
+  consoleScenario,
   LOGIN_BURST_CONNECTIONS,
   loginScenario,
   onBenchDatabase,
@@ -237,7 +242,7 @@ const BYTE_SAMPLE = 24;
  * from Souk's replies would measure other work.
  */
 async function checkSameReplies(name: RowName, floor: ServerProcess, ctx: RowContext): Promise<void> {
-  const souk = await startSouk('souk#compared', { databaseUrl: ctx.db.url });
+  const souk = await startSouk('souk#compared', { databaseUrl: ctx.db.url, production: ctx.opts.production });
   try {
     const sample = readSample(ctx.data, name, BYTE_SAMPLE);
     const headers = (user: number) => ({ 'x-api-key': ctx.data.apiKey, authorization: `Bearer ${ctx.tokens[user]}` });
@@ -304,7 +309,7 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
           : name === 'message-photo'
             ? // The uploaded photos go to a folder of the run's own, whatever the database.
               { FILES_DIR: join(tmpdir(), `souk-bench-files-${ctx.stamp}`) }
-            : isServerApiRow(name)
+            : isServerApiRow(name) && !ctx.opts.production
               ? // One key sends every request: its limit (SERVER_API_RATE_LIMIT) would measure the limit, not the server.
                 { SERVER_API_RATE_LIMIT: '0' }
               : undefined;
@@ -312,6 +317,7 @@ async function startServers(name: RowName, ctx: RowContext): Promise<ServerProce
         servers.push(
           await startSouk(`souk#${i + 1}`, {
             databaseUrl: ctx.db.url,
+            production: ctx.opts.production,
             ...(env ? { env } : {}),
             ...(profileName ? { profileName } : {}),
             ...(prefix ? { prefix, nodeFlags } : {}),
@@ -342,6 +348,26 @@ function settleWrites(): number {
 /** What the sign-ins beside a row did, for its counters. */
 function burstCounters(burst: LoadResult): Record<string, number> {
   return { signInsPerSecond: Math.round(burst.requests / burst.seconds), signInErrors: burst.errors, signInP99Ms: burst.latencyMs.p99 };
+}
+
+/** What the moderator paging beside a row did, for its counters. */
+function consoleCounters(pages: LoadResult): Record<string, number> {
+  return {
+    consolePagesPerSecond: Math.round(pages.requests / pages.seconds),
+    consoleErrors: pages.errors,
+    consoleP99Ms: pages.latencyMs.p99,
+  };
+}
+
+/** The console rows' scenario, with a member signed in to the first Souk process. */
+async function consoleRowScenario(
+  name: RowName,
+  server: ServerProcess,
+  ctx: RowContext,
+): Promise<{ sc: Scenario; session: ConsoleSession }> {
+  const session = await consoleSession(server.url, ctx.db.url, ctx.data);
+  if (name === 'toggle-under-console') return { sc: scenario(name, ctx.data), session };
+  return { sc: consoleScenario(ctx.data, name as 'console-reports' | 'console-user' | 'console-conversation', session), session };
 }
 
 /** CPU used from start() to end(): the servers, the database serving them, this process, and the rest of the machine. */
@@ -533,9 +559,12 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
     if (name === 'streams') return await runStreamsRow(servers, ctx, (h) => (held = h));
     if (name === 'toggle-streams') held = await holdStreams(servers[0]!, ctx);
     if (name === 'message-photo') await preparePhoto();
-    const sc = scenario(name, data);
+    const signedIn = isConsoleRow(name) ? await consoleRowScenario(name, servers[0]!, ctx) : undefined;
+    const sc = signedIn?.sc ?? scenario(name, data);
     const { connections, seconds } = rowLength(sc, opts);
-    const load = { targets: servers.map((s) => s.url), connections, apiKey: data.apiKey, tokens };
+    // The console's session is the first process's: its pages go there.
+    const targets = signedIn && name !== 'toggle-under-console' ? [servers[0]!.url] : servers.map((s) => s.url);
+    const load = { targets, connections, apiKey: data.apiKey, tokens };
     if (sc.prepare) await prepareRow(sc.prepare, load, opts.warmup + seconds);
     const loadStart = loadavg()[0]!;
     const warm = await runLoad(sc, { ...load, seconds: opts.warmup });
@@ -553,8 +582,24 @@ async function runRow(name: RowName, ctx: RowContext): Promise<Row> {
       name === 'toggle-under-logins'
         ? runLoad(loginScenario(data), { ...load, connections: LOGIN_BURST_CONNECTIONS, seconds: opts.duration + 1 })
         : undefined;
+    // toggle-under-console: a moderator goes through the reports queue's pages, back to back, on one connection.
+    const moderator =
+      name === 'toggle-under-console'
+        ? runLoad(consoleScenario(data, 'console-reports', signedIn!.session, true), {
+            ...load,
+            targets: [servers[0]!.url],
+            connections: 1,
+            seconds: opts.duration + 1,
+          })
+        : undefined;
     const result = await runLoad(sc, { ...load, seconds, timeout: sc.timeoutSeconds });
     if (burst) result.counters = { ...result.counters, ...burstCounters(await burst) };
+    if (moderator) {
+      const pages = await moderator;
+      result.counters = { ...result.counters, ...consoleCounters(pages) };
+      result.errors += pages.errors;
+      result.problems.push(...pages.problems);
+    }
     const pusher = await drainPusher(ctx, pusherEventsBefore);
     if (pusher) result.counters = { ...result.counters, ...pusher };
     const counted = opts.instructions ? servers.map((s) => stopCounting(s.pid, callgrindFiles.get(s.pid)!)) : null;
@@ -715,6 +760,12 @@ async function main(): Promise<void> {
     log("skipping the server API's rows: on a WordPress site the users and listings are the site's, and the upserts answer 409");
     rows = rows.filter((r) => !isServerApiRow(r));
   }
+  if (rows.some((r) => isHeavyRow(r) || isConsoleRow(r)) && /^mysql:/.test(opts.databaseUrl ?? '')) {
+    log(
+      "skipping the heavy users' and the console's rows: they run on SQLite and PostgreSQL (a WordPress site's data set has no heavy users)",
+    );
+    rows = rows.filter((r) => !isHeavyRow(r) && !isConsoleRow(r));
+  }
   if (rows.includes('pgbench') && (!/^postgres(ql)?:/.test(opts.databaseUrl ?? '') || opts.instructions)) {
     if (opts.only) log('skipping the pgbench row: it measures PostgreSQL, and this run is not on PostgreSQL (or counts instructions)');
     rows = rows.filter((r) => r !== 'pgbench');
@@ -726,7 +777,7 @@ async function main(): Promise<void> {
   }
   ensureBuilt(opts.build);
 
-  const db = await freshBenchDatabase(opts.databaseUrl);
+  const db = opts.reuse ? keptBenchDatabase(opts.reuse, opts.databaseUrl) : await freshBenchDatabase(opts.databaseUrl);
   let dropped = false;
   let floor: FloorData | undefined;
   let mailSink: MailSink | undefined;
@@ -747,7 +798,7 @@ async function main(): Promise<void> {
     .toISOString()
     .replace(/[:.]/g, '-')
     .replace(/-\d{3}Z$/, 'Z');
-  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}${opts.pusher ? ', Pusher on' : ''}`;
+  const dialectLabel = `${db.dialect}${opts.instances > 1 ? `, ${opts.instances} instances` : ''}${opts.mail ? ', mail on' : ''}${opts.pusher ? ', Pusher on' : ''}${opts.scale !== 1 ? `, data set × ${opts.scale}` : ''}, ${opts.production ? 'production settings (limits on and counting, LOG_LEVEL=info)' : 'limits off, LOG_LEVEL=warn'}`;
   const mode = opts.smoke ? 'smoke' : opts.quick ? 'quick' : undefined;
   log(
     `Souk bench (${dialectLabel}${mode ? `, ${mode}` : ''}): ${cpus().length} cores (${cpus()[0]?.model ?? '?'}), Node.js ${process.version}, load average ${loadavg()
@@ -762,10 +813,12 @@ async function main(): Promise<void> {
       `building the data set: ${users} users, ${listings} listings (3 images, 2 categories, 1 location each), ~${opts.sizes.favouritesPerUser} favourites per user, ${conversations} conversations; ` +
         `${readers} of the users readers, each with ${READER_FAVOURITES} favourites and ${READER_THREADS} conversations of ${THREAD_MESSAGES} messages`,
     );
+    if (opts.reuse) log(`reusing the data set kept at ${db.location}`);
     const data = await buildDataset({
       url: db.url,
       sizes: opts.sizes,
       log,
+      reuse: opts.reuse !== undefined,
       overrides: {
         apiKey: process.env.API_KEY || undefined,
         jwtSecret: process.env.JWT_SECRET || undefined,
@@ -773,6 +826,11 @@ async function main(): Promise<void> {
       },
     });
     log(`data set built in ${data.buildSeconds.toFixed(1)} s: ${JSON.stringify(data.counts)}`);
+    const { heavy } = data;
+    if (heavy.chatUsers.length)
+      log(
+        `heavy users (${heavy.chatUsers.length} of each kind): ${heavy.chatConversations} conversations, ${heavy.favourites} favourites, a conversation of ${heavy.longMessages} messages`,
+      );
     const t = performance.now();
     const tokens = signTokens(data);
     log(`signed ${tokens.length} tokens (one per user) in ${((performance.now() - t) / 1000).toFixed(1)} s`);
@@ -862,11 +920,21 @@ async function main(): Promise<void> {
     const pgbenchShares = formatPgbenchShares(results, floorOf);
     if (pgbenchShares) log(pgbenchShares);
     log(formatCpuPerRequest(results));
+    const heavySummary = formatHeavy(results);
+    if (heavySummary) log(heavySummary);
     const streamsSummary = formatStreams(results);
     if (streamsSummary) log(streamsSummary);
     if (opts.instructions) {
       log(formatInstructions(results, floorOf));
       log("(Under valgrind: the table's requests/second, latencies, CPU and RSS are valgrind's, not comparable with a plain run.)");
+    }
+    if (opts.production) {
+      const limited = results.filter((r) => (r.load.statusCounts['429'] ?? 0) > 0);
+      log(
+        limited.length
+          ? `429 answers (a limit reached: raise it in bench/processes.ts PRODUCTION_SETTINGS): ${limited.map((r) => `${r.name} ${r.load.statusCounts['429']}`).join(', ')}`
+          : 'No row was answered 429: every limit counted and none was reached.',
+      );
     }
     const loaded = results.filter((r) => (r.cpu.others ?? 0) > 20);
     if (loaded.length) {

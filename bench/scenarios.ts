@@ -45,6 +45,7 @@ import {
 // @ts-expect-error plain JavaScript module without types
 import { BARE_REPLY } from './bare-server.mjs';
 import { PHOTO_CONTENT_TYPE, photoForm } from './photo.js';
+import type { ConsoleSession } from './console-session.js';
 
 export type RowName =
   | 'bare'
@@ -75,7 +76,14 @@ export type RowName =
   | 'server-upsert-listing'
   | 'toggle-under-logins'
   | 'toggle-streams'
-  | 'streams';
+  | 'streams'
+  | 'chat-list-heavy'
+  | 'favourites-heavy'
+  | 'chat-poll-long'
+  | 'console-reports'
+  | 'console-user'
+  | 'console-conversation'
+  | 'toggle-under-console';
 export const ROWS: RowName[] = [
   'bare',
   'pgbench',
@@ -106,7 +114,20 @@ export const ROWS: RowName[] = [
   'server-upsert-listing',
   'toggle-under-logins',
   'streams',
+  'chat-list-heavy',
+  'favourites-heavy',
+  'chat-poll-long',
+  'console-reports',
+  'console-user',
+  'console-conversation',
+  'toggle-under-console',
 ];
+/** The heaviest users' reads (dataset.ts HeavyIndex): not on a WordPress site, whose data set has none. */
+export const isHeavyRow = (name: RowName) => name === 'chat-list-heavy' || name === 'favourites-heavy' || name === 'chat-poll-long';
+/** Rows with a signed-in staff member of the console (bench/console-session.ts): SQLite and PostgreSQL. */
+export const isConsoleRow = (name: RowName) => name.startsWith('console-') || name === 'toggle-under-console';
+/** The connections of the console's page rows: a few staff at a time, not a crowd (their p99 is a page's, not a queue's). */
+export const CONSOLE_CONNECTIONS = 4;
 /** The server API's rows: a server key, not a user's token; they write Souk's own catalog, so not on a WordPress site. */
 export const isServerApiRow = (name: RowName) => name.startsWith('server-');
 /** Rows that hold --streams open event streams on the (first) Souk process (bench/streams.ts). */
@@ -165,6 +186,8 @@ export interface Scenario {
   method?: 'GET' | 'PUT';
   /** The Authorization header of every request, when not the caller's token (a server key). */
   authorization?: string;
+  /** Every request's headers, instead of the API key and the caller's token (the console's session cookie). */
+  headers?: Record<string, string>;
   /** The load generator's connections for this row, when not --connections. */
   connections?: number;
   /** A row whose requests take seconds each is measured at least this long (even with --quick). */
@@ -622,6 +645,9 @@ function pollRequests(data: Dataset): ReadRequests {
 
 type Item = Record<string, unknown>;
 
+/** The read rows' readers: the heavy users apart. */
+const typicalReaders = (data: Dataset) => Array.from({ length: data.firstHeavy - data.firstReader }, (_, k) => data.firstReader + k);
+
 /**
  * A reader's first page of `path` (GET my/chat, GET my/favourites), the readers shuffled: READ_PAGE
  * items of `all`, each of them one that `mineOf(reader)` accepts.
@@ -632,9 +658,10 @@ function readerPages(
   path: string,
   all: number,
   mineOf: (reader: number) => (item: Item) => boolean,
+  readers: number[] = typicalReaders(data),
 ): ReadRequests {
-  const order = shuffled(data.sizes.users - data.firstReader, seed);
-  const reader = (k: number) => data.firstReader + order[k % order.length]!;
+  const order = shuffled(readers.length, seed);
+  const reader = (k: number) => readers[order[k % order.length]!]!;
   return {
     path,
     size: order.length,
@@ -662,11 +689,66 @@ const favouritesRequests = (data: Dataset) =>
     return (item) => ids.has(item.listing_id as number);
   });
 
-type ReadRow = 'chat-poll' | 'chat-list' | 'favourites';
+/** GET my/chat by a chat-heavy user: the first 20 of its 1,000 conversations (its threads and its extra ones). */
+function chatListHeavyRequests(data: Dataset): ReadRequests {
+  const { heavy } = data;
+  const extras = heavy.chatConversations - READER_THREADS;
+  return readerPages(
+    data,
+    41,
+    PATHS.chats,
+    heavy.chatConversations,
+    (u) => {
+      const k = heavy.chatUsers.indexOf(u);
+      const first = data.threadId[(u - data.firstReader) * READER_THREADS]!;
+      const extra = heavy.chatFirstExtraId[k]!;
+      const id = (c: Item) => c.con_id as number;
+      return (c) => (id(c) >= first && id(c) < first + READER_THREADS) || (id(c) >= extra && id(c) < extra + extras);
+    },
+    heavy.chatUsers,
+  );
+}
+
+/** GET my/favourites by a favourites-heavy user: the latest 20 of its 5,000. */
+const favouritesHeavyRequests = (data: Dataset) =>
+  readerPages(
+    data,
+    43,
+    PATHS.toggle,
+    data.heavy.favourites,
+    (u) => {
+      const ids = new Set(Array.from(data.favListing.subarray(data.favStart[u]!, data.favStart[u + 1]!), listingId));
+      return (item) => ids.has(item.listing_id as number);
+    },
+    data.heavy.favouriteUsers,
+  );
+
+/** GET my/chat/conversation of a long conversation by its buyer: the latest 50 of its 100,000 messages. */
+function pollLongRequests(data: Dataset): ReadRequests {
+  const { longConId, longUsers, longMessages } = data.heavy;
+  const at = (k: number) => k % longConId.length;
+  return {
+    path: PATHS.start,
+    size: longConId.length,
+    request: (k, query) => ({ path: `${PATHS.start}?con_id=${longConId[at(k)]}${query ? `&${query}` : ''}`, user: longUsers[at(k)]! }),
+    check(body, k) {
+      const r = parse(body) as { con_id?: number; messages?: unknown[]; pagination?: { total?: number } } | undefined;
+      if (!r || r.con_id !== longConId[at(k)]) return 'not the conversation asked for';
+      if (!Array.isArray(r.messages) || r.messages.length !== POLL_PAGE || r.pagination?.total !== longMessages)
+        return `not the latest ${POLL_PAGE} of ${longMessages} messages`;
+      return null;
+    },
+  };
+}
+
+type ReadRow = 'chat-poll' | 'chat-list' | 'favourites' | 'chat-list-heavy' | 'favourites-heavy' | 'chat-poll-long';
 const READS: Record<ReadRow, (data: Dataset) => ReadRequests> = {
   'chat-poll': pollRequests,
   'chat-list': chatListRequests,
   favourites: favouritesRequests,
+  'chat-list-heavy': chatListHeavyRequests,
+  'favourites-heavy': favouritesHeavyRequests,
+  'chat-poll-long': pollLongRequests,
 };
 const readOf = (name: RowName) => name.replace(/^floor-(mysql-|pg-)?/, '') as ReadRow;
 
@@ -677,6 +759,9 @@ export function readScenario(data: Dataset, name: RowName): Scenario {
   let replies = 0;
   return {
     name,
+    // A heavy user's page can take longer than a short row's window once 50 of them queue: measured
+    // at least 5 s, and on a few connections under --smoke (run.ts rowLength), so that replies come back.
+    ...(name === 'favourites-heavy' || name === 'chat-poll-long' ? { minSeconds: 5 } : {}),
     method: 'GET',
     path: reads.path,
     next(ctx) {
@@ -694,7 +779,7 @@ export function readScenario(data: Dataset, name: RowName): Scenario {
 }
 
 /** Other pages the byte comparison asks for besides the default one (bench/floor.ts). */
-const OTHER_PAGES: Record<ReadRow, string[]> = {
+const OTHER_PAGES: Partial<Record<ReadRow, string[]>> = {
   'chat-poll': ['page=2', 'per_page=7&page=3', 'per_page=10&page=9', 'after_id=1'],
   'chat-list': ['page=2', 'per_page=7&page=4', 'per_page=100'],
   favourites: ['page=2', 'per_page=7&page=4', 'per_page=100&page=2'],
@@ -708,7 +793,8 @@ export function readSample(data: Dataset, name: RowName, n: number): { path: str
   const reads = READS[readOf(name)](data);
   const count = Math.min(n, reads.size);
   const sample = Array.from({ length: count }, (_, k) => reads.request(k));
-  for (const [j, query] of OTHER_PAGES[readOf(name)].entries()) for (let k = j; k < count; k += 4) sample.push(reads.request(k, query));
+  for (const [j, query] of (OTHER_PAGES[readOf(name)] ?? []).entries())
+    for (let k = j; k < count; k += 4) sample.push(reads.request(k, query));
   return sample;
 }
 
@@ -772,6 +858,58 @@ export function serverUpsertScenario(data: Dataset, name: 'server-upsert-user' |
   };
 }
 
+/**
+ * The console's pages, as a signed-in owner asks for them: the reports queue (its first page, or with
+ * `paging` each of its pages in turn, as a moderator goes through them), a user's page (users spread
+ * over the data set), a conversation read with a reason (a reader's thread, 60 messages; each read
+ * writes its audit row).
+ */
+export function consoleScenario(
+  data: Dataset,
+  name: 'console-reports' | 'console-user' | 'console-conversation',
+  session: ConsoleSession,
+  paging = false,
+): Scenario {
+  const page = (k: number) => `/console/reports${paging && k % 10 ? `?before=${session.reportIds[(k % 10) * 50 - 1]}` : ''}`;
+  const users = shuffled(data.sizes.users, 47);
+  const threads = shuffled(data.threadId.length, 53);
+  let i = 0;
+  let pages = 0;
+  const headers = { cookie: session.cookie };
+  const ask: Record<typeof name, (k: number) => { path: string; body?: string; expect: string }> = {
+    'console-reports': (k) => ({ path: page(k), expect: '<title>Reports · Souk console</title>' }),
+    'console-user': (k) => {
+      const id = userId(users[k % users.length]!);
+      return { path: `/console/users/${id}`, expect: `user${id}` };
+    },
+    'console-conversation': (k) => {
+      const id = data.threadId[threads[k % threads.length]!]!;
+      const body = new URLSearchParams({ _csrf: session.csrf, reason: 'benchmark' }).toString();
+      return { path: `/console/conversations/${id}/read`, body, expect: `<title>Conversation ${id} · Souk console</title>` };
+    },
+  };
+  const post = name === 'console-conversation';
+  return {
+    name,
+    ...(post ? {} : { method: 'GET' as const }),
+    headers: post ? { ...headers, 'content-type': 'application/x-www-form-urlencoded' } : headers,
+    connections: CONSOLE_CONNECTIONS,
+    path: ask[name](0).path,
+    next(ctx) {
+      ctx.k = i++;
+      const { path, body } = ask[name](ctx.k);
+      return { path, user: 0, ...(body === undefined ? {} : { body }) };
+    },
+    verify(status, body, ctx) {
+      if (status !== 200) return `status ${status}`;
+      if (!body.includes(ask[name](ctx.k!).expect)) return 'not the page asked for';
+      pages++;
+      return null;
+    },
+    counters: () => ({ pages }),
+  };
+}
+
 export function scenario(name: RowName, data: Dataset): Scenario {
   switch (name) {
     case 'bare':
@@ -808,6 +946,9 @@ export function scenario(name: RowName, data: Dataset): Scenario {
     case 'floor-favourites':
     case 'floor-mysql-chat-poll':
     case 'floor-pg-chat-poll':
+    case 'chat-list-heavy':
+    case 'favourites-heavy':
+    case 'chat-poll-long':
       return readScenario(data, name);
     case 'login':
       return loginScenario(data);
@@ -816,7 +957,12 @@ export function scenario(name: RowName, data: Dataset): Scenario {
       return serverUpsertScenario(data, name);
     case 'toggle-under-logins':
     case 'toggle-streams':
+    case 'toggle-under-console':
       return toggleScenario(data, name);
+    case 'console-reports':
+    case 'console-user':
+    case 'console-conversation':
+      throw new Error('the console rows need a signed-in session: consoleScenario');
     case 'streams':
       throw new Error('the streams row has no autocannon scenario (bench/streams.ts)');
     case 'pgbench':

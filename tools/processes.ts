@@ -62,6 +62,9 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
+/** Characters of a process's output kept (at least; up to four times as many). */
+const OUTPUT_KEPT = 1 << 20;
+
 /** Starts `node ARGS` with PORT and HOST set to a free loopback port, and waits until it is ready. */
 export async function startProcess(name: string, opts: StartOptions): Promise<ServerProcess> {
   const port = await freePort();
@@ -73,8 +76,13 @@ export async function startProcess(name: string, opts: StartOptions): Promise<Se
   });
   live.add(child);
   let out = '';
-  child.stdout!.on('data', (d) => (out += d));
-  child.stderr!.on('data', (d) => (out += d));
+  // A server logging a line per request prints hundreds of MB in a bench row: its tail is enough.
+  const take = (d: Buffer) => {
+    out += d;
+    if (out.length > OUTPUT_KEPT * 4) out = out.slice(-OUTPUT_KEPT);
+  };
+  child.stdout!.on('data', take);
+  child.stderr!.on('data', take);
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
       live.delete(child);

@@ -114,17 +114,29 @@ function unreadForReader(eb: ExpressionBuilder<Database & { c: Database['convers
 /** The version of the listing whose id is `listingId`, null when there is none: a scalar subquery in the database's cheapest form. */
 export type ListingVersionOf = (listingId: Expression<number>) => RawBuilder<number | null>;
 
+/**
+ * The page is sorted and cut on the conversations' keys first, then only its rows get their last
+ * message, unread count and listing version: computed before the sort, they cost one of each per
+ * conversation of the reader's, which a seller with a thousand of them pays on every poll.
+ */
 function conversationPage(db: Db, versionOf: ListingVersionOf, userId: number, limit: number, offset: number, listedOnly: boolean) {
-  return conversationsOf(db, userId, listedOnly)
+  const page = conversationsOf(db, userId, listedOnly)
+    .select('c.id as page_id')
+    .orderBy('c.last_message_id', 'desc')
+    .orderBy('c.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .as('page');
+  return db
+    .selectFrom(page)
+    .innerJoin('conversations as c', 'c.id', 'page.page_id')
     .leftJoin('messages as m', 'm.id', 'c.last_message_id')
     .select(CONVERSATION_COLUMNS.map((column) => `c.${column}` as const))
     .select(['m.message as last_text', 'm.is_read as last_is_read', 'm.source_id as last_source_id', 'm.created_at as last_created_at'])
     .select((eb) => unreadForReader(eb, userId).as('unread'))
     .select((eb) => versionOf(eb.ref('c.listing_id')).as('listing_version'))
     .orderBy('c.last_message_id', 'desc')
-    .orderBy('c.id', 'desc')
-    .limit(limit)
-    .offset(offset);
+    .orderBy('c.id', 'desc');
 }
 
 /**
