@@ -1126,11 +1126,11 @@ const SETTINGS = {
     delayS: integer('MAIL_DELAY_S', 120, 0, 86_400, {
       shownDefault: '`120` (2 min)',
       meaning:
-        'How long a new message waits before it is mailed to a recipient who is not online; read or online meanwhile, no mail. Messages that come within it go in one mail. 0 to 86400.',
+        'How long a new message waits before it is mailed to a recipient who is not online; read or online meanwhile, no mail. Messages that come within it go in one mail. 0 to 86400. The default of `mail_delay_s`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
     minIntervalS: integer('MAIL_MIN_INTERVAL_S', 900, 0, 604_800, {
       shownDefault: '`900` (15 min)',
-      meaning: 'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800.',
+      meaning: 'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800. The default of `mail_min_interval_s`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
     onlineWindowS: integer('ONLINE_WINDOW_S', 300, 1, 86_400, {
       shownDefault: '`300` (5 min)',

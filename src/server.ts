@@ -142,7 +142,6 @@ async function staffConsole(
     tunableDefaults: tunableDefaults(config),
     environment: [
       ['SMTP_URL (mail)', config.mail.smtpUrl === undefined ? 'off' : 'on'],
-      ['MAIL_DELAY_S', String(config.mail.delayS)],
       ['AUDIT_RETENTION_DAYS', String(config.auditRetentionDays)],
     ],
     now: Date.now,
@@ -414,9 +413,14 @@ async function fileUploads(config: Config, store: Store, addresses: FileAddressS
   };
 }
 
-/** The environment's abuse limits and retention: the defaults of the stored ones (domain/tunables.ts). */
+/** The environment's abuse limits, retention and mail timing: the defaults of the stored ones (domain/tunables.ts). */
 function tunableDefaults(config: Config): TunableValues {
-  return { ...config.abuse, chatRetentionDays: config.chatRetentionDays ?? 0 };
+  return {
+    ...config.abuse,
+    chatRetentionDays: config.chatRetentionDays ?? 0,
+    mailDelayS: config.mail.delayS,
+    mailMinIntervalS: config.mail.minIntervalS,
+  };
 }
 
 /**
@@ -477,6 +481,7 @@ async function mailNotifications(
   deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
   const { smtpUrl } = config.mail;
   if (smtpUrl === undefined) return undefined;
+  const tunables = deps.tunables ?? (() => tunableDefaults(config));
   const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
   if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
   // nodemailer is loaded only where mail is sent.
@@ -498,8 +503,13 @@ async function mailNotifications(
         .replaceAll('{con_id}', String(c.id))
         .replaceAll('{listing_id}', String(c.listingId)),
     unsubscribeUrl: (userId) => `${base}?user=${userId}&sig=${unsubscribeSignature(userId, unsubscribeKey)}`,
-    delayMs: config.mail.delayS * 1000,
-    minIntervalMs: config.mail.minIntervalS * 1000,
+    // The values in force (mail_delay_s, mail_min_interval_s), read at each use: an owner may change them.
+    get delayMs() {
+      return tunables().mailDelayS * 1000;
+    },
+    get minIntervalMs() {
+      return tunables().mailMinIntervalS * 1000;
+    },
     retryBaseMs: config.mail.retryBaseMs,
     retryForMs: config.mail.retryForS * 1000,
     timeoutMs: config.mail.timeoutMs,
@@ -544,8 +554,9 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
-  // Known once the store opened (presenceOf).
+  // Known once the store opened (presenceOf, routeDeps).
   let presence: Presence | undefined;
+  let tunables: (() => TunableValues) | undefined;
   let log: FastifyInstance['log'] | undefined;
   let warnedOfPublicChannels = false;
   const warnOfPublicOnce = () => {
@@ -571,7 +582,13 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       mail:
         config.mail.smtpUrl === undefined
           ? undefined
-          : { delayMs: config.mail.delayS * 1000, onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false },
+          : {
+              // mail_delay_s in force once the settings are read (an owner may change it), the environment's before.
+              get delayMs() {
+                return (tunables?.().mailDelayS ?? config.mail.delayS) * 1000;
+              },
+              onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false,
+            },
       pusher: pusherApps,
     },
     shown,
@@ -594,6 +611,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         ? fileAddressSigning({ filesUrl: config.files.url, ttlS: config.files.urlTtlS, macKey: () => settings.current().tokenMacKey })
         : undefined;
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation(), fileAddresses);
+    tunables = deps.tunables;
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const live = streams && liveEvents(store, deps, streams);

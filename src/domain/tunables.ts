@@ -1,6 +1,6 @@
 /**
  * The settings an owner changes while the servers run (docs/console.md, "Settings"): the abuse
- * limits and the chat's retention. Each is stored in the settings table under its key, as the bad
+ * limits, the chat's retention and when mail about a waiting message goes. Each is stored in the settings table under its key, as the bad
  * words are, and every server takes it within SETTINGS_REFRESH_MS; without a stored value (or
  * once it is cleared) the environment's value holds: the environment is the default.
  */
@@ -57,6 +57,22 @@ export const TUNABLES = {
     max: 36_500,
     zero: 'kept for ever',
     meaning: 'days without a message after which a conversation is deleted',
+  },
+  mailDelayS: {
+    key: 'mail_delay_s',
+    env: 'MAIL_DELAY_S',
+    min: 0,
+    max: 86_400,
+    zero: 'mailed at the next look',
+    meaning: 'seconds a new message waits before its recipient, not online, is mailed about it',
+  },
+  mailMinIntervalS: {
+    key: 'mail_min_interval_s',
+    env: 'MAIL_MIN_INTERVAL_S',
+    min: 0,
+    max: 604_800,
+    zero: 'no wait',
+    meaning: 'seconds at least between two mails to one user about one conversation',
   },
 } as const satisfies Record<string, Tunable>;
 

@@ -395,7 +395,7 @@ describe('souk settings and api-key', PARALLEL, () => {
     await fails(
       db,
       ['settings', 'set', 'api_key', 'mine'],
-      'souk: settings set: only rest_api, bad_words, bad_words_action, messages_per_minute, new_conversations_per_hour, reports_per_hour, block_changes_per_hour, chat_retention_days are set this way, got "api_key"; see souk settings set --help\n',
+      'souk: settings set: only rest_api, bad_words, bad_words_action, messages_per_minute, new_conversations_per_hour, reports_per_hour, block_changes_per_hour, chat_retention_days, mail_delay_s, mail_min_interval_s are set this way, got "api_key"; see souk settings set --help\n',
     );
     await fails(
       db,

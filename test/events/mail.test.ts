@@ -240,6 +240,28 @@ describe('mail when a message waits', () => {
     assert.match(smtp.mails[0]!.text, /before the crash/);
   });
 
+  it("takes the delay an owner stored (mail_delay_s) over MAIL_DELAY_S, without a restart, and the environment's again once cleared", async () => {
+    const smtp = await smtpReceiver();
+    const t = await mailSouk(smtp, { MAIL_DELAY_S: '3600', MAIL_MIN_INTERVAL_S: '0' });
+    const delayOf = async (conId: number) => {
+      const [row] = await ofConversation(t, conId);
+      return row!.nextAttemptAt - row!.createdAt;
+    };
+    const first = (await t.start(USERS.amina, { listing_id: LISTINGS.bike, text: 'the hour of the environment' })).json();
+    assert.equal(await delayOf(first.con_id), 3_600_000);
+
+    await t.souk.store.settings.set('mail_delay_s', '0');
+    await sleep(500); // SETTINGS_REFRESH_MS is 200 in the tests
+    await t.start(USERS.amina, { listing_id: LISTINGS.table, text: 'at once now' });
+    await until(() => smtp.mails.some((m) => m.text.includes('at once now')), 15_000);
+    assert.ok(!smtp.mails.some((m) => m.text.includes('the hour of the environment')), 'the first still waits for its hour');
+
+    await t.souk.store.settings.set('mail_delay_s', '');
+    await sleep(500);
+    const third = (await t.start(USERS.sara, { listing_id: LISTINGS.bike, text: 'the hour again' })).json();
+    assert.equal(await delayOf(third.con_id), 3_600_000);
+  });
+
   it('queues no mail to a recipient who made a request here within ONLINE_WINDOW_S, and does once it passed', async () => {
     const t = await mailSouk(await smtpReceiver(), { MAIL_DELAY_S: '60' });
     // Any authenticated request makes its caller online here, at the auth step.

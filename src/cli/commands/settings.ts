@@ -95,13 +95,14 @@ export const settingsCommands: Command[] = [
   },
   {
     name: 'settings set',
-    summary: 'switch the REST interface on or off, set the chat bad words, an abuse limit or the retention',
+    summary: "switch the REST interface on or off, set the chat bad words, an abuse limit, the retention or the mail's timing",
     about:
       'Stores rest_api (false answers every call 403 DENIED_REST_API until it is true again), bad_words (a comma-separated list of ' +
       'words a chat message may not hold, matched as whole words whatever their case or width; "" for none; on a WordPress site ' +
       "the plugin's own chat setting) or bad_words_action (reject: 400 naming the words, the default; mask: each match stored as " +
-      "*), or an abuse limit or the retention in place of the environment's (messages_per_minute, new_conversations_per_hour, " +
-      'reports_per_hour, block_changes_per_hour, chat_retention_days: a whole number, 0 for none; "" for the environment\'s again). ' +
+      "*), or an abuse limit, the retention or the mail's timing in place of the environment's (messages_per_minute, " +
+      'new_conversations_per_hour, reports_per_hour, block_changes_per_hour, chat_retention_days, mail_delay_s, ' +
+      'mail_min_interval_s: a whole number, 0 for none; "" for the environment\'s again). ' +
       'Running servers apply it within SETTINGS_REFRESH_MS.',
     args: [
       {

@@ -77,7 +77,7 @@ export interface DbOptions {
 
 /** How a new message joins its recipient's pending mail (docs/mail.md). */
 export interface MailQueueing {
-  /** The mail is due this long after the message (MAIL_DELAY_S). */
+  /** The mail is due this long after the message (mail_delay_s in force, read at each message). */
   delayMs: number;
   /**
    * Whether this instance knows the recipient to be online now. A message to an online user is
