@@ -1130,7 +1130,8 @@ const SETTINGS = {
     }),
     minIntervalS: integer('MAIL_MIN_INTERVAL_S', 900, 0, 604_800, {
       shownDefault: '`900` (15 min)',
-      meaning: 'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800. The default of `mail_min_interval_s`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
+      meaning:
+        'The least time between two mails to one user about one conversation; messages meanwhile wait for the next. 0 to 604800. The default of `mail_min_interval_s`, which an owner sets from the console or `souk settings set` (docs/console.md) and which then holds instead.',
     }),
     onlineWindowS: integer('ONLINE_WINDOW_S', 300, 1, 86_400, {
       shownDefault: '`300` (5 min)',
