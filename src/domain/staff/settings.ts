@@ -25,8 +25,30 @@ export const badWordsOf = (all: Record<string, string>): BadWords => ({
   action: all[BAD_WORDS_ACTION_SETTING] === 'mask' ? 'mask' : 'reject',
 });
 
+type SettingsDeps = { settings: SettingsRepository; audit: AuditLog; now(): number };
+
+/** Stores one setting and its `settings.change` audit row; `details` says what changed without the words themselves. */
+async function storeAudited(
+  deps: SettingsDeps,
+  change: { actor: Actor; reason: string },
+  key: string,
+  value: string,
+  details: Record<string, number | string | boolean>,
+): Promise<void> {
+  await deps.settings.set(key, value);
+  await deps.audit.record({
+    at: deps.now(),
+    actor: change.actor,
+    action: 'settings.change',
+    targetKind: 'settings',
+    targetId: null,
+    reason: change.reason,
+    details,
+  });
+}
+
 export async function changeBadWords(
-  deps: { settings: SettingsRepository; audit: AuditLog; now(): number },
+  deps: SettingsDeps,
   change: { actor: Actor; reason: string },
   wordsGiven: string,
   actionGiven: string,
@@ -40,16 +62,13 @@ export async function changeBadWords(
     [BAD_WORDS_ACTION_SETTING, value.action, before.action],
   ] as const) {
     if (now === was) continue;
-    await deps.settings.set(key, now);
-    await deps.audit.record({
-      at: deps.now(),
-      actor: change.actor,
-      action: 'settings.change',
-      targetKind: 'settings',
-      targetId: null,
-      reason: change.reason,
-      details: key === BAD_WORDS_SETTING ? { key, words: now === '' ? 0 : now.split(',').length } : { key, value: now },
-    });
+    await storeAudited(
+      deps,
+      change,
+      key,
+      now,
+      key === BAD_WORDS_SETTING ? { key, words: now === '' ? 0 : now.split(',').length } : { key, value: now },
+    );
   }
   return { ok: true, value };
 }
@@ -80,7 +99,7 @@ export function tunableRows(stored: Record<string, string>, environment: Tunable
  * (`settings.change`, its key and value, '' for back to the environment's).
  */
 export async function changeTunables(
-  deps: { settings: SettingsRepository; audit: AuditLog; now(): number },
+  deps: SettingsDeps,
   change: { actor: Actor; reason: string },
   given: (key: string) => string,
 ): Promise<{ ok: true; changed: string[] } | { ok: false; problem: string }> {
@@ -94,16 +113,7 @@ export async function changeTunables(
   const changed: string[] = [];
   for (const [key, value] of checked) {
     if ((before[key] ?? '') === value) continue;
-    await deps.settings.set(key, value);
-    await deps.audit.record({
-      at: deps.now(),
-      actor: change.actor,
-      action: 'settings.change',
-      targetKind: 'settings',
-      targetId: null,
-      reason: change.reason,
-      details: { key, value: value === '' ? 'environment' : value },
-    });
+    await storeAudited(deps, change, key, value, { key, value: value === '' ? 'environment' : value });
     changed.push(key);
   }
   return { ok: true, changed };
