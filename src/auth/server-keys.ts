@@ -7,6 +7,7 @@
  * SETTINGS_REFRESH_MS, so a revocation holds on every instance within that.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { latestRead } from '../domain/latest-read.js';
 import type { ActiveServerKey, ServerKeyRepository } from '../domain/server-keys.js';
 
 export const SERVER_KEY_PREFIX = 'sk_';
@@ -30,10 +31,13 @@ export class ServerKeys {
     private readonly onError: (err: unknown) => void = () => {},
   ) {}
 
-  async refresh(): Promise<void> {
-    const active: ActiveServerKey[] = await this.repo.active();
-    this.keys = active.map((k) => ({ name: k.name, digest: Buffer.from(k.digest, 'hex') }));
-  }
+  /** A revocation read by a later refresh is not undone by an earlier one that ends after it. */
+  readonly refresh = latestRead(
+    () => this.repo.active(),
+    (active: ActiveServerKey[]) => {
+      this.keys = active.map((k) => ({ name: k.name, digest: Buffer.from(k.digest, 'hex') }));
+    },
+  );
 
   watch(everyMs: number): void {
     this.timer = setInterval(() => this.refresh().catch(this.onError), everyMs);

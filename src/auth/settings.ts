@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { CATALOG_VERSION, type SettingsRepository } from '../domain/ports.js';
+import { latestRead } from '../domain/latest-read.js';
 import type { AuthSettings } from './authenticate.js';
 
 export const SETTING = {
@@ -99,12 +100,15 @@ export class LiveSettings {
   /** Every stored setting as last read (the chat's bad words among them). */
   stored = (): Record<string, string> => this.all;
 
-  async refresh(): Promise<void> {
-    const all = await this.repo.all();
-    this.all = all;
-    this.value = toAuthSettings(all, this.overrides);
-    this.catalog = all[CATALOG_VERSION] ?? '';
-  }
+  /** Reads every setting again; a read that started earlier and ends later is not applied over it. */
+  readonly refresh = latestRead(
+    () => this.repo.all(),
+    (all) => {
+      this.all = all;
+      this.value = toAuthSettings(all, this.overrides);
+      this.catalog = all[CATALOG_VERSION] ?? '';
+    },
+  );
 
   /** Polls the database; while it is unreachable the last known settings stay in force. */
   watch(intervalMs: number): void {

@@ -21,6 +21,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import Pusher from 'pusher';
 import type { DomainEvent } from '../domain/events.js';
+import { latestRead } from '../domain/latest-read.js';
 import {
   channelOf,
   type PusherApp,
@@ -101,13 +102,20 @@ export class LivePusherApp implements PusherQueueing {
   async refresh(): Promise<void> {
     if (!this.site) return;
     try {
-      const site = await this.site();
-      const at = this.o.fixed;
-      this.set(site && (at ? { ...siteApp(site), host: at.host, port: at.port, useTLS: at.useTLS } : siteApp(site)));
+      await this.readSite();
     } catch (err) {
       this.o.onError?.(err, "reading the site's Pusher settings");
     }
   }
+
+  /** An earlier read that ends after a later one does not bring back the site's older app. */
+  private readonly readSite = latestRead(
+    async () => this.site?.(),
+    (site) => {
+      const at = this.o.fixed;
+      this.set(site && (at ? { ...siteApp(site), host: at.host, port: at.port, useTLS: at.useTLS } : siteApp(site)));
+    },
+  );
 
   stop(): void {
     clearInterval(this.timer);
