@@ -12,6 +12,9 @@ import { MESSAGE_COLUMNS } from './schema.js';
 /** The meta of a pending offer, as metaText writes it: narrows a conversation's offers to those a status check then confirms. */
 export const PENDING_META = '%"status":"pending"%';
 
+/** Written into the statements: the partial index messages_offers (migration 034) serves a literal `type = 'offer'`, not a parameter. */
+const OFFER = sql.lit('offer');
+
 const q = {
   // NO KEY: the conversation's messages, which reference it, are not held up.
   lockConversation: prepare((db, conId: number) => db.selectFrom('conversations').select('id').where('id', '=', conId).forNoKeyUpdate()),
@@ -24,14 +27,15 @@ const q = {
   ),
   // The pattern is written into the statement: SQLite prepares a statement again each time a LIKE
   // pattern is bound as a parameter (its LIKE optimisation), ten times this read's own cost.
+  // Unordered, so that the planner takes messages_offers (migration 034) rather than the
+  // conversation's index for its order: the caller sorts the few rows.
   pendingOf: prepare((db, conId: number) =>
     db
       .selectFrom('messages')
       .select(MESSAGE_COLUMNS)
       .where('con_id', '=', conId)
-      .where('type', '=', 'offer')
-      .where('meta', 'like', sql.lit(PENDING_META))
-      .orderBy('id'),
+      .where('type', '=', OFFER)
+      .where('meta', 'like', sql.lit(PENDING_META)),
   ),
   madeSince: prepare((db, conId: number, sourceId: number, since: number) =>
     db
@@ -39,7 +43,7 @@ const q = {
       .select((eb) => eb.fn.countAll<number | string>().as('n'))
       .where('con_id', '=', conId)
       .where('source_id', '=', sourceId)
-      .where('type', '=', 'offer')
+      .where('type', '=', OFFER)
       .where('created_at', '>=', since),
   ),
   // The listing's terms, with the count of madeSince alongside: one statement for an offer's checks.
@@ -53,7 +57,7 @@ const q = {
           .select((m) => m.fn.countAll<number | string>().as('n'))
           .where('con_id', '=', conId)
           .where('source_id', '=', sourceId)
-          .where('type', '=', 'offer')
+          .where('type', '=', OFFER)
           .where('created_at', '>=', since)
           .as('made'),
       )
@@ -76,7 +80,7 @@ export function offerRepository(run: QueryRunner, rowLocks: boolean): OfferRepos
     },
     async pendingOf(conId) {
       const rows = (await q.pendingOf(run, conId)).rows.map(toMessage);
-      return rows.filter((m) => m.offer?.status === 'pending');
+      return rows.filter((m) => m.offer?.status === 'pending').sort((a, b) => a.id - b.id);
     },
     async madeSince(conId, sourceId, since) {
       return Number((await q.madeSince(run, conId, sourceId, since)).rows[0]?.n ?? 0);

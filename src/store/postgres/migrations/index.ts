@@ -39,6 +39,7 @@ import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 import { staffMigration } from '../../common/migrations/030-staff.js';
 import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
+import { offersByConversationMigration } from '../../common/migrations/034-offers-by-conversation.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -72,4 +73,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '029-message-edits': messageEditsMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '030-staff': staffMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '033-console-lookups': consoleLookupsMigration,
+  '034-offers-by-conversation': offersByConversationMigration,
 };

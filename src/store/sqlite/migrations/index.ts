@@ -38,6 +38,7 @@ import { serverApiMigration } from '../../common/migrations/026-server-api.js';
 import { pushReachedShowPresenceMigration } from '../../common/migrations/027-push-reached-show-presence.js';
 import { staffMigration } from '../../common/migrations/030-staff.js';
 import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
+import { offersByConversationMigration } from '../../common/migrations/034-offers-by-conversation.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -97,4 +98,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
     staffMigration({ serial: sql`integer`, serialPrimaryKey: (c) => c.primaryKey().autoIncrement(), int64: 'integer' }),
   ),
   '033-console-lookups': atomically(consoleLookupsMigration),
+  '034-offers-by-conversation': atomically(offersByConversationMigration),
 };
