@@ -246,6 +246,8 @@ const q = {
       .where('con_id', '=', conId)
       .where('id', '>', afterId),
   ),
+  // Every message of the conversation: the count its triggers keep (migration 035), one row.
+  keptMessageCount: prepare((db, conId: number) => db.selectFrom('conversations').select('message_count as n').where('id', '=', conId)),
   markRead: prepare((db, conId: number, sourceId: number, upToId: number) =>
     db
       .updateTable('messages')
@@ -470,7 +472,9 @@ export function repositories(
         return (await q.messagePage.arrays(run, conId, afterId, limit, offset)).map(toMessageFromValues);
       },
       async countOf(conId, afterId) {
-        return Number((await q.messageCount(run, conId, afterId)).rows[0]?.n ?? 0);
+        // Message ids are positive: after 0 is the whole conversation, whose count is kept.
+        const counted = afterId <= 0 ? q.keptMessageCount(run, conId) : q.messageCount(run, conId, afterId);
+        return Number((await counted).rows[0]?.n ?? 0);
       },
       async markRead(conId, sourceId, upToId) {
         return Number((await q.markRead(run, conId, sourceId, upToId)).numAffectedRows ?? 0);

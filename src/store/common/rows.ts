@@ -12,7 +12,7 @@ import type {
   User,
 } from '../../domain/model.js';
 import { OFFER_STATUSES } from '../../domain/model.js';
-import { MESSAGE_COLUMNS, type ConversationsTable, type ListingsTable, type MessagesTable, type UsersTable } from './schema.js';
+import { MESSAGE_COLUMNS, type ConversationFields, type ListingsTable, type MessagesTable, type UsersTable } from './schema.js';
 
 export function toUser(row: Selectable<UsersTable>): User {
   return {
@@ -52,7 +52,7 @@ export function toListing(row: Selectable<ListingsTable>, priceType: string | nu
   };
 }
 
-export function toConversation(row: Selectable<ConversationsTable>): Conversation {
+export function toConversation(row: Selectable<ConversationFields>): Conversation {
   return {
     id: row.id,
     listingId: row.listing_id,
@@ -178,7 +178,7 @@ export function toMessage(row: MessageRow): Message {
   };
 }
 
-type ConversationListRowData = Selectable<ConversationsTable> & {
+type ConversationListRowData = Selectable<ConversationFields> & {
   last_text: string | null;
   last_is_read: number | null;
   last_source_id: number | null;

@@ -135,6 +135,8 @@ export interface ConversationsTable {
   last_message_id: number | null;
   created_at: number;
   updated_at: number;
+  /** How many messages the conversation holds, kept by triggers (migration 035). */
+  message_count: Generated<number>;
 }
 
 export interface MessagesTable {
@@ -460,7 +462,9 @@ export const LISTING_DETAIL_COLUMNS = allColumns<ListingDetailsTable>()([
   'contact',
   'store',
 ]);
-export const CONVERSATION_COLUMNS = allColumns<ConversationsTable>()([
+/** The columns a conversation is read from: its `message_count` is read alone, by a page's total. */
+export type ConversationFields = Omit<ConversationsTable, 'message_count'>;
+export const CONVERSATION_COLUMNS = allColumns<ConversationFields>()([
   'id',
   'listing_id',
   'sender_id',

@@ -40,6 +40,7 @@ import { pushReachedShowPresenceMigration } from '../../common/migrations/027-pu
 import { staffMigration } from '../../common/migrations/030-staff.js';
 import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
 import { offersByConversationMigration } from '../../common/migrations/034-offers-by-conversation.js';
+import { postgresMessageCountMigration } from '../../common/migrations/035-conversation-message-count.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -74,4 +75,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '030-staff': staffMigration({ serial: sql`bigserial`, serialPrimaryKey: (c) => c.primaryKey(), int64: 'bigint' }),
   '033-console-lookups': consoleLookupsMigration,
   '034-offers-by-conversation': offersByConversationMigration,
+  '035-conversation-message-count': postgresMessageCountMigration,
 };
