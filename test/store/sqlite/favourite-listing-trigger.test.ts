@@ -57,7 +57,9 @@ describe('SQLite favourites: listing triggers (migration 005)', () => {
     assert.deepEqual(await rows(), before);
     await migration.up(store.db);
     assert.deepEqual(await rows(), before);
-    const triggers = await sql<{ name: string }>`select name from sqlite_master where type = 'trigger' order by name`.execute(store.db);
+    const triggers = await sql<{
+      name: string;
+    }>`select name from sqlite_master where type = 'trigger' and name like 'favourites%' order by name`.execute(store.db);
     assert.deepEqual(
       triggers.rows.map((r) => r.name),
       ['favourites_follow_listing', 'favourites_listing_exists', 'favourites_listing_stays'],
