@@ -427,8 +427,7 @@ function tunableDefaults(config: Config): TunableValues {
  * The retention of inactive conversations (domain/retention.ts): each pass takes the days in force,
  * CHAT_RETENTION_DAYS or the stored chat_retention_days; 0 keeps them for ever.
  */
-function retentionJob(config: Config, store: Store, settings: LiveSettings, log: () => FastifyInstance['log'] | undefined): RetentionJob {
-  const tunables = liveTunables(settings.stored, tunableDefaults(config));
+function retentionJob(store: Store, tunables: () => TunableValues, log: () => FastifyInstance['log'] | undefined): RetentionJob {
   return new RetentionJob({
     uow: store,
     days: () => tunables().chatRetentionDays,
@@ -474,6 +473,7 @@ async function mailNotifications(
   store: Store,
   deps: RouteDeps,
   presence: Presence | undefined,
+  tunables: () => TunableValues,
   onError: (err: unknown, what: string) => void,
 ): Promise<MailSender | undefined> {
   if (!store.mailOutbox || !store.mailPreferences || !presence) return undefined;
@@ -481,7 +481,6 @@ async function mailNotifications(
   deps.mail = { preferences: store.mailPreferences, unsubscribeKey };
   const { smtpUrl } = config.mail;
   if (smtpUrl === undefined) return undefined;
-  const tunables = deps.tunables ?? (() => tunableDefaults(config));
   const from = (await store.mailSender?.()) ?? parseMailbox(config.mail.from);
   if (!from) throw new ConfigError('SMTP_URL is set but MAIL_FROM is not: say who the mail is from ("Site name <address@example.com>")');
   // nodemailer is loaded only where mail is sent.
@@ -554,9 +553,10 @@ function warnOfPublicSecret(log: FastifyInstance['log'], jwtSecret: string, acce
 /** Builds a ready-to-listen Souk on the configured database (migrated, settings loaded). */
 export async function createSouk(config: Config, options: SoukOptions = {}): Promise<Souk> {
   const { url, shown, createSqliteFolder } = databaseTarget(config);
-  // Known once the store opened (presenceOf, routeDeps).
+  // Known once the store opened (presenceOf).
   let presence: Presence | undefined;
-  let tunables: (() => TunableValues) | undefined;
+  // The abuse limits, retention and mail timing in force: the environment's until the settings are read (routeDeps).
+  let tunables = (): TunableValues => tunableDefaults(config);
   let log: FastifyInstance['log'] | undefined;
   let warnedOfPublicChannels = false;
   const warnOfPublicOnce = () => {
@@ -583,9 +583,9 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         config.mail.smtpUrl === undefined
           ? undefined
           : {
-              // mail_delay_s in force once the settings are read (an owner may change it), the environment's before.
+              // mail_delay_s in force, read at each message: an owner may change it.
               get delayMs() {
-                return (tunables?.().mailDelayS ?? config.mail.delayS) * 1000;
+                return tunables().mailDelayS * 1000;
               },
               onlineHere: (userId, at) => presence?.isOnlineHere(userId, at) ?? false,
             },
@@ -611,7 +611,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         ? fileAddressSigning({ filesUrl: config.files.url, ttlS: config.files.urlTtlS, macKey: () => settings.current().tokenMacKey })
         : undefined;
     const deps = routeDeps(config, store, settings, tokens, revoked, await store.sitePresentation(), fileAddresses);
-    tunables = deps.tunables;
+    if (deps.tunables) tunables = deps.tunables;
     const streams = eventStreams(config, store, deps, (err, what) => log?.error({ err }, what));
     if (streams) deps.events = { streams, tickets: store.eventTickets!, ticketTtlS: config.events.ticketTtlS };
     const live = streams && liveEvents(store, deps, streams);
@@ -630,7 +630,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
         : [];
     const stopSweeping = () => stops.forEach((stop) => stop());
     presence = presenceOf(config, store, deps, streams, (err, what) => log?.error({ err }, what));
-    const mail = await mailNotifications(config, store, deps, presence, (err, what) => log?.error({ err }, what));
+    const mail = await mailNotifications(config, store, deps, presence, tunables, (err, what) => log?.error({ err }, what));
     const serverKeys = new ServerKeys(store.serverKeys, (err) => log?.error({ err }, 'server keys: read failed'));
     await serverKeys.refresh();
     serverKeys.watch(config.settingsRefreshMs);
@@ -653,7 +653,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     push?.start();
     pusher?.start();
     if (pusherApps.on()) warnOfPublicOnce();
-    const retention = retentionJob(config, store, settings, () => log);
+    const retention = retentionJob(store, tunables, () => log);
     retention.start();
     const stopAuditPruning = auditPruning(config, store, () => log);
     presence?.start();
