@@ -47,6 +47,7 @@ const CLASSES = {
     'test/browser/docs-page.test.ts',
     'test/cli/import-schema.test.ts',
     'test/domain/latest-read.test.ts',
+    'test/domain/staff.test.ts',
     'test/events/mail-tls.test.ts',
     'test/events/pusher-http.test.ts',
     'test/events/pusher-signature.test.ts',

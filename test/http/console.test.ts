@@ -7,7 +7,7 @@
  * holding HTML shown as text, each action with its reason and audit row, users, the deliveries page
  * (a failed one retried, audited; a viewer refused), the audit log's
  * filter, a removed member's session ending, and the sign-in throttle; the overview's figures of
- * today, users by display name, the reports against a user, a listing's conversations, and the
+ * today (from the staff member's midnight), users by display name, the reports against a user, a listing's conversations, and the
  * abuse limits an owner changes (a bad value named; taken by the server; others refused, audited).
  */
 import { describe, it, before } from 'node:test';
@@ -17,6 +17,7 @@ import { createRequire } from 'node:module';
 import { newSetupToken, setupDigest, totpCode } from '../../src/auth/staff.js';
 import { CLI_ACTOR } from '../../src/domain/audit.js';
 import { addStaff, removeStaff } from '../../src/domain/staff/members.js';
+import { startOfDay } from '../../src/domain/staff/reads.js';
 import type { StaffRole } from '../../src/domain/staff/staff.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { startTestSouk, type TestSouk } from '../helpers/souk.js';
@@ -229,6 +230,36 @@ describe('the staff console', () => {
       senders: 0,
       conversations: 0,
     });
+  });
+
+  it("counts today from the staff member's midnight, in the zone their browser keeps in a cookie", async () => {
+    const o = members.get('owner')!.visitor;
+    const inZone = async (zone: string) => {
+      const page = (await o.get('/console', { cookie: `${o.cookie}; souk_console_zone=${encodeURIComponent(zone)}` })).body;
+      return [text(page, 'today-zone'), text(page, 'messages-today')];
+    };
+    // Kiritimati (UTC+14) and Pago Pago (UTC-11) are a day and an hour apart: their days start an
+    // hour or more apart. One message sent a minute before the later start is today in one zone only.
+    const earlier = Math.min(startOfDay(Date.now(), 'Pacific/Kiritimati'), startOfDay(Date.now(), 'Pacific/Pago_Pago'));
+    const later = Math.max(startOfDay(Date.now(), 'Pacific/Kiritimati'), startOfDay(Date.now(), 'Pacific/Pago_Pago'));
+    const zoneOf = (start: number) => (startOfDay(Date.now(), 'Pacific/Kiritimati') === start ? 'Pacific/Kiritimati' : 'Pacific/Pago_Pago');
+    const db = t.souk.store.db;
+    const first = await db.selectFrom('messages').select(['id', 'created_at']).orderBy('id').executeTakeFirstOrThrow();
+    await db
+      .updateTable('messages')
+      .set({ created_at: later - 60_000 })
+      .where('id', '=', first.id)
+      .execute();
+    try {
+      assert.ok(earlier < later - 60_000);
+      assert.deepEqual(await inZone(zoneOf(earlier)), [zoneOf(earlier), '5']);
+      assert.deepEqual(await inZone(zoneOf(later)), [zoneOf(later), '4']);
+      // A zone the runtime does not know, or none: UTC.
+      assert.deepEqual((await inZone('Mars/Olympus'))[0], 'UTC');
+      assert.equal(text((await o.get('/console')).body, 'today-zone'), 'UTC');
+    } finally {
+      await db.updateTable('messages').set({ created_at: first.created_at }).where('id', '=', first.id).execute();
+    }
   });
 
   it('refuses a POST whose CSRF token is missing or from another session: 403', async () => {

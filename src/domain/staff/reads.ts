@@ -4,6 +4,7 @@
  * from a bounded window of the primary key, so that a page costs the same on a marketplace of
  * 100,000 users as on a small one.
  */
+import { TZDate } from '@date-fns/tz';
 import type { Conversation, User } from '../model.js';
 import type { Repositories } from '../ports.js';
 
@@ -32,8 +33,29 @@ export interface ConsoleReads {
   userIdsNamed(name: string, limit: number): Promise<number[]>;
 }
 
-/** Midnight UTC of the day `now` falls in: the console's "today" (its pages show UTC on the server). */
-export const startOfUtcDay = (now: number): number => now - (now % 86_400_000);
+/**
+ * The IANA zone `zone` names, as the runtime spells it, if the runtime knows it (an alias such as
+ * Asia/Calcutta too), else UTC: the browser's word is checked, not trusted.
+ */
+export function knownZone(zone: string | undefined): string {
+  if (zone === undefined || zone.length > 64) return 'UTC';
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return 'UTC';
+  }
+}
+
+/**
+ * The first instant of the day `now` falls in, in `zone` (an IANA name known to `knownZone`): the
+ * console's "today", as the staff member's clock has it. A day whose midnight a clock change skips
+ * starts at its first instant.
+ */
+export function startOfDay(now: number, zone: string): number {
+  const day = new TZDate(now, zone);
+  day.setHours(0, 0, 0, 0);
+  return day.getTime();
+}
 
 export interface Activity {
   messages: string;
@@ -44,9 +66,9 @@ export interface Activity {
 /** A count at the window's edge reads "10000+". */
 const bounded = (n: number, window: number) => (n >= window ? `${window}+` : String(n));
 
-/** Today's messages, the users who sent them and the conversations started today (since 00:00 UTC). */
-export async function activityToday(reads: ConsoleReads, now: number): Promise<Activity> {
-  const counts = await reads.activitySince(startOfUtcDay(now), ACTIVITY_WINDOW);
+/** Today's messages, the users who sent them and the conversations started today (since 00:00 in `zone`). */
+export async function activityToday(reads: ConsoleReads, now: number, zone: string): Promise<Activity> {
+  const counts = await reads.activitySince(startOfDay(now, zone), ACTIVITY_WINDOW);
   const messagesFull = counts.messages >= ACTIVITY_WINDOW;
   return {
     messages: bounded(counts.messages, ACTIVITY_WINDOW),
