@@ -29,8 +29,10 @@ const shown = (db: Db, userId: number) =>
     .where(listingNotBlockedBy(userId));
 
 const q = {
-  // The page is sorted and cut on the favourites' keys, then its listings are read: sorting the
-  // joined rows would carry each listing's JSON (images, terms, contact: some 4 KB) through the sort.
+  // The page is cut on the favourites' keys, then its listings are read: sorting the joined rows
+  // would carry each listing's JSON (images, terms, contact: some 4 KB) through the sort. The
+  // user's favourites are walked in favourites_by_user's order (migration 036), no sort, and the
+  // walk stops at the page's end.
   shownPage: prepare((db, userId: number, limit: number, offset: number) =>
     db
       .selectFrom(
