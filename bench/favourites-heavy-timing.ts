@@ -1,15 +1,16 @@
 /**
  * The favourites list's store time for a reader with 5,000 favourites against typical readers (5-30),
- * with and without the indexes of migration 036 (docs/benchmark.md, "The heavy favourites list").
+ * with migration 036 (docs/benchmark.md, "The heavy favourites list"), and what its triggers cost
+ * the writes: with them, then without them.
  *
  *   tsx bench/favourites-heavy-timing.ts --db=sqlite|postgres [--listings=100000] [--runs=300]
  *
  * Builds one data set (SQLite in a temp folder, or a schema of its own on the local PostgreSQL),
  * then times `shownPage(user, 0, 20)` and `countShown(user)` through the store's own runner
  * (PostgreSQL: its named prepared statements, so the generic plans once they are taken), median of
- * `--runs`, without migration 036 and with it (on PostgreSQL also with a covering index of the
- * listings, which 036 does not make); each time also 10,000 favourites added and removed, one
- * statement each (the toggle's writes). Nothing of it is kept unless `--keep`.
+ * `--runs`; then, with 036's triggers and without them: 10,000 favourites added and removed, one
+ * statement each (the toggle's writes), 100,000 favourites inserted in bulk (`--bulk`), and a listing
+ * with 1,000 favourites unpublished and published again. Nothing of it is kept unless `--keep`.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,8 +21,6 @@ import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/index.js';
 import { DEFAULT_LISTING_DETAILS } from '../src/domain/model.js';
 import { listingDetailsRow } from '../src/store/common/catalog.js';
-import { POSTGRES_MIGRATIONS } from '../src/store/postgres/migrations/index.js';
-import { SQLITE_MIGRATIONS } from '../src/store/sqlite/migrations/index.js';
 import { onServer } from '../tools/postgres.js';
 import { listingFields, rng, userFields } from './dataset.js';
 
@@ -33,6 +32,7 @@ const { values } = parseArgs({
     heavy: { type: 'string', default: '5000' },
     runs: { type: 'string', default: '300' },
     writes: { type: 'string', default: '10000' },
+    bulk: { type: 'string', default: '100000' },
     keep: { type: 'boolean', default: false },
   },
 });
@@ -41,7 +41,10 @@ const U = Number(values.users);
 const HEAVY = Number(values.heavy);
 const RUNS = Number(values.runs);
 const WRITES = Number(values.writes);
+const BULK = Number(values.bulk);
 const PG = 'postgres://postgres@127.0.0.1:5432/test';
+
+const chunk = <T>(rows: T[], n: number) => Array.from({ length: Math.ceil(rows.length / n) }, (_, i) => rows.slice(i * n, i * n + n));
 
 const HEAVY_USER = 1;
 const BLOCKING_HEAVY_USER = 2; // the same favourites, party to a block: the per-row block lookups run
@@ -67,7 +70,6 @@ async function build(store: Store): Promise<void> {
   const now = Date.now();
   const random = rng(52);
   const owner = new Int32Array(L).map(() => 100 + Math.floor(random() * (U - 100)));
-  const chunk = <T>(rows: T[], n: number) => Array.from({ length: Math.ceil(rows.length / n) }, (_, i) => rows.slice(i * n, i * n + n));
   await db.transaction().execute(async (tx) => {
     for (const part of chunk([...Array(U).keys()], 500))
       await tx
@@ -166,28 +168,80 @@ async function writes(store: Store, label: string): Promise<void> {
   console.log(`${values.db} ${label}: ${WRITES} favourites added and removed, ${us.toFixed(1)} µs a pair`);
 }
 
+/** 100,000 favourites inserted as the data set's build does (500 a statement, one transaction), then removed. */
+async function bulk(store: Store, label: string): Promise<void> {
+  const rows = Array.from({ length: BULK }, (_, i) => ({
+    user_id: 3 + (i % 5),
+    listing_id: 1_000_000 + Math.floor(i / 5),
+    added_at: 1_000 + i,
+  }));
+  const t = process.hrtime.bigint();
+  await store.db.transaction().execute(async (tx) => {
+    for (const part of chunk(rows, 500)) await tx.insertInto('favourites').values(part).execute();
+  });
+  const ms = Number(process.hrtime.bigint() - t) / 1e6;
+  await store.db.deleteFrom('favourites').where('user_id', 'in', [3, 4, 5, 6, 7]).execute();
+  console.log(`${values.db} ${label}: ${BULK} favourites inserted in ${ms.toFixed(0)} ms`);
+}
+
+/** A listing with 1,000 favourites unpublished and published again (raw updates of its status), median of 20 changes. */
+async function statusChanges(store: Store, label: string): Promise<void> {
+  const listingId = 1_000_000 + L - 1;
+  await store.db.deleteFrom('favourites').where('listing_id', '=', listingId).execute();
+  await store.db
+    .insertInto('favourites')
+    .values(Array.from({ length: 1000 }, (_, i) => ({ user_id: U - i, listing_id: listingId, added_at: 1_000 + i })))
+    .execute();
+  const times: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    for (const status of ['draft', 'publish']) {
+      const t = process.hrtime.bigint();
+      await sql`update listings set status = ${status} where id = ${listingId}`.execute(store.db);
+      times.push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
+  }
+  const flagged = await store.db
+    .selectFrom('favourites')
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .where('listing_id', '=', listingId)
+    .where('listing_published', '=', 1)
+    .executeTakeFirstOrThrow();
+  console.log(
+    `${values.db} ${label}: a listing with 1,000 favourites changes its status in ${median(times).toFixed(2)} ms (flagged published after: ${flagged.n})`,
+  );
+}
+
+/** The triggers of migration 036 alone, dropped to time the writes without them (the column and index stay). */
+async function dropTriggers(store: Store): Promise<void> {
+  const statements =
+    values.db === 'postgres'
+      ? [
+          'drop trigger listing_published_follows_status on listings',
+          'drop trigger listing_published_on_update on favourites',
+          'drop trigger listing_published_on_insert on favourites',
+        ]
+      : [
+          'drop trigger listing_published_follows_status',
+          'drop trigger listing_published_on_update',
+          'drop trigger listing_published_on_insert',
+        ];
+  for (const s of statements) await sql.raw(s).execute(store.db);
+}
+
 const { store, drop } = await open();
 try {
   await store.migrate();
   const t = Date.now();
   await build(store);
-  console.log(`built ${L} listings, ${U} users in ${((Date.now() - t) / 1000).toFixed(0)} s`);
-  const migration = (values.db === 'postgres' ? POSTGRES_MIGRATIONS : SQLITE_MIGRATIONS)['036-favourites-by-user']!;
-  const analyze = () => sql`analyze`.execute(store.db);
-  await migration.down!(store.db);
-  await analyze();
-  await measure(store, 'without 036');
-  await writes(store, 'without 036');
-  await migration.up(store.db);
-  await analyze();
+  console.log(`built ${L} listings, ${U} users in ${((Date.now() - t) / 1000).toFixed(0)} s (with 036's triggers)`);
   await measure(store, 'with 036');
   await writes(store, 'with 036');
-  if (values.db === 'postgres') {
-    // Not made: what a covering index of the listings would give PostgreSQL's count.
-    await sql`create index listings_shown on listings (id, status, owner_id)`.execute(store.db);
-    await sql`vacuum analyze listings`.execute(store.db);
-    await measure(store, 'with 036 and listings (id, status, owner_id)');
-  }
+  await bulk(store, 'with 036');
+  await statusChanges(store, 'with 036');
+  await dropTriggers(store);
+  await writes(store, "without 036's triggers");
+  await bulk(store, "without 036's triggers");
+  await statusChanges(store, "without 036's triggers");
 } finally {
   await store.close();
   if (values.keep) console.log('kept');
