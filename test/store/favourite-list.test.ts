@@ -232,6 +232,43 @@ describe('the favourites list of a reader with many favourites (migration 036)',
     assert.deepEqual(await flagsWrong(store), []);
   });
 
+  it('orders a favourite added with a concurrent change of its listing, either first (PostgreSQL)', async (t) => {
+    const store = await marketplaceStore(t);
+    if (store.dialect !== 'postgres') return t.skip('SQLite runs one writer at a time');
+    const add = () => store.db.insertInto('favourites').values({ user_id: USERS.amina, listing_id: LISTINGS.bike, added_at: 1 }).execute();
+    const setStatus = (db: typeof store.db, status: string) =>
+      sql`update listings set status = ${status} where id = ${LISTINGS.bike}`.execute(db);
+    await store.db.deleteFrom('favourites').where('listing_id', '=', LISTINGS.bike).execute();
+    /** `first` runs in a transaction kept open while `second` starts on another connection; then both end. */
+    const overlapping = async (first: (db: typeof store.db) => Promise<unknown>, second: () => Promise<unknown>) => {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let started!: () => void;
+      const begun = new Promise<void>((resolve) => (started = resolve));
+      const one = store.db.transaction().execute(async (trx) => {
+        await first(trx);
+        started();
+        await held;
+      });
+      await begun;
+      const two = second();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      release();
+      await Promise.all([one, two]);
+    };
+    // The listing unpublished, not yet committed, when the favourite is added: the add waits for it.
+    await overlapping((db) => setStatus(db, 'draft'), add);
+    assert.deepEqual(await flagsWrong(store), []);
+    await store.db.deleteFrom('favourites').where('listing_id', '=', LISTINGS.bike).execute();
+    await setStatus(store.db, 'publish');
+    // The favourite added, not yet committed, when the listing is unpublished: the change waits for it.
+    await overlapping(
+      (db) => db.insertInto('favourites').values({ user_id: USERS.amina, listing_id: LISTINGS.bike, added_at: 1 }).execute(),
+      () => setStatus(store.db, 'draft'),
+    );
+    assert.deepEqual(await flagsWrong(store), []);
+  });
+
   it('sets the flag of the favourites a database already holds when the migration runs', async (t) => {
     const store = await marketplaceStore(t);
     const migration = (store.dialect === 'sqlite' ? SQLITE_MIGRATIONS : POSTGRES_MIGRATIONS)['036-favourites-by-user']!;

@@ -29,7 +29,7 @@ describe('SQLite favourites: listing triggers (migration 005)', () => {
     // Migration 036 keeps a column of favourites with triggers, one of them on listings naming
     // favourites: taken down while 005 rebuilds the table under it, and put back after (as the
     // migrations run: 005 before 036).
-    await later.down(store.db);
+    await later.down!(store.db);
   });
 
   after(async () => {
