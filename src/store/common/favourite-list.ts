@@ -3,7 +3,7 @@ import type { Kysely, Selectable } from 'kysely';
 import { DEFAULT_LISTING_DETAILS, type ListingStore, type PricingType, type ShownListing } from '../../domain/model.js';
 import type { FavouriteListRepository } from '../../domain/ports.js';
 import { listingDetailsRow } from './catalog.js';
-import { listingNotBlockedBy } from './blocks.js';
+import { favouriteNotBlockedBy } from './blocks.js';
 import { prepare, type QueryRunner } from './prepared.js';
 import { toListing } from './rows.js';
 import { LISTING_COLUMNS, LISTING_DETAIL_COLUMNS, type Database, type ListingDetailsTable, type ListingsTable } from './schema.js';
@@ -19,18 +19,25 @@ const NO_DETAILS = listingDetailsRow(DEFAULT_LISTING_DETAILS);
 
 type Db = Kysely<Database>;
 
-/** The favourites the list shows: the user's, whose listing is published and not blocked by them (docs/safety.md). */
+/**
+ * The favourites the list shows: the user's, whose listing is published and not blocked by them
+ * (docs/safety.md). Whether the listing is published is kept on the favourite (migration 036), so
+ * that the user's shown favourites are one range of favourites_by_user, which the page walks newest
+ * first and the count reads alone; the listings are read only for the page's rows (and, for a user
+ * party to a block, for each favourite's owner).
+ */
 const shown = (db: Db, userId: number) =>
   db
     .selectFrom('favourites')
-    .innerJoin('listings', 'listings.id', 'favourites.listing_id')
     .where('favourites.user_id', '=', userId)
-    .where('listings.status', '=', 'publish')
-    .where(listingNotBlockedBy(userId));
+    .where('favourites.listing_published', '=', 1)
+    .where(favouriteNotBlockedBy(userId));
 
 const q = {
-  // The page is sorted and cut on the favourites' keys, then its listings are read: sorting the
-  // joined rows would carry each listing's JSON (images, terms, contact: some 4 KB) through the sort.
+  // The page is cut on the favourites' keys, then its listings are read: sorting the joined rows
+  // would carry each listing's JSON (images, terms, contact: some 4 KB) through the sort. The
+  // user's published favourites are walked in favourites_by_user's order, no sort, and the walk
+  // stops at the page's end.
   shownPage: prepare((db, userId: number, limit: number, offset: number) =>
     db
       .selectFrom(

@@ -104,6 +104,11 @@ export interface FavouritesTable {
   user_id: number;
   listing_id: number;
   added_at: number;
+  /**
+   * 1 when the listing's status is 'publish', else 0 (migration 036): set by the database's triggers
+   * from the listing, whatever a writer gives; what the favourites list reads instead of the status.
+   */
+  listing_published: Generated<number>;
 }
 
 /** Who blocked whom (migration 017); the id is the order of blocking. */

@@ -41,6 +41,7 @@ import { staffMigration } from '../../common/migrations/030-staff.js';
 import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
 import { offersByConversationMigration } from '../../common/migrations/034-offers-by-conversation.js';
 import { postgresMessageCountMigration } from '../../common/migrations/035-conversation-message-count.js';
+import { favouritesByUserMigration } from '../../common/migrations/036-favourites-by-user.js';
 
 const SQLITE_ONLY: Migration = { up: async () => {}, down: async () => {} };
 
@@ -76,4 +77,5 @@ export const POSTGRES_MIGRATIONS: Migrations = {
   '033-console-lookups': consoleLookupsMigration,
   '034-offers-by-conversation': offersByConversationMigration,
   '035-conversation-message-count': postgresMessageCountMigration,
+  '036-favourites-by-user': favouritesByUserMigration,
 };

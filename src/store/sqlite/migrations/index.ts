@@ -40,6 +40,7 @@ import { staffMigration } from '../../common/migrations/030-staff.js';
 import { consoleLookupsMigration } from '../../common/migrations/033-console-lookups.js';
 import { offersByConversationMigration } from '../../common/migrations/034-offers-by-conversation.js';
 import { sqliteMessageCountMigration } from '../../common/migrations/035-conversation-message-count.js';
+import { sqliteFavouritesByUserMigration } from '../../common/migrations/036-favourites-by-user.js';
 import { listingStateIndexMigration } from './004-listing-state-index.js';
 import { favouriteListingTriggerMigration } from './005-favourite-listing-trigger.js';
 
@@ -101,4 +102,5 @@ export const SQLITE_MIGRATIONS: Migrations = {
   '033-console-lookups': atomically(consoleLookupsMigration),
   '034-offers-by-conversation': atomically(offersByConversationMigration),
   '035-conversation-message-count': atomically(sqliteMessageCountMigration),
+  '036-favourites-by-user': atomically(sqliteFavouritesByUserMigration),
 };
