@@ -488,6 +488,10 @@ const SETTINGS = {
       meaning:
         "SQLite only: SQLite's page cache, in MB (1 to 65536). It fills up to this size and counts in full towards Souk's memory. A larger one keeps more of the conversations in memory when they outgrow it.",
     }),
+    mmapMb: integer('DB_MMAP_MB', 0, 0, 1_048_576, {
+      meaning:
+        "SQLite only: how much of the database file, in MB, SQLite reads by mapping it into memory (0, the default: none; up to 1048576). Those reads make no system call and keep no second copy: the pages are the system's file cache, counted in Souk's resident memory once read and given back under memory pressure. For a file much larger than `DB_CACHE_MB`, its size or more (docs/operations.md).",
+    }),
   },
   apiPrefix: setting(
     'API_PREFIX',

@@ -51,10 +51,13 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'off' }), ConfigError);
   });
 
-  it('DB_CACHE_MB is 16 unless set to a whole number of MB', () => {
+  it('DB_CACHE_MB is 16 and DB_MMAP_MB 0 unless set to a whole number of MB', () => {
     assert.equal(loadConfig({}).db.cacheMb, 16);
     assert.equal(loadConfig({ DB_CACHE_MB: '64' }).db.cacheMb, 64);
     for (const bad of ['0', '-1', '1.5', '16MB', 'auto', '65537']) assert.throws(() => loadConfig({ DB_CACHE_MB: bad }), ConfigError, bad);
+    assert.equal(loadConfig({}).db.mmapMb, 0);
+    assert.equal(loadConfig({ DB_MMAP_MB: '8192' }).db.mmapMb, 8192);
+    for (const bad of ['-1', '1.5', '8GB', '1048577']) assert.throws(() => loadConfig({ DB_MMAP_MB: bad }), ConfigError, bad);
   });
 
   it('the settings table of docs/configuration.md is the one generated from the declarations', () => {

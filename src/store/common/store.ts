@@ -56,6 +56,8 @@ export interface DbOptions {
   joinStatements?: boolean;
   /** SQLite: the page cache in MB; default 16. */
   cacheMb?: number;
+  /** SQLite: how much of the file is read through a memory map, in MB; default 0 (none). */
+  mmapMb?: number;
   /**
    * SQLite: create the database file's folder when it is missing. Only for the default path: a
    * folder the operator named must exist, so a typo in it is not a new, empty marketplace.

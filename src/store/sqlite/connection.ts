@@ -40,7 +40,8 @@ function openSqliteFile(path: string, opts: DbOptions): SqliteConnection {
   // once per checkpoint, so fewer, larger checkpoints do far less work per write. Under many
   // writes a thread copies most of it beforehand (checkpointer.ts).
   // The page cache fills up to its size with whatever was read, so it counts in full towards the
-  // process's memory: DB_CACHE_MB trades memory for fewer reads (docs/operations.md).
+  // process's memory: DB_CACHE_MB trades memory for fewer reads (docs/operations.md). DB_MMAP_MB
+  // reads the file's first MB through a memory map instead of read calls (off by default).
   database.exec(`
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = NORMAL;
@@ -48,6 +49,7 @@ function openSqliteFile(path: string, opts: DbOptions): SqliteConnection {
     PRAGMA wal_autocheckpoint = 16000;
     PRAGMA journal_size_limit = 67108864;
     PRAGMA cache_size = ${-(opts.cacheMb ?? 16) * 1024};
+    PRAGMA mmap_size = ${(opts.mmapMb ?? 0) * 1024 * 1024};
   `);
   return database;
 }

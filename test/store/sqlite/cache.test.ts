@@ -1,4 +1,4 @@
-/** SQLite's page cache: 16 MB, or what DB_CACHE_MB says (src/store/sqlite/connection.ts). */
+/** SQLite's page cache: 16 MB, or what DB_CACHE_MB says; its memory map: none, or DB_MMAP_MB (src/store/sqlite/connection.ts). */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -18,9 +18,9 @@ async function cacheMbOf(store: Store): Promise<number> {
 describe('SQLite page cache size', () => {
   let dir: string;
   const opened: Store[] = [];
-  const open = (cacheMb?: number) => {
+  const open = (cacheMb?: number, mmapMb?: number) => {
     const url = `sqlite:${join(dir, 'souk.db')}`;
-    const store = openStore(url, cacheMb === undefined ? OPTIONS : { ...OPTIONS, cacheMb });
+    const store = openStore(url, { ...OPTIONS, ...(cacheMb === undefined ? {} : { cacheMb }), ...(mmapMb === undefined ? {} : { mmapMb }) });
     opened.push(store);
     return store;
   };
@@ -38,5 +38,11 @@ describe('SQLite page cache size', () => {
     assert.equal(await cacheMbOf(open()), 16);
     assert.equal(await cacheMbOf(open(64)), 64);
     assert.equal(await cacheMbOf(open(1)), 1);
+  });
+
+  it('maps none of the file by default, and what DB_MMAP_MB says when set', async () => {
+    const mmapOf = async (store: Store) => (await sql<{ mmap_size: number }>`pragma mmap_size`.execute(store.db)).rows[0]!.mmap_size;
+    assert.equal(await mmapOf(open()), 0);
+    assert.equal(await mmapOf(open(undefined, 64)), 64 * 1024 * 1024);
   });
 });
