@@ -20,7 +20,11 @@ describe('SQLite page cache size', () => {
   const opened: Store[] = [];
   const open = (cacheMb?: number, mmapMb?: number) => {
     const url = `sqlite:${join(dir, 'souk.db')}`;
-    const store = openStore(url, { ...OPTIONS, ...(cacheMb === undefined ? {} : { cacheMb }), ...(mmapMb === undefined ? {} : { mmapMb }) });
+    const store = openStore(url, {
+      ...OPTIONS,
+      ...(cacheMb === undefined ? {} : { cacheMb }),
+      ...(mmapMb === undefined ? {} : { mmapMb }),
+    });
     opened.push(store);
     return store;
   };
