@@ -18,10 +18,11 @@ import { sql, type Kysely } from 'kysely';
  * for each favourite added or removed (the toggle), as before; a listing's change of
  * published-ness updates each of its favourites.
  */
-const backfillSqlite = sql`update favourites set listing_published =
-  exists (select 1 from listings l where l.id = favourites.listing_id and l.status = 'publish')`;
-const backfillPostgres = sql`update favourites set listing_published =
-  cast(exists (select 1 from listings l where l.id = favourites.listing_id and l.status = 'publish') as integer)`;
+// The column comes as 1 (published: what most favourites are); only the others are written, so that
+// the backfill does not write every row again (on PostgreSQL, a second version of each, which the
+// count would then visit until a vacuum).
+const backfill = sql`update favourites set listing_published = 0
+  where not exists (select 1 from listings l where l.id = favourites.listing_id and l.status = 'publish')`;
 
 const byUser = (db: Kysely<any>) =>
   db.schema
@@ -33,7 +34,7 @@ const byUser = (db: Kysely<any>) =>
 export const sqliteFavouritesByUserMigration = {
   async up(db: Kysely<any>): Promise<void> {
     await sql`alter table favourites add column listing_published integer not null default 1`.execute(db);
-    await backfillSqlite.execute(db);
+    await backfill.execute(db);
     await byUser(db);
     // SQLite cannot change the new row before it is written: the row is corrected after, when it
     // needs to be. A row with the right flag costs one lookup in listings_state, whose page
@@ -107,7 +108,7 @@ const postgresStatements = {
 export const favouritesByUserMigration = {
   async up(db: Kysely<any>): Promise<void> {
     await sql`alter table favourites add column listing_published integer not null default 1`.execute(db);
-    await backfillPostgres.execute(db);
+    await backfill.execute(db);
     await byUser(db);
     // Created in the schema being migrated (the first of search_path), as the tables are.
     for (const statement of postgresStatements.create) await statement.execute(db);
