@@ -69,6 +69,8 @@ export interface Souk {
   serverKeys: ServerKeys;
   /** The Pusher sender; absent where no Pusher app can be set (no PUSHER_URL, not a WordPress site). */
   pusher: PusherSender | undefined;
+  /** The Pusher app in force: PUSHER_URL's, or the site's, read again every SETTINGS_REFRESH_MS. */
+  pusherApps: LivePusherApp;
   close(): Promise<void>;
 }
 
@@ -672,6 +674,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
       mail,
       serverKeys,
       pusher,
+      pusherApps,
       async close() {
         settings.stop();
         revoked.stop();

@@ -58,6 +58,9 @@ describe("Pusher on a WordPress site's own settings", { skip }, () => {
     await site.query("update wp_options set option_value = ? where option_name = 'rtcl_chat_settings'", [serialize(settings)]);
     await until(async () => (await config()).chat.pusher?.app_key === TEST_PUSHER_APP.key);
     assert.deepEqual((await config()).chat.pusher, { app_key: TEST_PUSHER_APP.key, app_cluster: 'eu' });
+    // The sender's app follows the site on a timer of its own, not GET config's: read now, as its next poll would.
+    await t.souk.pusherApps.refresh();
+    assert.equal(t.souk.pusherApps.on(), true);
 
     // Souk's answer is published to the buyer's channel, ids as integers, the site's local time.
     const answer = await t.post(
