@@ -12,16 +12,12 @@
  * statement each (the toggle's writes), 100,000 favourites inserted in bulk (`--bulk`), and a listing
  * with 1,000 favourites unpublished and published again. Nothing of it is kept unless `--keep`.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import { openStore, type Store } from '../src/store/index.js';
 import { DEFAULT_LISTING_DETAILS } from '../src/domain/model.js';
 import { listingDetailsRow } from '../src/store/common/catalog.js';
-import { onServer } from '../tools/postgres.js';
+import { freshBenchDatabase } from './database.js';
 import { listingFields, rng, userFields } from './dataset.js';
 
 const { values } = parseArgs({
@@ -50,19 +46,12 @@ const HEAVY_USER = 1;
 const BLOCKING_HEAVY_USER = 2; // the same favourites, party to a block: the per-row block lookups run
 const TYPICAL = Array.from({ length: 50 }, (_, i) => 10 + i);
 
+/** A fresh bench database (bench/database.ts), SQLite's or a schema on the local PostgreSQL, and a store on it. */
 async function open(): Promise<{ store: Store; drop: () => Promise<void> }> {
-  const opts = { poolSize: 2, statementTimeoutMs: 600_000, connectTimeoutMs: 5000 };
-  if (values.db === 'postgres') {
-    const schema = `souk_favtiming_${randomBytes(4).toString('hex')}`;
-    await onServer(PG, `create schema ${schema}`);
-    if (values.keep) console.log(`the data set: schema ${schema}`);
-    const store = openStore(`${PG}?options=${encodeURIComponent(`-c search_path=${schema}`)}`, opts);
-    return { store, drop: () => onServer(PG, `drop schema ${schema} cascade`) };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'souk-favtiming-'));
-  const store = openStore(`sqlite:${join(dir, 'souk.db')}`, opts);
-  if (values.keep) console.log(`the data set: ${join(dir, 'souk.db')}`);
-  return { store, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  const database = await freshBenchDatabase(values.db === 'postgres' ? PG : undefined);
+  if (values.keep) console.log(`the data set: ${database.location}`);
+  const store = openStore(database.url, { poolSize: 2, statementTimeoutMs: 600_000, connectTimeoutMs: 5000 });
+  return { store, drop: () => database.drop() };
 }
 
 async function build(store: Store): Promise<void> {
