@@ -18,24 +18,33 @@ import { sql, type Kysely } from 'kysely';
  * for each favourite added or removed (the toggle), as before; a listing's change of
  * published-ness updates each of its favourites.
  */
-// The column comes as 1 (published: what most favourites are); only the others are written, so that
-// the backfill does not write every row again (on PostgreSQL, a second version of each, which the
-// count would then visit until a vacuum).
-const backfill = sql`update favourites set listing_published = 0
-  where not exists (select 1 from listings l where l.id = favourites.listing_id and l.status = 'publish')`;
-
-const byUser = (db: Kysely<any>) =>
-  db.schema
+/**
+ * The column, its backfill and the index, on both databases. The column comes as 1 (published: what
+ * most favourites are); only the others are written, so that the backfill does not write every row
+ * again (on PostgreSQL, a second version of each, which the count would then visit until a vacuum).
+ */
+async function addFlag(db: Kysely<any>): Promise<void> {
+  await sql`alter table favourites add column listing_published integer not null default 1`.execute(db);
+  await sql`update favourites set listing_published = 0
+    where not exists (select 1 from listings l where l.id = favourites.listing_id and l.status = 'publish')`.execute(db);
+  await db.schema
     .createIndex('favourites_by_user')
     .on('favourites')
     .columns(['user_id', 'listing_published', 'added_at', 'id', 'listing_id'])
     .execute();
+}
+
+async function dropFlag(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('favourites_by_user').ifExists().execute();
+  await sql`alter table favourites drop column listing_published`.execute(db);
+}
+
+/** SQLite: whether the favourite's listing is published, read from listings_state (migration 004). */
+const listingPublishedSqlite = sql`exists (select 1 from listings indexed by listings_state where id = new.listing_id and status = 'publish')`;
 
 export const sqliteFavouritesByUserMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`alter table favourites add column listing_published integer not null default 1`.execute(db);
-    await backfill.execute(db);
-    await byUser(db);
+    await addFlag(db);
     // SQLite cannot change the new row before it is written: the row is corrected after, when it
     // needs to be. A row with the right flag costs one lookup in listings_state, whose page
     // migration 005's trigger has just read; the default (1, published: what most favourites are)
@@ -46,11 +55,8 @@ export const sqliteFavouritesByUserMigration = {
       ['listing_published_on_update', 'update of listing_id, listing_published'],
     ] as const) {
       await sql`create trigger ${sql.raw(name)} after ${sql.raw(event)} on favourites
-        when new.listing_published <>
-          exists (select 1 from listings indexed by listings_state where id = new.listing_id and status = 'publish')
-        begin update favourites set listing_published =
-          exists (select 1 from listings indexed by listings_state where id = new.listing_id and status = 'publish')
-          where id = new.id; end`.execute(db);
+        when new.listing_published <> ${listingPublishedSqlite}
+        begin update favourites set listing_published = ${listingPublishedSqlite} where id = new.id; end`.execute(db);
     }
     await sql`create trigger listing_published_follows_status after update of status on listings
       when (old.status = 'publish') <> (new.status = 'publish')
@@ -60,8 +66,7 @@ export const sqliteFavouritesByUserMigration = {
     for (const name of ['listing_published_follows_status', 'listing_published_on_update', 'listing_published_on_insert']) {
       await sql`drop trigger if exists ${sql.raw(name)}`.execute(db);
     }
-    await db.schema.dropIndex('favourites_by_user').ifExists().execute();
-    await sql`alter table favourites drop column listing_published`.execute(db);
+    await dropFlag(db);
   },
 };
 
@@ -107,15 +112,12 @@ const postgresStatements = {
 
 export const favouritesByUserMigration = {
   async up(db: Kysely<any>): Promise<void> {
-    await sql`alter table favourites add column listing_published integer not null default 1`.execute(db);
-    await backfill.execute(db);
-    await byUser(db);
+    await addFlag(db);
     // Created in the schema being migrated (the first of search_path), as the tables are.
     for (const statement of postgresStatements.create) await statement.execute(db);
   },
   async down(db: Kysely<any>): Promise<void> {
     for (const statement of postgresStatements.drop) await statement.execute(db);
-    await db.schema.dropIndex('favourites_by_user').ifExists().execute();
-    await sql`alter table favourites drop column listing_published`.execute(db);
+    await dropFlag(db);
   },
 };
