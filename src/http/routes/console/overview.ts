@@ -9,7 +9,7 @@ import { activityToday, knownZone } from '../../../domain/staff/reads.js';
 import type { ConsoleDeps } from './common.js';
 
 /** The cookie in which the console's script keeps the browser's time zone (console.js). */
-export const ZONE_COOKIE = 'souk_console_zone';
+const ZONE_COOKIE = 'souk_console_zone';
 
 /** Counted up to here; beyond, "100+". */
 const COUNT_UP_TO = 100;
