@@ -163,15 +163,18 @@ export function pageParams(query, perPage) {
 /**
  * Serves `handle(req, body)`, a promise of [status, body], on PORT and HOST (a failure answers 503);
  * prints `NAME listening on PORT` once ready; on SIGINT or SIGTERM closes, then `close()`, then exits 0.
+ * With `log` (requestLog), each request's line once its reply is sent.
  */
-export function serve(name, handle, close) {
+export function serve(name, handle, close, log) {
   const server = http.createServer((req, res) => {
+    const started = performance.now();
     const chunks = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
       const send = (code, body) => {
         res.writeHead(code, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
         res.end(body);
+        if (log) log(req, code, started);
       };
       handle(req, Buffer.concat(chunks).toString()).then(
         ([code, body]) => send(code, body),
@@ -189,4 +192,242 @@ export function serve(name, handle, close) {
       server.closeAllConnections();
     });
   }
+}
+
+// ---- Souk's duties (FLOOR_DUTIES=1): its rate limits and abuse limits counted, its log line, its events' payloads ----
+
+/** Whether the floor does Souk's duties too (the floor-duties-* and floor-pg-duties-* rows). */
+export const DUTIES = process.env.FLOOR_DUTIES === '1';
+
+const setting = (name, fallback) => Number(process.env[name] ?? fallback);
+const MINUTE = 60_000;
+const HOUR = 3_600_000;
+
+/** Fixed windows per key in this process, as src/auth/counters.ts MemoryCounter counts them (ended windows swept). */
+class Windows {
+  windows = new Map();
+  constructor(sweepMs) {
+    setInterval(
+      () => {
+        const now = Date.now();
+        for (const [key, w] of this.windows) if (w.resetAt <= now) this.windows.delete(key);
+      },
+      Math.max(1000, sweepMs),
+    ).unref();
+  }
+  hit(key, windowMs) {
+    const now = Date.now();
+    let w = this.windows.get(key);
+    if (!w || w.resetAt <= now) {
+      this.windows.delete(key);
+      this.windows.set(key, (w = { count: 0, resetAt: now + windowMs }));
+    }
+    return { count: ++w.count, resetMs: w.resetAt - now };
+  }
+  peek(key) {
+    const w = this.windows.get(key);
+    return w && w.resetAt > Date.now() ? { count: w.count, resetMs: w.resetAt - Date.now() } : { count: 0, resetMs: 0 };
+  }
+  release(key) {
+    const w = this.windows.get(key);
+    if (w && w.resetAt > Date.now() && w.count > 0) w.count--;
+  }
+}
+
+/** Souk's 429 (src/http/errors.ts tooManyRequests; its Retry-After header left out). */
+const tooMany = (what) => [
+  429,
+  errorBody(429, 'TOO_MANY_REQUESTS', `Too many ${what}. Retry after the number of seconds in the Retry-After header.`),
+];
+
+/**
+ * The rate limits as src/http/plugins/rate-limit.ts counts them without REDIS_URL, at the points
+ * src/http/auth-hook.ts asks: the client address's failed authentications looked at first, a
+ * failure counted against it, the API key counted once the token verified, the user once known.
+ * Each returns its refusal, or undefined.
+ */
+export function rateLimits(apiKey) {
+  const windowMs = setting('RATE_LIMIT_WINDOW_MS', MINUTE);
+  const [perKey, perUser, authFailures] = [
+    setting('RATE_LIMIT_PER_KEY', 0),
+    setting('RATE_LIMIT_PER_USER', 6000),
+    setting('RATE_LIMIT_AUTH_FAILURES', 100),
+  ];
+  const requests = new Windows(windowMs);
+  const addresses = new Windows(windowMs);
+  const keyId = crypto.createHash('sha256').update(apiKey, 'utf8').digest('base64url').slice(0, 22);
+  const check = (key, max, what) => (max > 0 && requests.hit(key, windowMs).count > max ? tooMany(what) : undefined);
+  return {
+    address: (ip) =>
+      authFailures > 0 && addresses.peek(`address:${ip}`).count >= authFailures ? tooMany('failed authentication attempts') : undefined,
+    failed: (ip) => void (authFailures > 0 && addresses.hit(`address:${ip}`, windowMs)),
+    key: () => check(`key:${keyId}`, perKey, 'requests with this API key'),
+    user: (id) => check(`user:${id}`, perUser, 'requests for this user'),
+  };
+}
+
+/**
+ * The abuse limits of a start as src/http/plugins/abuse-limits.ts counts them in this process: a
+ * place among the sender's messages of the minute and one among their new conversations of the
+ * hour, taken before the start, each given back unless it stored what it counts. Unlike Souk, a
+ * sender at the limit of new conversations is refused even where the start would append to an open one.
+ */
+export function abuseLimits() {
+  const [messages, conversations] = [setting('MESSAGES_PER_MINUTE', 30), setting('NEW_CONVERSATIONS_PER_HOUR', 20)];
+  const counter = new Windows(MINUTE);
+  const take = (key, max, windowMs) => {
+    if (max === 0) return { taken: false };
+    if (counter.hit(key, windowMs).count <= max) return { taken: true };
+    counter.release(key);
+    return { taken: false, over: true };
+  };
+  const giveBack = (place, key, kept) => void (place.taken && !kept && counter.release(key));
+  return (user) => {
+    const [m, c] = [`abuse-messages:${user}`, `abuse-conversations:${user}`];
+    const message = take(m, messages, MINUTE);
+    if (message.over) return { refusal: tooMany('messages in the last minute') };
+    const conversation = take(c, conversations, HOUR);
+    if (conversation.over) {
+      giveBack(message, m, false);
+      return { refusal: tooMany('new conversations in the last hour') };
+    }
+    /** `created`: a conversation was stored; `stored`: a message was. */
+    return { settle: (created, stored) => (giveBack(message, m, stored), giveBack(conversation, c, created)) };
+  };
+}
+
+/**
+ * Souk's one log line per request (src/http/plugins/logging.ts logRequest), with pino as Fastify
+ * makes it: a child logger per request bound to its id (a random UUID: the bench sends no
+ * X-Request-Id), the client address, written when the reply has been sent.
+ */
+export async function requestLog(base) {
+  const { default: pino } = await import('pino');
+  const logger = pino({ level: process.env.LOG_LEVEL ?? 'info' });
+  return (req, statusCode, started) => {
+    const path = req.url.split('?', 1)[0];
+    logger.child({ reqId: crypto.randomUUID() }).info(
+      {
+        client: req.socket.remoteAddress,
+        method: req.method,
+        route: path.startsWith(base) ? path : 'unmatched',
+        path,
+        statusCode,
+        durationMs: Math.round((performance.now() - started) * 10) / 10,
+      },
+      'request',
+    );
+  };
+}
+
+// The events a start logs for the listing's owner (src/domain/chat/conversation.ts, chat/events.ts),
+// as JSON text of the shape and size of Souk's JSON.stringify of the DomainEvent.
+
+/** A user as Souk's events hold one (domain/model.ts User); the columns the floors do not keep are at the bench's defaults. */
+export const userEventJson = (u) =>
+  JSON.stringify({
+    id: u.id,
+    login: u.login,
+    name: u.name,
+    email: u.email,
+    phone: u.phone,
+    whatsapp: u.whatsapp,
+    website: u.website,
+    profilePicture: u.profile_picture,
+    disabled: false,
+    firstName: '',
+    lastName: '',
+    description: '',
+    isAdmin: false,
+    address: '',
+    zipcode: '',
+    latitude: '',
+    longitude: '',
+    locations: [],
+    registeredAt: null,
+  });
+
+/** A listing as Souk's events hold one (store/common/rows.ts toListing); images, category and location are its columns' JSON text. */
+export const listingEventJson = (id, l) =>
+  JSON.stringify({
+    id,
+    ownerId: l.owner_id,
+    title: l.title,
+    slug: l.slug,
+    status: l.status,
+    price: l.price,
+    media: { images: l.images, category: l.category, location: l.location },
+    priceType: l.price_type ?? '',
+  });
+
+/** A text message as the events hold it: `tempId` a string or null. */
+export const messageEventJson = (id, conId, sourceId, text, tempId, at) =>
+  `{"id":${id},"conId":${conId},"sourceId":${sourceId},"text":${JSON.stringify(text)},"type":"text","attachments":null,"isRead":false,` +
+  `"tempId":${tempId === null ? 'null' : JSON.stringify(tempId)},"createdAt":${at}}`;
+
+/** `conversation.new` of a conversation just created with its first message `message` (messageEventJson). */
+export const conversationNewJson = (c, listingJson, senderJson, recipientJson, message) =>
+  `{"type":"conversation.new","started":{"conversation":{"id":${c.id},"listingId":${c.listingId},"senderId":${c.senderId},` +
+  `"recipientId":${c.recipientId},"senderDelete":false,"recipientDelete":false,"senderReview":false,"recipientReview":false,` +
+  `"invertReview":false,"lastMessageId":${c.messageId},"createdAt":${c.at},"updatedAt":${c.at}},"listing":${listingJson},` +
+  `"sender":${senderJson},"recipient":${recipientJson},"message":${message},"lastMessage":${message},"unreadCount":1}}`;
+
+export const messageNewJson = (message) => `{"type":"message.new","message":${message}}`;
+export const unreadJson = (userId, conId, count) =>
+  `{"type":"conversation.unread","userId":${userId},"conversationId":${conId},"count":${count}}`;
+
+/** A start refused for a block between the two, or a closed account (src/http/errors.ts cannotMessageUser). */
+export const CANNOT_MESSAGE = '{"code":"FORBIDDEN","message":"You cannot send messages to this user."}';
+
+/** A request's refusal before its caller is looked for: with `limits` (rateLimits), the address's failed authentications first; then the API key. */
+export function keyCheck(req, key, limits) {
+  const ip = req.socket.remoteAddress;
+  const over = limits?.address(ip);
+  if (over) return over;
+  const refused = keyRefusal(req.headers['x-api-key'], key);
+  if (refused) limits?.failed(ip);
+  return refused;
+}
+
+/** Its refusal once its caller is known (0: none): not signed in (with `limits`, a failure counted), or over the key's or the user's limit. */
+export function callerCheck(req, user, limits) {
+  if (!user) {
+    limits?.failed(req.socket.remoteAddress);
+    return [403, NOT_LOGGED_IN];
+  }
+  return limits && (limits.key() ?? limits.user(user));
+}
+
+/** Souk's statement writing the push outbox row of a new message for its recipient when they have a device (store/common/push.ts queuePush); `?` parameters. */
+export const QUEUE_PUSH =
+  'insert into push_outbox (user_id, message_id, payload, created_at, status, attempts, next_attempt_at) select cast(? as bigint) as user_id, ' +
+  "cast(? as bigint) as message_id, cast(? as text) as payload, cast(? as bigint) as created_at, 'pending' as status, 0 as attempts, " +
+  'cast(? as bigint) as next_attempt_at where exists (select 1 as one from push_devices where user_id = ?) on conflict (user_id, message_id) do nothing';
+
+/** A statement's `?` parameters as PostgreSQL's $1, $2, ... */
+export const numbered = (text) => {
+  let n = 0;
+  return text.replace(/\?/g, () => `$${++n}`);
+};
+
+/**
+ * The events a start that stored its message logs for the listing's owner, in Souk's order
+ * (domain/chat/conversation.ts startConversation, chat/events.ts recordNewMessage): [type, payload]
+ * pairs, and message.new's payload, which the push outbox row holds. `s`: the conversation
+ * `conId` (`created` with this message), the listing `listingId` and its events' JSON `listingJson`,
+ * `sender` and `owner` ({id, json}), the message `messageId`, `text`, `tempId` (string or null), `at`,
+ * and `unread`: the owner's count of the sender's unread messages with this one.
+ */
+export function startEvents(s) {
+  const message = messageEventJson(s.messageId, s.conId, s.sender.id, s.text, s.tempId, s.at);
+  const messageNew = messageNewJson(message);
+  const started = { id: s.conId, listingId: s.listingId, senderId: s.sender.id, recipientId: s.owner.id, messageId: s.messageId, at: s.at };
+  return {
+    events: [
+      ...(s.created ? [['conversation.new', conversationNewJson(started, s.listingJson, s.sender.json, s.owner.json, message)]] : []),
+      ['message.new', messageNew],
+      ['conversation.unread', unreadJson(s.owner.id, s.conId, s.unread)],
+    ],
+    push: messageNew,
+  };
 }

@@ -9,15 +9,53 @@
 // validation of every field, files, the listing summary's current price markup), so Souk cannot reach
 // it; how close Souk comes is the measure of its overhead. bench/floor.ts starts it for the floor-toggle
 // and floor-start-new rows, on the bench's users and listings, after adding their favourites through it.
+// With FLOOR_DUTIES=1 (the floor-duties-toggle and floor-duties-start-new rows) it also does what Souk
+// does for the same requests with the bench's settings, each as Souk does it (file: function):
+//   - rate limits: counted in memory, as src/http/plugins/rate-limit.ts rateLimits (no REDIS_URL): the
+//     address's failed authentications peeked first and a failure counted (checkAddress, authFailed),
+//     then the API key and the user counted (checkKey, checkUser; RATE_LIMIT_PER_KEY, RATE_LIMIT_PER_USER);
+//   - abuse limits of a start: counted in memory, as src/http/plugins/abuse-limits.ts startPlaces
+//     (MESSAGES_PER_MINUTE, NEW_CONVERSATIONS_PER_HOUR): places taken before, given back unless used;
+//   - the start's checks in its transaction, Souk's statements on tables of Souk's shape and indexes:
+//     the two users' `disabled` (store/common/moderation.ts participants, via domain/moderation.ts
+//     closedParticipant) and the blocks either way and of the listing (store/common/blocks.ts barsStart);
+//   - the start's writes in its transaction, Souk's statements: for the owner, conversation.new
+//     (a conversation created), message.new, the push outbox row (written only for a user with a
+//     device: none has one here) and conversation.unread, each event numbered in event_sequences
+//     (store/common/events.ts recordEvents, logEventInTwoStatements; store/common/push.ts queuePush;
+//     domain/chat/conversation.ts startConversation, chat/events.ts recordNewMessage), payloads of
+//     Souk's shape and size; the append's unread count read after its message (chat/events.ts appendMessage);
+//   - a log line per request at LOG_LEVEL (info), pino's JSON as Fastify's logger writes Souk's
+//     (src/http/plugins/logging.ts logRequest), to stdout.
+// Left out: metrics, presence (written once a minute per user, outside the transaction), the
+// X-Request-Id reply header, Souk's user and listing caches (the floor keeps its users in memory and
+// reads its listing row, events' JSON included, on every start).
 // Usage:
-//   PORT=.. API_KEY=.. JWT_SECRET=.. [SITE_URL=..] node bench/floor-toggle.mjs DATA.json
+//   PORT=.. API_KEY=.. JWT_SECRET=.. [SITE_URL=..] [FLOOR_DUTIES=1 and Souk's settings] node bench/floor-toggle.mjs DATA.json
 // DATA.json is an import document ({users, listings}); the database goes in a new folder of TMPDIR.
 import http from 'node:http';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { bearerClaims, databaseSync, errorBody as B, keyRefusal, listingRequest, NOT_LOGGED_IN, NOT_PERMITTED } from './floor-common.mjs';
+import {
+  abuseLimits,
+  bearerClaims,
+  callerCheck,
+  CANNOT_MESSAGE,
+  databaseSync,
+  DUTIES,
+  errorBody as B,
+  keyCheck,
+  listingEventJson,
+  listingRequest,
+  NOT_PERMITTED,
+  QUEUE_PUSH,
+  rateLimits,
+  requestLog,
+  startEvents,
+  userEventJson,
+} from './floor-common.mjs';
 
 const DatabaseSync = databaseSync();
 
@@ -31,8 +69,9 @@ const db = new DatabaseSync(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'flo
 db.exec('pragma journal_mode = WAL; pragma synchronous = NORMAL; pragma cache_size = -16384');
 // A listing keeps its summary as JSON text: the start's reply embeds it as it is.
 // One open conversation per (listing, sender, recipient); a deleted one no longer counts.
+// With duties, a listing also keeps its JSON as Souk's events hold it.
 db.exec(`
-  create table listings (id integer primary key, owner_id integer not null, status text not null, summary text not null);
+  create table listings (id integer primary key, owner_id integer not null, status text not null, summary text not null${DUTIES ? ', event text not null' : ''});
   create table favourites (id integer primary key, user_id integer not null, listing_id integer not null, added_at integer not null);
   create unique index favourites_user_listing on favourites (user_id, listing_id);
   create table conversations (id integer primary key, listing_id integer, sender_id integer, recipient_id integer,
@@ -42,6 +81,29 @@ db.exec(`
   create table messages (id integer primary key, con_id integer, source_id integer, text text, is_read integer default 0,
     temp_id text, created_at integer);
   create index messages_conversation on messages (con_id, source_id, is_read, temp_id);
+`);
+// The duties' tables, as Souk's migrations make them on SQLite (011 events, 013 push, 017 blocks).
+if (DUTIES)
+  db.exec(`
+  create table users (id integer primary key, disabled integer default 0 not null, blocks integer default 0 not null);
+  create table user_blocks (id integer primary key autoincrement, blocker_id integer not null, blocked_id integer not null,
+    created_at integer not null, constraint user_blocks_pair unique (blocker_id, blocked_id));
+  create index user_blocks_by_blocked on user_blocks (blocked_id, blocker_id);
+  create table listing_blocks (id integer primary key autoincrement, user_id integer not null, listing_id integer not null,
+    created_at integer not null, constraint listing_blocks_pair unique (user_id, listing_id));
+  create index listing_blocks_by_listing on listing_blocks (listing_id);
+  create table event_sequences (user_id integer primary key, seq integer not null);
+  create table events (user_id integer not null, seq integer not null, type text not null, payload text not null,
+    created_at integer not null, constraint events_pkey primary key (user_id, seq));
+  create index events_by_time on events (created_at);
+  create table push_devices (token text primary key, user_id integer not null, events text not null, registered_at integer not null,
+    session text default '' not null, session_expires_at integer default 0 not null);
+  create index push_devices_by_user on push_devices (user_id, registered_at);
+  create table push_outbox (id integer primary key autoincrement, user_id integer not null, message_id integer not null,
+    payload text not null, created_at integer not null, status text not null, attempts integer not null, next_attempt_at integer not null,
+    last_error text, reached text default '[]' not null, constraint push_outbox_once unique (user_id, message_id));
+  create index push_outbox_due on push_outbox (status, next_attempt_at);
+  create index push_outbox_by_time on push_outbox (created_at);
 `);
 
 /** The price with two decimals and thousands separated by ",", or "" when there is none. */
@@ -77,11 +139,23 @@ function userSummaryOf(u) {
   });
 }
 
-const insertListing = db.prepare('insert into listings values (?, ?, ?, ?)');
+const insertListing = db.prepare(`insert into listings values (?, ?, ?, ?${DUTIES ? ', ?' : ''})`);
+const insertUser = DUTIES && db.prepare('insert into users (id) values (?)');
+/** The listing's JSON as Souk's events hold it: its columns' JSON text, as the import document's arrays were. */
+const listingEvent = (l) =>
+  listingEventJson(l.id, {
+    ...l,
+    status: l.status ?? 'publish',
+    images: JSON.stringify(l.images ?? []),
+    category: JSON.stringify(l.category ?? []),
+    location: JSON.stringify(l.location ?? []),
+  });
 db.exec('begin');
-for (const l of listings) insertListing.run(l.id, l.owner_id, l.status ?? 'publish', summaryOf(l));
+for (const l of listings) insertListing.run(l.id, l.owner_id, l.status ?? 'publish', summaryOf(l), ...(DUTIES ? [listingEvent(l)] : []));
+if (DUTIES) for (const u of users) insertUser.run(u.id);
 db.exec('commit');
 const userSummaries = new Map(users.map((u) => [u.id, userSummaryOf(u)]));
+const userEvents = DUTIES && new Map(users.map((u) => [u.id, userEventJson(u)]));
 
 const q = {
   status: db.prepare('select status from listings where id = ?'),
@@ -104,6 +178,60 @@ const q = {
   commit: db.prepare('commit'),
 };
 
+// The duties' statements: Souk's own text (store/common/moderation.ts, blocks.ts, events.ts, push.ts).
+const d = DUTIES && {
+  listing: db.prepare('select owner_id, status, summary, event from listings where id = ?'),
+  participants: db.prepare('select id, disabled from users where id = ? union all select id, disabled from users where id = ?'),
+  barsStart: db.prepare(
+    'select id from user_blocks where blocker_id = ? and blocked_id = ? union all select id from user_blocks where blocker_id = ? and blocked_id = ? ' +
+      'union all select id from listing_blocks where user_id = ? and listing_id = ?',
+  ),
+  nextSeq: db.prepare(
+    'insert into event_sequences (user_id, seq) values (?, 1) on conflict (user_id) do update set seq = event_sequences.seq + 1',
+  ),
+  insertEvent: db.prepare(
+    'insert into events (user_id, seq, type, payload, created_at) select user_id, seq, ? as type, ? as payload, ? as created_at from event_sequences where user_id = ?',
+  ),
+  queuePush: db.prepare(QUEUE_PUSH),
+};
+
+/** One event in the user's log, numbered in two statements as Souk's SQLite store does. */
+function logEvent(userId, type, payload, at) {
+  d.nextSeq.run(userId);
+  d.insertEvent.run(type, payload, at, userId);
+}
+
+/** What Souk logs for the owner when a start stores its message (`c.created`: with its conversation); `unread`: the owner's count after it. */
+function logStart(c, l, user, m, unread) {
+  const at = m.created_at;
+  const owner = l.owner_id;
+  const { events, push } = startEvents({
+    conId: c.id,
+    created: c.created,
+    listingId: c.listing_id,
+    listingJson: l.event,
+    sender: { id: user, json: userEvents.get(user) },
+    owner: { id: owner, json: userEvents.get(owner) },
+    messageId: m.id,
+    text: m.text,
+    tempId: m.temp_id || null,
+    at,
+    unread,
+  });
+  for (const [type, payload] of events) {
+    logEvent(owner, type, payload, at);
+    if (type === 'message.new') d.queuePush.run(owner, m.id, push, at, at, owner);
+  }
+}
+
+/** The start's checks in its transaction: the two users open, no block either way nor of the listing; the refusal, else undefined. */
+function startRefusal(user, l, listingId) {
+  const closed = d.participants.all(user, l.owner_id).some((u) => u.disabled !== 0);
+  if (closed) return [403, CANNOT_MESSAGE];
+  if (d.barsStart.all(user, l.owner_id, l.owner_id, user, user, listingId).length > 0) return [403, CANNOT_MESSAGE];
+  return undefined;
+}
+
 const LISTING_NOT_FOUND = [400, B(400, 'BADREQUEST', 'Listing not found.')];
 
 const claimsOf = bearerClaims(SECRET);
@@ -124,19 +252,23 @@ function toggle({ user, body }) {
   return [200, q.favourites.get(user).ids];
 }
 
-/** The first message in a new conversation, or appended to the caller's open one about the listing (D6). */
-function start({ user, body }) {
+/** The first message in a new conversation, or appended to the caller's open one about the listing (D6); what it stored goes in `job.stored`. */
+function startConversation(job) {
+  const { user, body } = job;
   if (typeof body.text !== 'string' || body.text.trim() === '') return [400, B(400, 'BADREQUEST', 'text is required')];
-  const l = q.listing.get(body.listing_id);
+  const l = (DUTIES ? d.listing : q.listing).get(body.listing_id);
   if (!l || l.status === 'trash') return LISTING_NOT_FOUND;
   if (l.owner_id === user) return [403, NOT_PERMITTED];
+  const refused = DUTIES && startRefusal(user, l, body.listing_id);
+  if (refused) return refused;
   const now = Date.now();
   const tempId = body.temp_id == null ? '' : String(body.temp_id);
   let c = q.open.get(body.listing_id, user, l.owner_id);
   const created = !c;
+  if (DUTIES) job.stored = { conversation: created, message: false };
   if (created) {
     const id = Number(q.createConversation.run(body.listing_id, user, l.owner_id, now, now).lastInsertRowid);
-    c = { id, created_at: now };
+    c = { id, created_at: now, created, listing_id: body.listing_id };
   }
   // A retry (same sender, same temp_id, same conversation) gets the message stored the first time.
   let m = !created && tempId ? q.retried.get(c.id, user, tempId) : undefined;
@@ -144,6 +276,10 @@ function start({ user, body }) {
     const id = Number(q.append.run(c.id, user, body.text, tempId, now).lastInsertRowid);
     q.moveLast.run(id, now, c.id);
     m = { id, text: body.text, created_at: now, temp_id: tempId };
+    if (DUTIES) {
+      job.stored.message = true;
+      logStart(c, l, user, m, created ? 1 : q.unread.get(c.id, user).n);
+    }
   }
   const unread = created ? 0 : q.unread.get(c.id, l.owner_id).n;
   const text = JSON.stringify(m.text);
@@ -160,6 +296,17 @@ function start({ user, body }) {
   ];
 }
 
+const startPlaces = DUTIES && abuseLimits();
+/** The start; with duties, within the sender's abuse limits, its places given back unless used. */
+function start(job) {
+  if (!DUTIES) return startConversation(job);
+  const places = startPlaces(job.user);
+  if (places.refusal) return places.refusal;
+  const reply = startConversation(job);
+  places.settle(job.stored?.conversation === true, job.stored?.message === true);
+  return reply;
+}
+
 // Group commit: the requests that arrive in one event-loop turn share one transaction, so one fsync.
 let queue = [];
 function commitQueue() {
@@ -171,24 +318,30 @@ function commitQueue() {
   jobs.forEach((job, i) => job.send(...replies[i]));
 }
 
+const limits = DUTIES ? rateLimits(process.env.API_KEY ?? '') : undefined;
+const log = DUTIES && (await requestLog(`${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1/`));
+
 /** The request's caller and body, or the refusal it gets first (docs/decisions.md D4's order, without the REST switch). */
 function admit(req, raw) {
-  const refused = keyRefusal(req.headers['x-api-key'], KEY);
+  const refused = keyCheck(req, KEY, limits);
   if (refused) return { refusal: refused };
   const user = callerOf(req.headers.authorization);
-  if (!user) return { refusal: [403, NOT_LOGGED_IN] };
+  const unknown = callerCheck(req, user, limits);
+  if (unknown) return { refusal: unknown };
   const { refusal, body } = listingRequest(raw);
   return refusal ? { refusal } : { user, body };
 }
 
 http
   .createServer((req, res) => {
+    const started = performance.now();
     const chunks = [];
     req.on('data', (chunk) => chunks.push(chunk));
     req.on('end', () => {
       const send = (code, body) => {
         res.writeHead(code, { 'content-type': 'application/json; charset=utf-8' });
         res.end(body);
+        if (log) log(req, code, started);
       };
       const { refusal, user, body } = admit(req, Buffer.concat(chunks).toString());
       if (refusal) return send(...refusal);

@@ -54,10 +54,12 @@ export async function writeFloorData(url: string, data: Dataset): Promise<FloorD
       .select(['id', 'login', 'name', 'email', 'phone', 'whatsapp', 'website', 'profile_picture'])
       .orderBy('id')
       .execute();
+    // price_type: the duty floor's events carry it (bench/floor-common.mjs listingEventJson).
     const rows = await store.db
       .selectFrom('listings')
-      .select(['id', 'owner_id', 'title', 'slug', 'status', 'price', 'images', 'category', 'location'])
-      .orderBy('id')
+      .leftJoin('listing_details', 'listing_details.listing_id', 'listings.id')
+      .select(['listings.id', 'owner_id', 'title', 'slug', 'status', 'price', 'images', 'category', 'location', 'price_type'])
+      .orderBy('listings.id')
       .execute();
     const listings = rows.map((l) => ({ ...l, images: parsed(l.images), category: parsed(l.category), location: parsed(l.location) }));
     const file = join(dir, 'data.json');
@@ -91,16 +93,22 @@ function startFloorScript(
     cwd: ROOT,
     args: [...(counted?.nodeFlags ?? []), ...args],
     env: { API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL, ...env },
-    // It prints nothing: ready once it accepts connections (floor-toggle.mjs: after loading the whole data set).
+    // Ready once it accepts connections (floor-toggle.mjs: after loading the whole data set); with duties it logs, as Souk does.
     ready: 'port',
     ...(counted ? { prefix: counted.prefix } : {}),
     startupMs: counted ? 1_200_000 : 300_000,
   });
 }
 
-/** Starts the floor on the document; its database goes in the document's folder (TMPDIR). */
-export function startFloor(name: string, data: FloorData, secrets: Secrets, counted?: Counted): Promise<ServerProcess> {
-  return startFloorScript(name, [FLOOR_SCRIPT, data.file], secrets, { TMPDIR: resolve(data.file, '..') }, counted);
+/** Starts the floor on the document; its database goes in the document's folder (TMPDIR). `env`: dutyFloorEnv for its duty rows. */
+export function startFloor(
+  name: string,
+  data: FloorData,
+  secrets: Secrets,
+  counted?: Counted,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  return startFloorScript(name, [FLOOR_SCRIPT, data.file], secrets, { TMPDIR: resolve(data.file, '..'), ...env }, counted);
 }
 
 /** Starts the read floor on Souk's SQLite file, which it opens read-only. */

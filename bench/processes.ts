@@ -51,6 +51,15 @@ export const LIMITS_OFF: Record<string, string> = {
   OFFERS_PER_CONVERSATION_PER_DAY: '1000000',
 };
 
+/**
+ * The environment of a floor that does Souk's duties too (bench/floor-common.mjs DUTIES): Souk's own
+ * settings in this run, so that it counts the same limits and logs at the same level.
+ */
+export const dutyFloorEnv = (production: boolean): Record<string, string> => ({
+  FLOOR_DUTIES: '1',
+  ...(production ? PRODUCTION_SETTINGS : LIMITS_OFF),
+});
+
 // Under valgrind, loading the modules alone takes a minute or more; on a machine others load, 30 s was seen.
 const startupMs = (prefix: string[] | undefined) => (prefix?.length ? 600_000 : 120_000);
 
@@ -85,10 +94,16 @@ export const POSTGRES_FLOOR = `${ROOT}bench/floor-postgres.mjs`;
 type Secrets = { apiKey: string; jwtSecret: string };
 
 /** A floor that works on the bench's own database (its script prints `NAME listening`), with Souk's pool size. */
-function startDatabaseFloor(name: string, script: string, databaseUrl: string, secrets: Secrets): Promise<ServerProcess> {
+function startDatabaseFloor(
+  name: string,
+  script: string,
+  databaseUrl: string,
+  secrets: Secrets,
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
   return startProcess(name, {
     args: [script],
-    env: { DATABASE_URL: databaseUrl, API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL: 'https://souk.example' },
+    env: { DATABASE_URL: databaseUrl, API_KEY: secrets.apiKey, JWT_SECRET: secrets.jwtSecret, SITE_URL: 'https://souk.example', ...env },
     ready: new RegExp(`${name} listening`),
   });
 }
@@ -97,6 +112,6 @@ function startDatabaseFloor(name: string, script: string, databaseUrl: string, s
 export const startMysqlFloor = (databaseUrl: string, secrets: Secrets) =>
   startDatabaseFloor('floor-mysql', MYSQL_FLOOR, databaseUrl, secrets);
 
-/** The PostgreSQL floor (bench/floor-postgres.mjs) on the bench's schema (DATABASE_URL names it in search_path). */
-export const startPostgresFloor = (databaseUrl: string, secrets: Secrets) =>
-  startDatabaseFloor('floor-postgres', POSTGRES_FLOOR, databaseUrl, secrets);
+/** The PostgreSQL floor (bench/floor-postgres.mjs) on the bench's schema (DATABASE_URL names it in search_path); `env`: dutyFloorEnv for its duty rows. */
+export const startPostgresFloor = (databaseUrl: string, secrets: Secrets, env?: Record<string, string>) =>
+  startDatabaseFloor('floor-postgres', POSTGRES_FLOOR, databaseUrl, secrets, env);

@@ -20,6 +20,10 @@ export const LABELS: Record<RowName, string> = {
   'floor-pg-toggle': 'PostgreSQL floor: toggle favourite',
   'floor-pg-start-new': 'PostgreSQL floor: start conversation: new',
   'floor-pg-chat-poll': 'PostgreSQL floor: conversation read',
+  'floor-duties-toggle': "duty floor: toggle favourite, with Souk's duties",
+  'floor-duties-start-new': "duty floor: start conversation: new, with Souk's duties",
+  'floor-pg-duties-toggle': "PostgreSQL duty floor: toggle favourite, with Souk's duties",
+  'floor-pg-duties-start-new': "PostgreSQL duty floor: start conversation: new, with Souk's duties",
   toggle: 'toggle favourite (1/2 add, 1/2 remove)',
   'start-new': 'start conversation: new',
   'start-existing': 'start conversation: existing (append)',
@@ -100,6 +104,9 @@ export interface Row {
    * The same comparison as pctOfFloor, and less moved by other work on the machine.
    */
   cpuPctOfFloor: number | null;
+  /** The same against the duty floor (scenarios.ts DUTY_FLOOR_OF), when it ran. */
+  pctOfDutyFloor?: number;
+  cpuPctOfDutyFloor?: number;
   /** CPU used during the measured window, in % of one core; others = every other process on the machine. */
   cpu: { servers: number; database: number | null; generator: number; others: number | null };
   /** The same per request, in CPU milliseconds: what sets the throughput a number of cores can reach. */
@@ -128,6 +135,7 @@ export function formatTable(rows: Row[]): string {
     'peak RSS MB',
     '% of bare',
     '% of floor',
+    '% of duty floor',
     'CPU srv/db/gen/other %',
   ];
   const body = rows.map((r) => [
@@ -140,6 +148,7 @@ export function formatTable(rows: Row[]): string {
     fmt(r.peakRssMb, 1),
     r.pctOfBare === null ? '-' : `${fmt(r.pctOfBare, 1)} %`,
     r.pctOfFloor === null ? '-' : `${fmt(r.pctOfFloor, 1)} %`,
+    r.pctOfDutyFloor === undefined ? '-' : `${fmt(r.pctOfDutyFloor, 1)} %`,
     `${fmt(r.cpu.servers)}/${r.cpu.database === null ? '-' : fmt(r.cpu.database)}/${fmt(r.cpu.generator)}/${r.cpu.others === null ? '-' : fmt(r.cpu.others)}`,
   ]);
   const widths = header.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
@@ -171,7 +180,12 @@ export function formatCpuPerRequest(rows: Row[]): string {
   const lines = ['CPU milliseconds per request (server / database / load generator):'];
   for (const r of rows) {
     const c = r.cpuMsPerRequest;
-    const floor = r.cpuPctOfFloor === null ? '' : ` (the floor's: ${fmt(r.cpuPctOfFloor, 1)} % of this)`;
+    const duty =
+      r.cpuPctOfDutyFloor === undefined
+        ? ''
+        : `${r.cpuPctOfFloor === null ? ' (' : '; '}the duty floor's: ${fmt(r.cpuPctOfDutyFloor, 1)} %`;
+    const floor =
+      r.cpuPctOfFloor === null ? (duty ? `${duty} of this)` : '') : ` (the floor's: ${fmt(r.cpuPctOfFloor, 1)} %${duty} of this)`;
     lines.push(
       `  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}${floor}`,
     );

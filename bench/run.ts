@@ -28,6 +28,7 @@ import {
   startMysqlFloor,
   startPostgresFloor,
   startSouk,
+  dutyFloorEnv,
   type ServerProcess,
 } from './processes.js';
 import { rssMb } from '../tools/processes.js';
@@ -48,8 +49,10 @@ import { Delivery, openFilesLimit, openStreams, percentile, streamUsers, type St
 import { callgrindPrefix, COUNTED_NODE_FLAGS, startCounting, stopCounting } from './callgrind.js';
 import {
   DATABASE_FLOOR_OF,
+  DUTY_FLOOR_OF,
   FLOOR_OF,
   holdsStreams,
+  isDutyFloorRow,
   isFloorReadRow,
   isFloorRow,
   isMysqlFloorRow,
@@ -264,10 +267,10 @@ async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProc
   const counted = ctx.opts.instructions ? { prefix: callgrindPrefix(outFile), nodeFlags: COUNTED_NODE_FLAGS } : undefined;
   const floor = reads
     ? await startFloorReads('floor', sqlitePath(ctx.db.url), ctx.data, counted)
-    : await startFloor('floor', ctx.floor!, ctx.data, counted);
+    : await startFloor('floor', ctx.floor!, ctx.data, counted, isDutyFloorRow(name) ? dutyFloorEnv(ctx.opts.production) : {});
   if (counted) callgrindFiles.set(floor.pid, outFile);
   try {
-    if (name === 'floor-toggle') await primeFavourites(floor, ctx.data, ctx.tokens, ctx.opts.connections);
+    if (name === 'floor-toggle' || name === 'floor-duties-toggle') await primeFavourites(floor, ctx.data, ctx.tokens, ctx.opts.connections);
     if (reads) await checkSameReplies(name, floor, ctx);
     return [floor];
   } catch (err) {
@@ -279,7 +282,7 @@ async function startFloorRow(name: RowName, ctx: RowContext): Promise<ServerProc
 /** A floor on the bench's own database; the PostgreSQL floor's conversation read is checked against Souk's bytes first. */
 async function startDatabaseFloorRow(name: RowName, ctx: RowContext): Promise<ServerProcess[]> {
   if (isMysqlFloorRow(name)) return [await startMysqlFloor(ctx.db.url, ctx.data)];
-  const floor = await startPostgresFloor(ctx.db.url, ctx.data);
+  const floor = await startPostgresFloor(ctx.db.url, ctx.data, isDutyFloorRow(name) ? dutyFloorEnv(ctx.opts.production) : undefined);
   try {
     if (name === 'floor-pg-chat-poll') await checkSameReplies(name, floor, ctx);
     return [floor];
@@ -897,12 +900,19 @@ async function main(): Promise<void> {
       if (pgbenchTps && (!isReferenceRow(r.name) || isPgFloorRow(r.name))) r.pctOfPgbench = (100 * r.rps) / pgbenchTps;
     const floorOf = (r: Row) =>
       results.find((f) => DATABASE_FLOOR_OF[r.name]?.includes(f.name)) ?? results.find((f) => f.name === FLOOR_OF[r.name]);
+    const cpuMs = (row: Row) => row.cpuMsPerRequest.servers + (row.cpuMsPerRequest.database ?? 0);
     for (const r of results) {
       const floorRow = floorOf(r);
-      if (!floorRow) continue;
-      r.pctOfFloor = (100 * r.rps) / floorRow.rps;
-      const cpuMs = (row: Row) => row.cpuMsPerRequest.servers + (row.cpuMsPerRequest.database ?? 0);
-      r.cpuPctOfFloor = (100 * cpuMs(floorRow)) / cpuMs(r);
+      if (floorRow) {
+        r.pctOfFloor = (100 * r.rps) / floorRow.rps;
+        r.cpuPctOfFloor = (100 * cpuMs(floorRow)) / cpuMs(r);
+      }
+      // The database's own duty floor when it ran (PostgreSQL's first), as for the floors above.
+      const duty = DUTY_FLOOR_OF[r.name]?.map((name) => results.find((f) => f.name === name)).find((f) => f !== undefined);
+      if (duty) {
+        r.pctOfDutyFloor = (100 * r.rps) / duty.rps;
+        r.cpuPctOfDutyFloor = (100 * cpuMs(duty)) / cpuMs(r);
+      }
     }
 
     log('');
@@ -913,6 +923,11 @@ async function main(): Promise<void> {
       log(
         "% of floor: against the floor row of the same operation in this run (a message sent: against the floor's new conversation); " +
           "below, the floor's CPU per request as a share of the row's, which a busy machine moves less.",
+      );
+    if (results.some((r) => r.pctOfDutyFloor !== undefined))
+      log(
+        "% of duty floor: against the floor row of the same operation that does Souk's duties too (its limits counted, its checks' reads, " +
+          "its event log and outbox writes, its log line; docs/benchmark.md), PostgreSQL's when it ran.",
       );
     log(
       `CPU: % of one core used during the measured window by the server process(es), the database's backends serving them (PostgreSQL's processes, MariaDB's connection threads), the load generator, and all other processes (this machine has ${cpus().length} cores: ${cpus().length * 100} % in all).`,

@@ -19,6 +19,7 @@
  *                   toggle and start-new to bench/floor-toggle.mjs, the reads to bench/floor-reads.mjs;
  *                   floor-mysql-* to bench/floor-mysql.mjs, on the bench's own WordPress database (mysql:// only);
  *                   floor-pg-* to bench/floor-postgres.mjs, on the bench's own PostgreSQL schema (postgres:// only);
+ *                   floor-duties-* and floor-pg-duties-*: the same floors doing Souk's duties too (FLOOR_DUTIES=1);
  *   login           POST login of a user of the data set, with the right password (a bcrypt verification each);
  *   server-upsert-user     PUT /souk/v1/users/{id} with a server key: ids above the data set's, cycled, so a
  *                          first pass creates and later ones change a name (each with its audit row);
@@ -61,6 +62,10 @@ export type RowName =
   | 'floor-pg-toggle'
   | 'floor-pg-start-new'
   | 'floor-pg-chat-poll'
+  | 'floor-duties-toggle'
+  | 'floor-duties-start-new'
+  | 'floor-pg-duties-toggle'
+  | 'floor-pg-duties-start-new'
   | 'toggle'
   | 'start-new'
   | 'start-existing'
@@ -98,6 +103,10 @@ export const ROWS: RowName[] = [
   'floor-pg-toggle',
   'floor-pg-start-new',
   'floor-pg-chat-poll',
+  'floor-duties-toggle',
+  'floor-duties-start-new',
+  'floor-pg-duties-toggle',
+  'floor-pg-duties-start-new',
   'toggle',
   'toggle-streams',
   'start-new',
@@ -141,6 +150,8 @@ export const isFloorReadRow = (name: RowName) => name === 'floor-chat-poll' || n
 export const isMysqlFloorRow = (name: RowName) => name.startsWith('floor-mysql-');
 /** The floor rows of bench/floor-postgres.mjs, on the bench's own PostgreSQL schema (DATABASE_URL=postgres://... only). */
 export const isPgFloorRow = (name: RowName) => name.startsWith('floor-pg-');
+/** The floor rows that do Souk's duties too (FLOOR_DUTIES=1): its limits counted, its checks' reads, its event log and outbox writes, its log line. */
+export const isDutyFloorRow = (name: RowName) => name.startsWith('floor-duties-') || name.startsWith('floor-pg-duties-');
 /** The floor rows that work on the bench's own database, as Souk does (the others keep a database of their own or read Souk's SQLite file). */
 export const onBenchDatabase = (name: RowName) => isMysqlFloorRow(name) || isPgFloorRow(name);
 /**
@@ -162,6 +173,17 @@ export const FLOOR_OF: Partial<Record<RowName, RowName>> = {
   'chat-poll': 'floor-chat-poll',
   'chat-list': 'floor-chat-list',
   favourites: 'floor-favourites',
+};
+/**
+ * The duty floor row each Souk row is also set against ("% of duty floor"), the database's own
+ * first (PostgreSQL's), as FLOOR_OF and DATABASE_FLOOR_OF pair them.
+ */
+export const DUTY_FLOOR_OF: Partial<Record<RowName, RowName[]>> = {
+  toggle: ['floor-pg-duties-toggle', 'floor-duties-toggle'],
+  'start-new': ['floor-pg-duties-start-new', 'floor-duties-start-new'],
+  'message-send': ['floor-pg-duties-start-new', 'floor-duties-start-new'],
+  offer: ['floor-pg-duties-start-new', 'floor-duties-start-new'],
+  'offer-accept': ['floor-pg-duties-start-new', 'floor-duties-start-new'],
 };
 
 export const API_BASE = `${process.env.API_PREFIX ?? '/wp-json/rtcl'}/v1`;
@@ -917,14 +939,18 @@ export function scenario(name: RowName, data: Dataset): Scenario {
     case 'toggle':
       return toggleScenario(data);
     case 'floor-toggle':
+    case 'floor-duties-toggle':
       return toggleScenario(data, name);
     case 'floor-start-new':
+    case 'floor-duties-start-new':
       return startNewScenario(data, name, 0);
     case 'floor-mysql-toggle':
     case 'floor-pg-toggle':
+    case 'floor-pg-duties-toggle':
       return toggleScenario(data, name);
     case 'floor-mysql-start-new':
     case 'floor-pg-start-new':
+    case 'floor-pg-duties-start-new':
       return startNewScenario(data, name);
     case 'start-new':
       return startNewScenario(data);
