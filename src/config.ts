@@ -650,6 +650,10 @@ const SETTINGS = {
     meaning:
       'How often a server re-reads the settings stored in the database (API key rotation, REST switch, catalog changes that drop cached users). 100 to 60000.',
   }),
+  userCacheSize: integer('USER_CACHE_SIZE', 100_000, 0, 10_000_000, {
+    meaning:
+      "Users kept in memory once looked up (a token's user, listings' owners, the other side of each conversation), until the catalog changes: about 430 bytes of heap each, so 43 MB when the default's 100000 are kept. A list shows up to 20 users; those not kept are read from the database. 0 keeps none; up to 10000000.",
+  }),
   tokenMaxTtlS: integer('TOKEN_MAX_TTL_S', 30 * 86_400, 60, 10 * 365 * 86_400, {
     shownDefault: '`2592000` (30 days)',
     meaning:

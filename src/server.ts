@@ -159,7 +159,7 @@ function routeDeps(
   site: SitePresentation | undefined,
   fileAddresses: FileAddressSigning | undefined,
 ): RouteDeps {
-  const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion);
+  const findUser = cachedUserLookup((id) => store.repos.users.findById(id), settings.catalogVersion, config.userCacheSize);
   const passwords = passwordHasher({
     concurrency: config.passwordConcurrency || defaultPasswordConcurrency(),
     queue: config.signInQueue,
@@ -177,7 +177,14 @@ function routeDeps(
       isRevoked: revoked.has,
       // ACCEPT_WORDPRESS_TOKENS: the site's tokens name their user by login (docs/running-beside-wordpress.md, "Tokens").
       ...(config.acceptWordpressTokens
-        ? { findUserByLogin: cachedLoginLookup((login) => store.accounts.findForSignIn(login), findUser, settings.catalogVersion) }
+        ? {
+            findUserByLogin: cachedLoginLookup(
+              (login) => store.accounts.findForSignIn(login),
+              findUser,
+              settings.catalogVersion,
+              config.userCacheSize,
+            ),
+          }
         : {}),
     },
     findUser,

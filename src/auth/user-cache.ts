@@ -16,7 +16,8 @@ export type UserLookup = (id: number, load?: (id: number) => Promise<User | unde
 export function cachedUserLookup(
   find: (id: number) => Promise<User | undefined>,
   catalogVersion: () => string,
-  capacity = 20_000,
+  /** The most users kept (USER_CACHE_SIZE); 0 keeps none. */
+  capacity: number,
 ): UserLookup {
   const entries = new Map<number, User | undefined>();
   let cachedVersion = catalogVersion();
@@ -47,7 +48,7 @@ export function cachedLoginLookup(
   findForSignIn: (login: string) => Promise<{ user: User } | undefined>,
   findUser: UserLookup,
   catalogVersion: () => string,
-  capacity = 20_000,
+  capacity: number,
 ): (login: string) => Promise<User | undefined> {
   const ids = new Map<string, number | undefined>();
   let cachedVersion = catalogVersion();
