@@ -37,7 +37,8 @@ const U = Number(values.users);
 const HEAVY = Number(values.heavy);
 const RUNS = Number(values.runs);
 const WRITES = Number(values.writes);
-const BULK = Number(values.bulk);
+// Five users' favourites of distinct listings: at most five per listing there is.
+const BULK = Math.min(Number(values.bulk), 5 * L);
 const PG = 'postgres://postgres@127.0.0.1:5432/test';
 
 const chunk = <T>(rows: T[], n: number) => Array.from({ length: Math.ceil(rows.length / n) }, (_, i) => rows.slice(i * n, i * n + n));
@@ -157,7 +158,7 @@ async function writes(store: Store, label: string): Promise<void> {
   console.log(`${values.db} ${label}: ${WRITES} favourites added and removed, ${us.toFixed(1)} µs a pair`);
 }
 
-/** 100,000 favourites inserted as the data set's build does (500 a statement, one transaction), then removed. */
+/** BULK favourites (100,000 by default) inserted as the data set's build does (500 a statement, one transaction), then removed. */
 async function bulk(store: Store, label: string): Promise<void> {
   const rows = Array.from({ length: BULK }, (_, i) => ({
     user_id: 3 + (i % 5),
