@@ -180,12 +180,11 @@ export function formatCpuPerRequest(rows: Row[]): string {
   const lines = ['CPU milliseconds per request (server / database / load generator):'];
   for (const r of rows) {
     const c = r.cpuMsPerRequest;
-    const duty =
-      r.cpuPctOfDutyFloor === undefined
-        ? ''
-        : `${r.cpuPctOfFloor === null ? ' (' : '; '}the duty floor's: ${fmt(r.cpuPctOfDutyFloor, 1)} %`;
-    const floor =
-      r.cpuPctOfFloor === null ? (duty ? `${duty} of this)` : '') : ` (the floor's: ${fmt(r.cpuPctOfFloor, 1)} %${duty} of this)`;
+    const shares = [
+      r.cpuPctOfFloor === null ? undefined : `the floor's: ${fmt(r.cpuPctOfFloor, 1)} %`,
+      r.cpuPctOfDutyFloor === undefined ? undefined : `the duty floor's: ${fmt(r.cpuPctOfDutyFloor, 1)} %`,
+    ].filter((share) => share !== undefined);
+    const floor = shares.length === 0 ? '' : ` (${shares.join('; ')} of this)`;
     lines.push(
       `  ${r.label}: ${c.servers.toFixed(3)} / ${c.database === null ? '-' : c.database.toFixed(3)} / ${c.generator.toFixed(3)}${floor}`,
     );
