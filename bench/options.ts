@@ -86,7 +86,7 @@ export const USAGE = `usage: npm run bench -- [options]
   --only ROWS          comma-separated subset of: bare,pgbench (postgres:// only),floor-toggle,floor-start-new,floor-chat-poll,floor-chat-list,
                        floor-favourites,floor-mysql-toggle,floor-mysql-start-new,floor-mysql-chat-poll (mysql:// only),
                        floor-pg-toggle,floor-pg-start-new,floor-pg-chat-poll (postgres:// only),
-                       floor-duties-toggle,floor-duties-start-new,floor-pg-duties-toggle,floor-pg-duties-start-new (postgres:// only),
+                       floor-duties-toggle,floor-duties-start-new,floor-pg-duties-toggle,floor-pg-duties-start-new (floor-pg-*: postgres:// only),
                        toggle,toggle-streams,start-new,start-existing,message-send,offer,offer-accept,chat-poll,chat-list,favourites,login,
                        server-upsert-user,server-upsert-listing (not mysql://),toggle-under-logins,streams,
                        chat-list-heavy,favourites-heavy,chat-poll-long (the heaviest users; not mysql://),
