@@ -8,6 +8,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { SERVER_HOST } from './processes.js';
 
@@ -18,10 +19,16 @@ export interface Instructions {
   all: number;
 }
 
+/**
+ * Where valgrind and callgrind_control meet: valgrind puts its command pipes in the program's
+ * TMPDIR unless told, and the floors run with a TMPDIR of their own.
+ */
+const VGDB_PREFIX = `--vgdb-prefix=${join(tmpdir(), 'vgdb-pipe')}`;
+
 /** The command prefix that starts a program under callgrind, writing its counts to outFile.N-TT. */
 export function callgrindPrefix(outFile: string): string[] {
   mkdirSync(dirname(outFile), { recursive: true });
-  return ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', `--callgrind-out-file=${outFile}`];
+  return ['valgrind', '--tool=callgrind', '--instr-atstart=no', '--separate-threads=yes', VGDB_PREFIX, `--callgrind-out-file=${outFile}`];
 }
 
 /**
@@ -34,7 +41,10 @@ export const COUNTED_NODE_FLAGS = ['--single-threaded'];
 
 function control(pid: number, ...args: string[]): void {
   // valgrind names its command pipe after the HOST variable, which the servers get set to their address.
-  const r = spawnSync('callgrind_control', [...args, String(pid)], { encoding: 'utf8', env: { ...process.env, HOST: SERVER_HOST } });
+  const r = spawnSync('callgrind_control', [VGDB_PREFIX, ...args, String(pid)], {
+    encoding: 'utf8',
+    env: { ...process.env, HOST: SERVER_HOST },
+  });
   if (r.status !== 0 || !r.stdout.includes('OK') || r.stderr.includes('error')) {
     throw new Error(`callgrind_control ${args.join(' ')} ${pid} failed: ${r.stderr || r.stdout}`);
   }
