@@ -42,6 +42,7 @@ const CLASSES = {
     'test/auth/api-key.test.ts',
     'test/auth/forged-token-memory.test.ts',
     'test/auth/passwords.test.ts',
+    'test/auth/token-cache-size.test.ts',
     'test/auth/user-cache.test.ts',
     'test/auth/password-threads.test.ts',
     'test/browser/console.test.ts',

@@ -654,6 +654,10 @@ const SETTINGS = {
     meaning:
       "Users kept in memory once looked up (a token's user, listings' owners, the other side of each conversation), until the catalog changes: about 430 bytes of heap each, so 43 MB when the default's 100000 are kept. A list shows up to 20 users; those not kept are read from the database. 0 keeps none; up to 10000000.",
   }),
+  tokenCacheSize: integer('TOKEN_CACHE_SIZE', 100_000, 0, 10_000_000, {
+    meaning:
+      "Tokens kept in memory once verified, so that a token seen again is not verified again (its signature, its claims, its digest: about 40 µs), until it expires or the JWT secret changes: about 700 bytes of heap each for a token of 270 characters, so 70 MB when the default's 100000 are kept. Failed tokens are never kept. 0 keeps none; up to 10000000.",
+  }),
   tokenMaxTtlS: integer('TOKEN_MAX_TTL_S', 30 * 86_400, 60, 10 * 365 * 86_400, {
     shownDefault: '`2592000` (30 days)',
     meaning:

@@ -609,6 +609,7 @@ export async function createSouk(config: Config, options: SoukOptions = {}): Pro
     await revoked.refresh();
     revoked.watch(config.settingsRefreshMs);
     const tokens = new TokenVerifier({
+      cacheSize: config.tokenCacheSize,
       maxTtlS: config.tokenMaxTtlS,
       onUnusableSecret: (problem) =>
         log?.error(`jwt_secret cannot be used (${problem}): every token is refused until a usable secret is stored`),

@@ -42,6 +42,8 @@ export interface SigningKeys {
 }
 
 export interface TokenVerifierOptions {
+  /** The most verified tokens kept (TOKEN_CACHE_SIZE); 0 keeps none, so every request verifies its token. */
+  cacheSize: number;
   /** Longest lifetime accepted, in seconds (TOKEN_MAX_TTL_S): exp - iat, and exp - now. */
   maxTtlS: number;
   /** Told once each time the configured secrets become unusable; every token is refused until they change. */
@@ -59,10 +61,9 @@ const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 const CANONICAL_SIGNATURE = /\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 const SIGNATURE_LENGTH = 43;
 const NBF_LEEWAY_S = 60;
-const CACHED_TOKENS = 10_000;
 /**
  * The longest token cached, in characters (a Souk token is about 190, a WordPress site's about
- * 300): the cache is keyed by the text, so it holds at most CACHED_TOKENS times this. A longer
+ * 300): the cache is keyed by the text, so it holds at most TOKEN_CACHE_SIZE times this. A longer
  * token is verified each time it comes.
  */
 const CACHED_TOKEN_MAX_LENGTH = 1024;
@@ -124,10 +125,12 @@ export class TokenVerifier {
   private keys: SigningKeys | undefined;
   /** Undefined while the keys are unusable: every token is refused (fail closed). */
   private verifiers: Verifiers | undefined;
-  private readonly verified = new VerifiedTokens<{ claims: TokenClaims; digest: string }>(CACHED_TOKENS);
+  private readonly verified: VerifiedTokens<{ claims: TokenClaims; digest: string }>;
   private signatureChecks = 0;
 
-  constructor(private readonly options: TokenVerifierOptions) {}
+  constructor(private readonly options: TokenVerifierOptions) {
+    this.verified = new VerifiedTokens(options.cacheSize);
+  }
 
   /** How many verified tokens are cached, and how many signatures were checked (tests watch both). */
   stats(): { cachedTokens: number; signatureChecks: number } {

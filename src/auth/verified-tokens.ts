@@ -35,6 +35,7 @@ export class VerifiedTokens<T> {
   }
 
   set(key: string, value: T, untilMs: number): void {
+    if (this.capacity === 0) return;
     this.entries.delete(key);
     if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(key, { value, untilMs });
