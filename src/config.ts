@@ -656,7 +656,7 @@ const SETTINGS = {
   }),
   tokenCacheSize: integer('TOKEN_CACHE_SIZE', 100_000, 0, 10_000_000, {
     meaning:
-      "Tokens kept in memory once verified, so that a token seen again is not verified again (its signature, its claims, its digest: about 40 µs), until it expires or the JWT secret changes: about 700 bytes of heap each for a token of 270 characters, so 70 MB when the default's 100000 are kept. Failed tokens are never kept. 0 keeps none; up to 10000000.",
+      "Tokens kept in memory once verified, so that a token seen again is not verified again (its signature, its claims, its digest: about 40 µs), until it expires or the JWT secret changes: about 700 bytes of heap each for a token of 270 characters, so 70 MB when the default's 100000 are kept. Their texts add up to at most this many tokens of 300 characters: longer ones leave room for fewer. Failed tokens are never kept. 0 keeps none; up to 10000000.",
   }),
   tokenMaxTtlS: integer('TOKEN_MAX_TTL_S', 30 * 86_400, 60, 10 * 365 * 86_400, {
     shownDefault: '`2592000` (30 days)',

@@ -26,4 +26,26 @@ describe('TOKEN_CACHE_SIZE', () => {
       assert.deepEqual(t.souk.tokens.stats(), { cachedTokens, signatureChecks: start.signatureChecks + signatureChecks });
     });
   }
+
+  it('counts long tokens by their length: at 4, four short tokens are kept, of four long ones only one', async () => {
+    const t = await startTestSouk({ TOKEN_CACHE_SIZE: '4' });
+    const send = async (tokens: string[]) => {
+      const start = t.souk.tokens.stats().signatureChecks;
+      for (let round = 0; round < 2; round++) {
+        for (const token of tokens) {
+          const reply = await t.post(PATHS.toggle, { listing_id: 999 }, { authorization: `Bearer ${token}`, 'x-api-key': t.apiKey });
+          assert.equal(reply.statusCode, 400, reply.body);
+        }
+      }
+      return { ...t.souk.tokens.stats(), signatureChecks: t.souk.tokens.stats().signatureChecks - start };
+    };
+    const users = [USERS.amina, USERS.youssef, USERS.sara, USERS.amina];
+    // Room for 4 × 300 characters: four of about 260 fit, and one of about 700 (a 330-character login).
+    const short = users.map((user, i) => t.token(user, { login: `user${i}` }));
+    assert.ok(short.every((token) => token.length < 300));
+    assert.deepEqual(await send(short), { cachedTokens: 4, signatureChecks: 4 });
+    const long = users.map((user, i) => t.token(user, { login: `${i}`.padEnd(330, 'l') }));
+    assert.ok(long.every((token) => token.length > 600 && token.length <= 1200));
+    assert.deepEqual(await send(long), { cachedTokens: 1, signatureChecks: 8 });
+  });
 });
