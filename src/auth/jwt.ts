@@ -62,9 +62,9 @@ const CANONICAL_SIGNATURE = /\.[A-Za-z0-9_-]{42}[AEIMQUYcgkosw048]$/;
 const SIGNATURE_LENGTH = 43;
 const NBF_LEEWAY_S = 60;
 /**
- * The longest token cached, in characters (a Souk token is about 190, a WordPress site's about
- * 300): the cache is keyed by the text, so it holds at most TOKEN_CACHE_SIZE times this. A longer
- * token is verified each time it comes.
+ * The longest token cached, in characters (a Souk token is about 190 to 280, a WordPress site's
+ * about 300); a longer one is verified each time it comes. The cache is keyed by the text, and its
+ * texts add up to at most TOKEN_CACHE_SIZE typical tokens (verified-tokens.ts).
  */
 const CACHED_TOKEN_MAX_LENGTH = 1024;
 
