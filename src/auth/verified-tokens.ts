@@ -17,7 +17,7 @@ interface Entry<T> {
 }
 
 /** A typical token's length in characters (Souk's about 190 to 280, a WordPress site's about 300). */
-export const TYPICAL_TOKEN_CHARS = 300;
+const TYPICAL_TOKEN_CHARS = 300;
 
 export class VerifiedTokens<T> {
   private readonly entries = new Map<string, Entry<T>>();

@@ -51,19 +51,17 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ DB_PREPARED_STATEMENTS: 'off' }), ConfigError);
   });
 
-  it('USER_CACHE_SIZE is 100000 unless set to a whole number from 0 to 10000000', () => {
-    assert.equal(loadConfig({}).userCacheSize, 100_000);
-    assert.equal(loadConfig({ USER_CACHE_SIZE: '0' }).userCacheSize, 0);
-    assert.equal(loadConfig({ USER_CACHE_SIZE: '250000' }).userCacheSize, 250_000);
-    for (const bad of ['-1', '1.5', '100k', '10000001']) assert.throws(() => loadConfig({ USER_CACHE_SIZE: bad }), ConfigError, bad);
-  });
-
-  it('TOKEN_CACHE_SIZE is 100000 unless set to a whole number from 0 to 10000000', () => {
-    assert.equal(loadConfig({}).tokenCacheSize, 100_000);
-    assert.equal(loadConfig({ TOKEN_CACHE_SIZE: '0' }).tokenCacheSize, 0);
-    assert.equal(loadConfig({ TOKEN_CACHE_SIZE: '250000' }).tokenCacheSize, 250_000);
-    for (const bad of ['-1', '1.5', '100k', '10000001']) assert.throws(() => loadConfig({ TOKEN_CACHE_SIZE: bad }), ConfigError, bad);
-  });
+  for (const [name, field] of [
+    ['USER_CACHE_SIZE', 'userCacheSize'],
+    ['TOKEN_CACHE_SIZE', 'tokenCacheSize'],
+  ] as const) {
+    it(`${name} is 100000 unless set to a whole number from 0 to 10000000`, () => {
+      assert.equal(loadConfig({})[field], 100_000);
+      assert.equal(loadConfig({ [name]: '0' })[field], 0);
+      assert.equal(loadConfig({ [name]: '250000' })[field], 250_000);
+      for (const bad of ['-1', '1.5', '100k', '10000001']) assert.throws(() => loadConfig({ [name]: bad }), ConfigError, bad);
+    });
+  }
 
   it('DB_CACHE_MB is 16 and DB_MMAP_MB 0 unless set to a whole number of MB', () => {
     assert.equal(loadConfig({}).db.cacheMb, 16);
