@@ -3,6 +3,7 @@ import { databaseTarget, loadConfig, type Config } from '../config.js';
 import { ensureSettings, toAuthSettings } from '../auth/settings.js';
 import type { Store } from '../store/index.js';
 import type { AuthSettings } from '../auth/authenticate.js';
+import { cliIo } from './io.js';
 import { terminalSafe } from './terminal.js';
 
 /** A failure to report on one line and exit non-zero. */
@@ -26,7 +27,8 @@ export interface CliContext {
 }
 
 export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise<T> {
-  const config = loadConfig();
+  const io = cliIo();
+  const config = loadConfig(io.env);
   // Loaded here, not above: help and usage errors answer without loading every database's driver.
   const { openMigratedStore } = await import('../store/index.js');
   const { url, shown, createSqliteFolder } = databaseTarget(config);
@@ -35,8 +37,8 @@ export async function withStore<T>(fn: (ctx: CliContext) => Promise<T>): Promise
     const ctx: CliContext = {
       config,
       store,
-      out: (line) => process.stdout.write(`${terminalSafe(line)}\n`),
-      err: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+      out: (line) => io.stdout.write(`${terminalSafe(line)}\n`),
+      err: (line) => io.stderr.write(`${terminalSafe(line)}\n`),
       authSettings: async () => toAuthSettings(await ensureSettings(store.settings), config),
     };
     return await fn(ctx);

@@ -2,6 +2,7 @@
 import { ConfigError } from '../config.js';
 import { asksForHelp, helpText, parseCommandLine, usageError, usageLine, type Command } from './command.js';
 import { CliError } from './context.js';
+import { cliIo, withCliIo, type CliIo } from './io.js';
 import { terminalSafe } from './terminal.js';
 import { configCommand } from './commands/config.js';
 import { demoCommand } from './commands/demo.js';
@@ -85,7 +86,7 @@ function groupHelp(group: string, commands: Command[]): string {
 }
 
 function print(text: string): void {
-  process.stdout.write(`${terminalSafe(text)}\n`);
+  cliIo().stdout.write(`${terminalSafe(text)}\n`);
 }
 
 type Found = { command: Command; rest: string[] } | { group: string; commands: Command[]; rest: string[] };
@@ -130,6 +131,21 @@ async function run(argv: string[]): Promise<void> {
   await resolved.command.run(resolved.parsed);
 }
 
+/** Runs one command line with `io` as its input and output; resolves with its exit status. */
+export async function runCommandLine(argv: string[], io: CliIo): Promise<number> {
+  return withCliIo(io, async () => {
+    try {
+      await run(argv);
+      return 0;
+    } catch (err) {
+      // An error may quote what was typed or stored: escaped as every output is.
+      if (err instanceof ConfigError) io.stderr.write(`souk: invalid setting: ${terminalSafe(err.message)}\n`);
+      else io.stderr.write(`souk: ${terminalSafe((err as Error)?.message ?? String(err))}\n`);
+      return err instanceof CliError ? err.exitCode : 1;
+    }
+  });
+}
+
 /**
  * A reader that stops early (`souk config | head -1`) closes the pipe: what is left to print has no
  * reader, so the command ends quietly instead of dying on EPIPE. Any other failure to write is told.
@@ -142,15 +158,10 @@ function survivePipeClosed(stream: NodeJS.WriteStream): void {
   });
 }
 
+/** `souk` itself: the command line on the process's own environment and streams. */
 export async function main(argv: string[]): Promise<void> {
   survivePipeClosed(process.stdout);
   survivePipeClosed(process.stderr);
-  try {
-    await run(argv);
-  } catch (err) {
-    // An error may quote what was typed or stored: escaped as every output is.
-    if (err instanceof ConfigError) process.stderr.write(`souk: invalid setting: ${terminalSafe(err.message)}\n`);
-    else process.stderr.write(`souk: ${terminalSafe((err as Error)?.message ?? String(err))}\n`);
-    process.exitCode = err instanceof CliError ? err.exitCode : 1;
-  }
+  const status = await runCommandLine(argv, cliIo());
+  if (status !== 0) process.exitCode = status;
 }

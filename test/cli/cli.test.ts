@@ -1,7 +1,9 @@
 /**
- * The real `souk` CLI as a child process (bin/souk loads dist/: `npm test` builds it first;
- * when running this file alone, `npm run build` before), each test on an SQLite file of its own
- * (`souk demo`, on each database, is test/cli/demo.test.ts).
+ * The `souk` CLI, each test on an SQLite file of its own (`souk demo`, on each database, is
+ * test/cli/demo.test.ts): command lines run in this process through the CLI's entry
+ * (test/helpers/cli.ts), and as the real `bin/souk` process where a process adds something: its
+ * exit status, its standard input and pipes, its umask, `souk serve` (bin/souk loads dist/:
+ * `npm test` builds it first; when running this file alone, `npm run build` before).
  */
 import { after, before, describe, it, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +18,7 @@ import { issuedBySouk } from '../../src/auth/token-mac.js';
 import { openSqlite } from '../../src/store/sqlite/driver.js';
 import { COMMANDS, commandGroups, resolve } from '../../src/cli/main.js';
 import { freePort, SOUK_READY, startProcess } from '../../tools/processes.js';
-import { decode, envFor, BIN, ok, ROOT, scratch, souk, startServer, verified } from '../helpers/cli.js';
+import { decode, envFor, BIN, ok, ROOT, scratch, souk, soukProcess, startServer, verified } from '../helpers/cli.js';
 import { marketplace, SITE_URL } from '../helpers/fixtures.js';
 import { outputOf, type CliRun } from '../helpers/processes.js';
 
@@ -69,10 +71,10 @@ async function importFixture(dir: string, db: string): Promise<void> {
   assert.equal(await ok(db, ['import', writeDocument(dir, marketplace(), 'fixture.json')]), 'imported 4 users and 5 listings\n');
 }
 
-// Every command is a process of its own on its own database: a group's tests can run side by side.
+// Every test has a database of its own, and every command line its own environment and streams: a group's tests can run side by side.
 const PARALLEL = { concurrency: 4 };
 
-// Each CLI run loads Souk afresh, so the fixture is imported once and its database copied per test.
+// The fixture is imported once and its database copied per test.
 let template = '';
 before(async () => {
   assert.ok(existsSync(join(ROOT, 'dist', 'cli', 'main.js')), 'dist/ is missing: run `npm run build` (npm test does it)');
@@ -154,9 +156,13 @@ describe('souk import', PARALLEL, () => {
     assert.deepEqual(query(db, 'select disabled from users where id = 4'), [{ disabled: 1 }]);
   });
 
-  it('imports from standard input with -', async (t) => {
+  it('imports from standard input with -, as a process', async (t) => {
     const { db } = scratch(t);
-    assert.equal(await ok(db, ['import', '-'], { input: JSON.stringify(marketplace()) }), 'imported 4 users and 5 listings\n');
+    assert.deepEqual(await soukProcess(db, ['import', '-'], { input: JSON.stringify(marketplace()) }), {
+      code: 0,
+      stdout: 'imported 4 users and 5 listings\n',
+      stderr: '',
+    });
     assert.equal(count(db, 'listings'), 5);
   });
 
@@ -280,13 +286,13 @@ describe('souk users set-password', PARALLEL, () => {
     }
   };
 
-  it("stores the password from standard input in WordPress 6.8's form, printing neither it nor its hash", async (t) => {
+  it("stores the password from standard input in WordPress 6.8's form, printing neither it nor its hash, as a process", async (t) => {
     const { db } = fixture(t);
-    const out = await ok(db, ['users', 'set-password', '3'], { input: 'n3w pässword\n' });
-    assert.equal(out, 'password set for user 3\n');
+    // As a process: nothing Souk or a library it loads writes to the process's streams may show either.
+    const run = await soukProcess(db, ['users', 'set-password', '3'], { input: 'n3w pässword\n' });
+    assert.deepEqual(run, { code: 0, stdout: 'password set for user 3\n', stderr: '' });
     const hash = storedHash(db)!;
     assert.match(hash, /^\$wp\$2y\$10\$/);
-    assert.ok(!out.includes(hash) && !out.includes('n3w'));
     assert.deepEqual(await verifyPassword('n3w pässword', hash), { ok: true });
     assert.deepEqual(await verifyPassword('n3w pässword\n', hash), { ok: false }, 'the trailing newline is not part of it');
   });
@@ -562,15 +568,23 @@ describe('the CLI explains itself', PARALLEL, () => {
     });
   }
 
+  it('prints and exits as a process as it does in this one (the tests run most command lines here)', async (t) => {
+    const { db } = fixture(t);
+    const env = { API_KEY: 'k'.repeat(43), JWT_SECRET: 's'.repeat(43) };
+    for (const args of [['--help'], ['config'], ['settings'], ['listings', 'delete', '999'], ['frob'], ['token', '1', '--ttl', 'x']]) {
+      assert.deepEqual(await soukProcess(db, args, { env }), await souk(db, args, { env }), args.join(' '));
+    }
+  });
+
   it("prints a command's help and exits 2 on an option it does not take, as a process", async (t) => {
     const { db } = scratch(t);
     for (const name of ['users disable', 'webhooks']) {
-      assert.deepEqual(await souk(db, [...name.split(' '), '--help']), {
+      assert.deepEqual(await soukProcess(db, [...name.split(' '), '--help']), {
         code: 0,
         stdout: `${helpOf([...name.split(' '), '--help'])}\n`,
         stderr: '',
       });
-      assert.deepEqual(await souk(db, [...name.split(' '), '--no-such-option']), {
+      assert.deepEqual(await soukProcess(db, [...name.split(' '), '--no-such-option']), {
         code: 2,
         stdout: '',
         stderr: `souk: ${name}: unknown option --no-such-option; see souk ${name} --help\n`,

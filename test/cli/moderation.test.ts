@@ -1,7 +1,7 @@
 /**
  * The operator's moderation and a user's data as the operator runs them: `souk users disable`,
- * `enable`, `export`, `erase` and `souk messages delete`, each a process of its own beside a real
- * `souk serve` on one database (SQLite, or PostgreSQL with TEST_DATABASE_URL). The erasure races
+ * `enable`, `export`, `erase` and `souk messages delete`, each a command line of its own (run in
+ * this process: test/helpers/cli.ts) beside a real `souk serve` process on one database (SQLite, or PostgreSQL with TEST_DATABASE_URL). The erasure races
  * messages sent to the user: once it has answered, none of them is stored.
  */
 import { describe, it, type TestContext } from 'node:test';

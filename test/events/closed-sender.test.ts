@@ -10,7 +10,7 @@ import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { expoReceiver } from '../helpers/expo-receiver.js';
 import { smtpReceiver } from '../helpers/smtp-receiver.js';
-import { runCli } from '../helpers/processes.js';
+import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 const API = '/wp-json/rtcl/v1';

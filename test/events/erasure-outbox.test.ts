@@ -12,7 +12,7 @@ import { startTestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { expoReceiver } from '../helpers/expo-receiver.js';
 import { webhookReceiver } from '../helpers/webhook-receiver.js';
-import { runCli } from '../helpers/processes.js';
+import { runCli } from '../helpers/cli.js';
 import { until } from '../helpers/until.js';
 
 const API = '/wp-json/rtcl/v1';

@@ -13,7 +13,8 @@ import { startTestSouk, type TestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
 import { SseClient } from '../helpers/sse.js';
 import { until } from '../helpers/until.js';
-import { runCli, startServerProcess } from '../helpers/processes.js';
+import { runCli } from '../helpers/cli.js';
+import { startServerProcess } from '../helpers/processes.js';
 import { TEST_POSTGRES_URL } from '../helpers/database.js';
 import { SMTP_PASSWORD, smtpReceiver, type SmtpReceiver } from '../helpers/smtp-receiver.js';
 

@@ -10,7 +10,8 @@ import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
 import { startTestSouk } from '../helpers/souk.js';
 import { LISTINGS, USERS } from '../helpers/fixtures.js';
-import { runCli as cli, startServerProcess } from '../helpers/processes.js';
+import { runCli as cli } from '../helpers/cli.js';
+import { startServerProcess } from '../helpers/processes.js';
 import { webhookReceiver as receiver } from '../helpers/webhook-receiver.js';
 import { until } from '../helpers/until.js';
 

@@ -1,6 +1,9 @@
 /**
- * The real `souk` CLI as a child process for a test (bin/souk loads dist/: `npm test` builds it
- * first; when running a file alone, `npm run build` before), each test on a scratch database.
+ * The `souk` CLI for a test, each test on a scratch database: `souk` runs a command line in the
+ * test's own process, through the CLI's one entry (`runCommandLine`, the same parsing, commands and
+ * exit statuses), with an environment and standard streams of its own; `soukProcess` runs the real
+ * `bin/souk` as a child process, for what only a process shows (its exit, its pipes, its umask).
+ * bin/souk loads dist/: `npm test` builds it first; when running a file alone, `npm run build` before.
  */
 import type { TestContext } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SOUK_READY, startProcess, type ServerProcess } from '../../tools/processes.js';
+import { runCommandLine } from '../../src/cli/main.js';
 import { SITE_URL } from './fixtures.js';
 import { outputOf, type CliRun } from './processes.js';
 
@@ -29,7 +33,36 @@ export function envFor(db: string, extra: Record<string, string> = {}): NodeJS.P
   return { PATH: process.env.PATH, DATABASE_URL: `sqlite:${db}`, SITE_URL, LOG_LEVEL: 'warn', ...extra };
 }
 
-export function souk(db: string, args: string[], opts: { input?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+export interface CliOptions {
+  input?: string;
+  env?: Record<string, string>;
+}
+
+/** Runs a command line in this process on the scratch database `db`. */
+export function souk(db: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
+  return commandLine(args, envFor(db, opts.env), opts.input);
+}
+
+/** Runs a command line in this process with exactly `env`: what it prints is kept, its input is `input` (none by default). */
+export async function commandLine(args: string[], env: NodeJS.ProcessEnv, input?: string): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCommandLine(args, {
+    env,
+    stdin: input === undefined ? [] : [input],
+    stdout: { write: (text: string) => (stdout += text) },
+    stderr: { write: (text: string) => (stderr += text) },
+  });
+  return { code, stdout, stderr };
+}
+
+/** Runs `souk ARGS...` in this process with only `env` (and PATH) as its environment. */
+export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
+  return commandLine(args, { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env });
+}
+
+/** Runs `bin/souk` as a process of its own. */
+export function soukProcess(db: string, args: string[], opts: CliOptions = {}): Promise<CliRun> {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: envFor(db, opts.env) });
   const run = outputOf(child);
   // A command that exits without reading its input must not fail the test with EPIPE.
@@ -40,7 +73,7 @@ export function souk(db: string, args: string[], opts: { input?: string; env?: R
 }
 
 /** Runs a command that must succeed and returns its standard output. */
-export async function ok(db: string, args: string[], opts?: { input?: string; env?: Record<string, string> }): Promise<string> {
+export async function ok(db: string, args: string[], opts?: CliOptions): Promise<string> {
   const run = await souk(db, args, opts);
   assert.equal(run.code, 0, `souk ${args.join(' ')}: ${run.stderr}`);
   return run.stdout;

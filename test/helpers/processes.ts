@@ -1,6 +1,6 @@
 /** Real Souk server processes (`bin/souk serve`) for tests that need more than one instance. */
 import { after } from 'node:test';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { SOUK_READY, startProcess, type ServerProcess as Process } from '../../tools/processes.js';
 
 export { freePort, SOUK_BIN } from '../../tools/processes.js';
@@ -47,9 +47,4 @@ export function outputOf(child: ChildProcessWithoutNullStreams): Promise<CliRun>
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
-}
-
-/** Runs `souk ARGS...` (the built CLI) with only `env` (and PATH) to completion. */
-export function runCli(args: string[], env: Record<string, string>): Promise<CliRun> {
-  return outputOf(spawn(process.execPath, [SOUK_BIN, ...args], { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env } }));
 }

@@ -1,6 +1,7 @@
 /** souk config: the effective configuration, one NAME=value line per setting, secrets masked. */
 import { effectiveSettings, loadConfig } from '../../config.js';
 import type { Command } from '../command.js';
+import { cliIo } from '../io.js';
 import { terminalSafe } from '../terminal.js';
 
 /** Values with spaces, quotes or nothing at all are printed as JSON strings so that they stay visible. */
@@ -9,7 +10,7 @@ function shown(value: string): string {
 }
 
 export function printConfig(out: (line: string) => void, err: (line: string) => void): void {
-  const config = loadConfig();
+  const config = loadConfig(cliIo().env);
   for (const [name, value] of effectiveSettings(config)) out(`${name}=${shown(value)}`);
   if (!config.apiKey || !config.jwtSecret) {
     err('note: an unset API_KEY or JWT_SECRET (and its _FILE) means the value stored in the database is used (see: souk settings)');
@@ -24,7 +25,7 @@ export const configCommand: Command = {
   examples: ['souk config', 'PORT=8081 souk config | grep PORT'],
   run: async () =>
     printConfig(
-      (line) => process.stdout.write(`${terminalSafe(line)}\n`),
-      (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+      (line) => cliIo().stdout.write(`${terminalSafe(line)}\n`),
+      (line) => cliIo().stderr.write(`${terminalSafe(line)}\n`),
     ),
 };

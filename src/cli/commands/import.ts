@@ -3,13 +3,14 @@ import { readFile } from 'node:fs/promises';
 import { importDocument as importCatalog } from '../../domain/operator/listings.js';
 import { usageError, type Command } from '../command.js';
 import { CliError, withStore, type CliContext } from '../context.js';
+import { cliIo } from '../io.js';
 import { parseImportDocument } from '../import-document.js';
 import { cliChange, operatorOf, refusal } from '../operator.js';
 
 /** All of standard input, as text. */
 export async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  for await (const chunk of cliIo().stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
   return Buffer.concat(chunks).toString('utf8');
 }
 

@@ -2,12 +2,13 @@
 import { ConfigError, loadConfig, type Config } from '../../config.js';
 import { USAGE_EXIT, type Command } from '../command.js';
 import { CliError } from '../context.js';
+import { cliIo } from '../io.js';
 
 /** Each flag and the setting it overrides: validated by that setting's own parser. */
 const OVERRIDES = { port: 'PORT', host: 'HOST' } as const;
 
 export function configWithOverrides(flags: Partial<Record<string, string>>): Config {
-  const env = { ...process.env };
+  const env = { ...cliIo().env };
   for (const [flag, name] of Object.entries(OVERRIDES)) if (flags[flag] !== undefined) env[name] = flags[flag];
   try {
     return loadConfig(env);

@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { startTestSouk } from '../../helpers/souk.js';
-import { runCli } from '../../helpers/processes.js';
+import { runCli } from '../../helpers/cli.js';
 import { until } from '../../helpers/until.js';
 import { webhookReceiver } from '../../helpers/webhook-receiver.js';
 import { mysqlReachable, SITE_LISTINGS, SITE_LOGINS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';

@@ -10,7 +10,8 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { runCli as cli, startServerProcess, type ServerProcess } from '../../helpers/processes.js';
+import { runCli as cli } from '../../helpers/cli.js';
+import { startServerProcess, type ServerProcess } from '../../helpers/processes.js';
 import { PATHS, startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { SseClient, type SseEvent } from '../../helpers/sse.js';
 import { until } from '../../helpers/until.js';

@@ -1,7 +1,8 @@
 /**
  * `souk import --from-wordpress`: original/wordpress-after-transcripts.sql (the site after the
- * requests of original/01-03) loaded into a fresh MariaDB database and copied, by the real CLI
- * command, into a fresh SQLite database and a fresh PostgreSQL schema. Then, on each:
+ * requests of original/01-03) loaded into a fresh MariaDB database and copied, by the CLI's command
+ * (run in this process, through the CLI's entry), into a fresh SQLite database and a fresh
+ * PostgreSQL schema. Then, on each:
  * - Souk answers the transcripts' final reads as the original did: 03-chat.txt [067] bob's chats,
  *   [068] bob's conversation 1, [069] bob's favourites, [070] alice's favourites, and, with
  *   ACCEPT_WORDPRESS_TOKENS, the same read with a token as the site issues them. Normalised on
@@ -23,14 +24,13 @@
  */
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { openStore, type Store } from '../../../src/store/index.js';
 import { loadConfig } from '../../../src/config.js';
 import { freshDatabase, type TestDatabase } from '../../helpers/database.js';
-import { outputOf, SOUK_BIN as BIN, type CliRun } from '../../helpers/processes.js';
+import { commandLine, soukProcess as soukProcessOf } from '../../helpers/cli.js';
+import type { CliRun } from '../../helpers/processes.js';
 import { recordedSteps } from '../../helpers/recordings.js';
 import { startTestSouk, type TestSouk } from '../../helpers/souk.js';
 import { mysqlReachable, SITE_LISTINGS, SITE_PASSWORDS, SITE_USERS, wordpressDatabase } from '../../helpers/wordpress.js';
@@ -38,7 +38,6 @@ import type { WordpressDatabase } from '../../helpers/wordpress.js';
 
 type Json = any;
 
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const skip = mysqlReachable() || process.env.CI === 'true' ? false : 'MariaDB is not reachable on 127.0.0.1:3306';
 const POSTGRES_URL = process.env.TEST_DATABASE_URL?.startsWith('postgres')
   ? process.env.TEST_DATABASE_URL
@@ -68,11 +67,14 @@ async function postgresReachable(): Promise<boolean> {
   }
 }
 
-/** The built CLI (bin/souk: `npm test` builds it first; alone, `npm run build` before), with only what Souk reads in its environment. */
+/** A command line of the CLI, in this process (test/helpers/cli.ts), with only what Souk reads in its environment. */
 function souk(databaseUrl: string, args: string[]): Promise<CliRun> {
-  return outputOf(
-    spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' } }),
-  );
+  return commandLine(args, { PATH: process.env.PATH, DATABASE_URL: databaseUrl, LOG_LEVEL: 'warn' });
+}
+
+/** The same as the real `bin/souk` process: what its libraries print goes to its own stderr, checked too. */
+function soukProcess(databaseUrl: string, args: string[]): Promise<CliRun> {
+  return soukProcessOf('', args, { env: { DATABASE_URL: databaseUrl } });
 }
 
 async function importSite(databaseUrl: string, siteUrl: string): Promise<string> {
@@ -294,7 +296,7 @@ describe('souk import --from-wordpress', { skip }, () => {
     assert.match(run.stderr, /DATABASE_URL must be sqlite: or postgres:\/\//);
     const database = await freshDatabase(null);
     after(() => database.drop());
-    const bad = await souk(database.url, ['import', '--from-wordpress', 'mysql://root:secret-pw@127.0.0.1:1/none']);
+    const bad = await soukProcess(database.url, ['import', '--from-wordpress', 'mysql://root:secret-pw@127.0.0.1:1/none']);
     assert.equal(bad.code, 1);
     assert.doesNotMatch(bad.stderr, /secret-pw/);
     assert.match(bad.stderr, /run the import again/);
@@ -304,7 +306,7 @@ describe('souk import --from-wordpress', { skip }, () => {
       'connectTimeout=2000&PASSWORD=secret-query-pw',
       '%70assword=secret-query-pw&charset=utf8mb4',
     ]) {
-      const inQuery = await souk(database.url, ['import', '--from-wordpress', `mysql://root@127.0.0.1:1/none?${query}`]);
+      const inQuery = await soukProcess(database.url, ['import', '--from-wordpress', `mysql://root@127.0.0.1:1/none?${query}`]);
       assert.equal(inQuery.code, 1);
       assert.match(inQuery.stderr, /copying mysql:\/\/root@127\.0\.0\.1:1\/none\?.*=\*\*\*\*/, inQuery.stderr);
       assert.doesNotMatch(inQuery.stdout + inQuery.stderr, /secret-query-pw/, query);
