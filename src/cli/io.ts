@@ -2,7 +2,9 @@
  * Where a command reads its settings and input and writes its output: the process's own
  * (environment, standard streams) when `souk` runs, or the caller's when a command line runs inside
  * another process (the tests run most of theirs so, sharing one load of Souk). Every command reaches
- * them through `cliIo()`, never through `process` directly.
+ * them through `cliIo()`, never through `process` directly. `souk` itself never enters
+ * `withCliIo`: under Node.js 22 an AsyncLocalStorage in use turns on promise hooks for the rest of
+ * the process, which `souk serve` would pay on every request.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 

@@ -131,19 +131,23 @@ async function run(argv: string[]): Promise<void> {
   await resolved.command.run(resolved.parsed);
 }
 
-/** Runs one command line with `io` as its input and output; resolves with its exit status. */
-export async function runCommandLine(argv: string[], io: CliIo): Promise<number> {
-  return withCliIo(io, async () => {
-    try {
-      await run(argv);
-      return 0;
-    } catch (err) {
-      // An error may quote what was typed or stored: escaped as every output is.
-      if (err instanceof ConfigError) io.stderr.write(`souk: invalid setting: ${terminalSafe(err.message)}\n`);
-      else io.stderr.write(`souk: ${terminalSafe((err as Error)?.message ?? String(err))}\n`);
-      return err instanceof CliError ? err.exitCode : 1;
-    }
-  });
+/** Runs one command line on the input and output `cliIo()` gives; resolves with its exit status. */
+async function runToStatus(argv: string[]): Promise<number> {
+  try {
+    await run(argv);
+    return 0;
+  } catch (err) {
+    // An error may quote what was typed or stored: escaped as every output is.
+    const { stderr } = cliIo();
+    if (err instanceof ConfigError) stderr.write(`souk: invalid setting: ${terminalSafe(err.message)}\n`);
+    else stderr.write(`souk: ${terminalSafe((err as Error)?.message ?? String(err))}\n`);
+    return err instanceof CliError ? err.exitCode : 1;
+  }
+}
+
+/** Runs one command line with `io` as its input and output, inside another process (the tests); resolves with its exit status. */
+export function runCommandLine(argv: string[], io: CliIo): Promise<number> {
+  return withCliIo(io, () => runToStatus(argv));
 }
 
 /**
@@ -162,6 +166,8 @@ function survivePipeClosed(stream: NodeJS.WriteStream): void {
 export async function main(argv: string[]): Promise<void> {
   survivePipeClosed(process.stdout);
   survivePipeClosed(process.stderr);
-  const status = await runCommandLine(argv, cliIo());
+  // Not through runCommandLine: its AsyncLocalStorage turns on Node.js 22's promise hooks for the
+  // process's whole life, a cost on every request of `souk serve`.
+  const status = await runToStatus(argv);
   if (status !== 0) process.exitCode = status;
 }
