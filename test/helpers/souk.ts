@@ -10,7 +10,7 @@ import type { TokenKeys } from '../../src/auth/token-mac.js';
 import { importCatalog } from '../../src/domain/catalog.js';
 import { parseImportDocument } from '../../src/cli/import-document.js';
 import { createSouk, type Souk, type SoukOptions } from '../../src/server.js';
-import { freshDatabase, type TestDatabase } from './database.js';
+import { migratedDatabase, type TestDatabase } from './database.js';
 import { marketplace, SITE_URL } from './fixtures.js';
 
 export const PATHS = { toggle: '/wp-json/rtcl/v1/my/favourites', start: '/wp-json/rtcl/v1/my/chat/conversation' } as const;
@@ -47,7 +47,7 @@ export async function startTestSouk(
 ): Promise<TestSouk> {
   const database: TestDatabase = env.DATABASE_URL
     ? { url: env.DATABASE_URL, dialect: env.DATABASE_URL.startsWith('mysql') ? 'mysql' : 'sqlite', drop: async () => {} }
-    : await freshDatabase();
+    : await migratedDatabase();
   // Password threads at the process's priority: at the default nice 19 the sign-ins of one test
   // file wait behind every other process of the run (the default is tested in password-threads).
   const config = loadConfig({

@@ -71,10 +71,10 @@ async function statements(t: TestSouk, fn: () => Promise<void>): Promise<{ sql: 
     }
   };
   if (t.souk.store.dialect === 'postgres') {
-    // Only this test's schema: other files' servers may still poll in this process (docs/testing.md).
-    const schema = new URL(t.database.url).searchParams.get('options');
+    // Only this test's database: other files' servers may still poll in this process (docs/testing.md).
+    const database = new URL(t.database.url).pathname.slice(1);
     watch(pg.Client.prototype as never, ['query'], (self, args) => {
-      if ((self as { connectionParameters?: { options?: string } }).connectionParameters?.options !== schema) return undefined;
+      if ((self as { connectionParameters?: { database?: string } }).connectionParameters?.database !== database) return undefined;
       const q = args[0] as string | { text: string };
       return typeof q === 'string' ? q : q.text;
     });
