@@ -256,6 +256,12 @@ describe('crash safety on a WordPress database', { skip }, () => {
         .split('\n')
         .filter((line) => line.includes('"level":50'));
       assert.deepEqual(errors, [], 'the server logged no error');
+      // A write answered 503 names its cause here (a deadlock, a lock wait, a lost connection), not only its status.
+      const unavailable = server
+        .output()
+        .split('\n')
+        .filter((line) => line.includes('database unavailable'));
+      assert.deepEqual(unavailable, [], 'the database was never unavailable to the server');
 
       const after = await favouritesOf(site);
       const exact = checkFavourites(state, after, sent);
