@@ -89,13 +89,22 @@ function onDatabase(url: string, name: string): string {
  */
 const templates = new Map<string, Promise<string>>();
 function templateOn(postgresUrl: string): Promise<string> {
-  let template = templates.get(postgresUrl);
-  if (!template) {
-    template = makeTemplate(postgresUrl);
-    templates.set(postgresUrl, template);
-  }
-  return template;
+  if (!templates.has(postgresUrl)) templates.set(postgresUrl, makeTemplate(postgresUrl));
+  return templates.get(postgresUrl)!;
 }
+
+/** Migrates the database at `url` to the latest and closes it (PostgreSQL copies no database with a connection open; SQLite folds its log into the file). */
+async function migrateAndClose(url: string): Promise<void> {
+  const store = openStore(url, loadConfig({ DATABASE_URL: url }).db);
+  try {
+    await store.migrate();
+  } finally {
+    await store.close();
+  }
+}
+
+const dropDatabaseLater = (postgresUrl: string, name: string) =>
+  dropLater(() => onServer(postgresUrl, `drop database ${name} with (force)`));
 
 async function makeTemplate(postgresUrl: string): Promise<string> {
   const name = `souk_test_template_${randomBytes(6).toString('hex')}`;
@@ -104,16 +113,9 @@ async function makeTemplate(postgresUrl: string): Promise<string> {
   process.on('beforeExit', () => {
     if (dropped) return;
     dropped = true;
-    dropLater(() => onServer(postgresUrl, `drop database ${name} with (force)`));
+    dropDatabaseLater(postgresUrl, name);
   });
-  const url = onDatabase(postgresUrl, name);
-  // Closed before any copy: PostgreSQL copies no database that has a connection open.
-  const store = openStore(url, loadConfig({ DATABASE_URL: url }).db);
-  try {
-    await store.migrate();
-  } finally {
-    await store.close();
-  }
+  await migrateAndClose(onDatabase(postgresUrl, name));
   return name;
 }
 
@@ -123,13 +125,7 @@ async function makeSqliteTemplate(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'souk-test-template-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   const file = join(dir, 'souk.db');
-  const store = openStore(`sqlite:${file}`, loadConfig({}).db);
-  try {
-    await store.migrate();
-  } finally {
-    // Closing the last connection folds the write-ahead log into the file: the file alone is the database.
-    await store.close();
-  }
+  await migrateAndClose(`sqlite:${file}`);
   return file;
 }
 
@@ -151,7 +147,7 @@ export async function migratedDatabase(postgresUrl: string | null | undefined = 
     url: onDatabase(postgresUrl, name),
     dialect: 'postgres',
     async drop() {
-      dropLater(() => onServer(postgresUrl, `drop database ${name} with (force)`));
+      dropDatabaseLater(postgresUrl, name);
     },
   };
 }
